@@ -1,0 +1,146 @@
+import DallyCore
+
+/// Reads `[[tables]]` declarations into ``TableSchema`` values. Shared by the gateway and the
+/// cloud so that both sides agree on every table's shape.
+///
+/// ```toml
+/// [[tables]]
+/// name = "orders"
+/// columns = ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"]
+/// conflict = "last_writer_wins"
+/// upload = { max_delay = "2m", networks = ["wired", "wifi", "cellular"] }
+/// ```
+enum TableDeclarations {
+    static let keys = [
+        "name", "columns", "conflict", "local_only", "atomic_sync",
+        "upload", "upload_objects", "download", "download_objects",
+    ]
+
+    /// Defaults for a table that does not say otherwise.
+    static let defaultUploadDelay: Duration = .seconds(60)
+    static let defaultObjectUploadDelay: Duration = .seconds(600)
+    static let defaultDownloadPeriod: Duration = .seconds(60)
+    static let defaultObjectDownloadPeriod: Duration = .seconds(600)
+    /// The most columns one table may declare.
+    static let maxColumns = 200
+
+    static func read(_ root: TOMLSection, networkClasses: [String]) throws(KeyError) -> [TableSchema] {
+        var tables: [TableSchema] = []
+        var names: Set<String> = []
+        for section in try root.sections("tables") {
+            let table = try readTable(section, networkClasses: networkClasses)
+            guard names.insert(table.name.lowercased()).inserted else {
+                throw KeyError(key: section.keyPath("name"), reason: "duplicate table '\(table.name)'")
+            }
+            tables.append(table)
+        }
+        return tables
+    }
+
+    static func readTable(_ section: TOMLSection, networkClasses: [String]) throws(KeyError) -> TableSchema {
+        try section.refuseUnknownKeys(keys)
+        guard let name = try section.string("name") else {
+            throw KeyError(key: section.keyPath("name"), reason: "missing: every table needs a name")
+        }
+        guard Identifier.isValidName(name) else {
+            throw KeyError(
+                key: section.keyPath("name"),
+                reason: "bad table name '\(name)': use a letter or _, then letters, digits or _ (at most 63)"
+            )
+        }
+        let columns = try readColumns(section)
+        let conflictText = try section.string("conflict", default: ConflictPolicy.lastWriterWins.rawValue)
+        guard let conflict = ConflictPolicy(rawValue: conflictText) else {
+            throw KeyError(
+                key: section.keyPath("conflict"),
+                reason: "unknown conflict policy '\(conflictText)'; use one of "
+                    + ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")
+            )
+        }
+        let policy = SyncPolicy(
+            localOnly: try section.bool("local_only", default: false),
+            atomicSync: try section.bool("atomic_sync", default: false),
+            uploadRows: try readUpload(section, "upload", defaultDelay: defaultUploadDelay, classes: networkClasses),
+            uploadObjects: try readUpload(
+                section, "upload_objects", defaultDelay: defaultObjectUploadDelay, classes: networkClasses),
+            downloadRows: try readDownload(
+                section, "download", defaultPeriod: defaultDownloadPeriod, classes: networkClasses, objects: false),
+            downloadObjects: try readDownload(
+                section, "download_objects", defaultPeriod: defaultObjectDownloadPeriod, classes: networkClasses,
+                objects: true)
+        )
+        return TableSchema(name: name, columns: columns, conflict: conflict, policy: policy)
+    }
+
+    static func readColumns(_ section: TOMLSection) throws(KeyError) -> [Column] {
+        guard let declared = try section.stringArray("columns") else {
+            throw KeyError(key: section.keyPath("columns"), reason: "missing: declare columns as [\"name TYPE\", …]")
+        }
+        guard declared.count <= maxColumns else {
+            throw KeyError(key: section.keyPath("columns"), reason: "at most \(maxColumns) columns per table")
+        }
+        var columns: [Column] = []
+        for (i, text) in declared.enumerated() {
+            let key = "\(section.keyPath("columns"))[\(i)]"
+            let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2 else {
+                throw KeyError(key: key, reason: "expected \"name TYPE\", got \"\(text)\"")
+            }
+            let name = String(parts[0])
+            guard Identifier.isValidName(name) else {
+                throw KeyError(key: key, reason: "bad column name '\(name)': use a letter or _, then letters, digits or _")
+            }
+            guard !Identifier.reservedColumnNames.contains(name.lowercased()) else {
+                throw KeyError(key: key, reason: "column name '\(name)' is reserved for row metadata")
+            }
+            guard let type = ColumnType(declared: String(parts[1])) else {
+                throw KeyError(
+                    key: key,
+                    reason: "unknown column type '\(parts[1])'; use one of "
+                        + ColumnType.allCases.map(\.rawValue).joined(separator: ", ")
+                )
+            }
+            guard !columns.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw KeyError(key: key, reason: "duplicate column '\(name)'")
+            }
+            columns.append(Column(name: name, type: type))
+        }
+        return columns
+    }
+
+    static func readNetworks(_ section: TOMLSection, classes: [String]) throws(KeyError) -> [String] {
+        guard let networks = try section.stringArray("networks") else { return classes }
+        for (i, network) in networks.enumerated() where !classes.contains(network) {
+            throw KeyError(
+                key: "\(section.keyPath("networks"))[\(i)]",
+                reason: "unknown network class '\(network)'; declared classes: \(classes.joined(separator: ", "))"
+            )
+        }
+        return networks
+    }
+
+    static func readUpload(
+        _ table: TOMLSection, _ key: String, defaultDelay: Duration, classes: [String]
+    ) throws(KeyError) -> UploadPolicy {
+        guard let section = try table.section(key) else { return UploadPolicy(maxDelay: defaultDelay, networks: classes) }
+        try section.refuseUnknownKeys(["max_delay", "networks"])
+        return UploadPolicy(
+            maxDelay: try section.duration("max_delay", default: defaultDelay),
+            networks: try readNetworks(section, classes: classes)
+        )
+    }
+
+    static func readDownload(
+        _ table: TOMLSection, _ key: String, defaultPeriod: Duration, classes: [String], objects: Bool
+    ) throws(KeyError) -> DownloadPolicy {
+        guard let section = try table.section(key) else {
+            return DownloadPolicy(period: defaultPeriod, networks: classes)
+        }
+        try section.refuseUnknownKeys(objects ? ["period", "networks", "on_demand"] : ["period", "networks"])
+        return DownloadPolicy(
+            period: try section.duration("period", default: defaultPeriod, minimum: .seconds(1)),
+            networks: try readNetworks(section, classes: classes),
+            onDemand: objects ? try section.bool("on_demand", default: false) : false
+        )
+    }
+}

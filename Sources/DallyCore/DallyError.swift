@@ -1,0 +1,46 @@
+/// An error a client or operator can act on: a stable code, a message that says what to fix,
+/// and the field (column, parameter or key) it is about.
+///
+/// Domain code raises these; only the HTTP layer maps a ``Code`` to a status.
+public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Stable, documented error codes. Clients may switch on the raw value.
+    public enum Code: String, Sendable, CaseIterable {
+        case malformedJSON = "malformed_json"
+        case badRequest = "bad_request"
+        case badQuery = "bad_query"
+        case invalidID = "invalid_id"
+        case unauthorized
+        case forbidden
+        case unknownTable = "unknown_table"
+        case notFound = "not_found"
+        case methodNotAllowed = "method_not_allowed"
+        case versionMismatch = "version_mismatch"
+        case bodyTooLarge = "body_too_large"
+        case tooManyRows = "too_many_rows"
+        case unknownColumn = "unknown_column"
+        case wrongType = "wrong_type"
+        case objectColumn = "object_column"
+        case batchRejected = "batch_rejected"
+        case tooManyWaiters = "too_many_waiters"
+        case shuttingDown = "shutting_down"
+        case storage
+        case internalError = "internal"
+    }
+
+    public let code: Code
+    public let message: String
+    public let field: String?
+    /// For `version_mismatch`: the row as it is now, so the client can merge and retry.
+    public let current: StoredRow?
+
+    public init(_ code: Code, _ message: String, field: String? = nil, current: StoredRow? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+        self.current = current
+    }
+
+    public var description: String {
+        field.map { "\(code.rawValue) (\($0)): \(message)" } ?? "\(code.rawValue): \(message)"
+    }
+}

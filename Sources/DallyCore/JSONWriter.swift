@@ -1,0 +1,103 @@
+/// Writes compact JSON into a byte array.
+///
+/// Used for every response body, so that rows read from SQLite go to the wire without an
+/// intermediate ``JSONValue``.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends bytes that are already valid JSON (a literal, a punctuation mark, a stored JSON text).
+    @inline(__always) public mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends text that is already valid JSON.
+    public mutating func rawText(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Appends `"key":`.
+    @inline(__always) public mutating func key(_ key: String) {
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Appends a quoted, escaped string.
+    public mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20:
+                raw("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    public mutating func int(_ value: Int64) {
+        if value >= 0, value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    /// Appends a finite double; non-finite values, which JSON cannot carry, become `null`.
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { return raw("null") }
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+
+    public mutating func null() { raw("null") }
+
+    /// Appends any JSON value.
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .int(let i): int(i)
+        case .double(let d): double(d)
+        case .string(let s): string(s)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                self.value(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (i, member) in members.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                key(member.key)
+                self.value(member.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}
+
+extension JSONValue {
+    /// The compact JSON text of this value.
+    public var jsonText: String {
+        var writer = JSONWriter()
+        writer.value(self)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A typed column value, as stored in the replica.
+public enum Value: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case boolean(Bool)
+    case blob([UInt8])
+    /// A JSON column's value, kept as its compact text so that it is stored and served verbatim.
+    case json(String)
+
+    /// Converts a JSON value sent by a client into a value of `column`'s type.
+    ///
+    /// Integers are accepted for REAL columns, and numbers with an integral value for INTEGER
+    /// columns; nothing else is coerced. BLOBs arrive as base64 strings.
+    ///
+    /// - Throws: ``DallyError`` `wrong_type` naming the column, its type and what was sent.
+    public init(json: JSONValue, for column: Column) throws(DallyError) {
+        switch (column.type, json) {
+        case (_, .null): self = .null
+        case (.text, .string(let s)): self = .text(s)
+        case (.integer, .int(let i)): self = .integer(i)
+        case (.integer, .double(let d)) where d.rounded() == d && abs(d) < 9.0e15: self = .integer(Int64(d))
+        case (.real, .double(let d)): self = .real(d)
+        case (.real, .int(let i)): self = .real(Double(i))
+        case (.boolean, .bool(let b)): self = .boolean(b)
+        case (.blob, .string(let s)):
+            guard let data = Data(base64Encoded: s) else {
+                throw .wrongType(column: column, got: "a string that is not base64")
+            }
+            self = .blob(Array(data))
+        case (.json, let any): self = .json(any.jsonText)
+        case (.object, _):
+            throw DallyError(
+                .objectColumn,
+                "column '\(column.name)' is an OBJECT column; its bytes are written through the objects API, not in row values",
+                field: column.name
+            )
+        default:
+            throw .wrongType(column: column, got: json.typeName)
+        }
+    }
+
+    /// Writes this value as JSON: BLOBs as base64 strings, JSON columns verbatim.
+    public func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.null()
+        case .integer(let i): writer.int(i)
+        case .real(let d): writer.double(d)
+        case .text(let s): writer.string(s)
+        case .boolean(let b): writer.bool(b)
+        case .blob(let bytes): writer.string(Data(bytes).base64EncodedString())
+        case .json(let text): writer.rawText(text)
+        }
+    }
+}
+
+extension DallyError {
+    static func wrongType(column: Column, got: String) -> DallyError {
+        DallyError(
+            .wrongType,
+            "column '\(column.name)' expects \(column.type.rawValue) (\(column.type.jsonShape)), got \(got)",
+            field: column.name
+        )
+    }
+}
+
+extension ColumnType {
+    /// How a value of this type is written in JSON, for error messages.
+    public var jsonShape: String {
+        switch self {
+        case .text: "a string"
+        case .integer: "an integer"
+        case .real: "a number"
+        case .boolean: "true or false"
+        case .blob: "a base64 string"
+        case .json: "any JSON value"
+        case .object: "an object reference"
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import DallyConfig
+import DallyCore
+import DallyStore
+import Foundation
+import Hummingbird
+import Logging
+import Prometheus
+import ServiceLifecycle
+
+/// A running gateway's parts, wired from a ``GatewayConfig``: the replica, the change hub and
+/// the HTTP application.
+///
+/// For example, to serve until SIGTERM:
+///
+/// ```swift
+/// let gateway = try Gateway(config: try GatewayConfig.load(path: "config/gateway.toml"), logger: logger)
+/// try await gateway.run()
+/// ```
+public struct Gateway {
+    public let config: GatewayConfig
+    public let store: ReplicaStore
+    public let hub: ChangeHub
+    public let openFiles: OpenFileLimit
+    let router: Router<BasicRequestContext>
+    let logger: Logger
+
+    /// Opens the replica and builds the routes.
+    ///
+    /// - Throws: ``StoreError`` when the replica cannot be opened or migrated.
+    public init<C: Clock>(config: GatewayConfig, logger: Logger, clock: C = ContinuousClock()) throws
+    where C.Duration == Duration {
+        self.config = config
+        self.logger = logger
+        openFiles = OpenFileLimit.raise()
+        store = try ReplicaStore.open(
+            directory: config.server.dataDirectory, tables: config.tables,
+            synchronousFull: config.store.synchronousFull)
+        let hub = ChangeHub(
+            latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
+        self.hub = hub
+        store.observeCommits { hub.publish($0) }
+
+        let registry = PrometheusCollectorRegistry()
+        let requests = RequestCounter(registry: registry)
+        let authorizer = Authorizer(config: config)
+        let access = TableAccess(store: store, authorizer: authorizer, maxBodyBytes: config.limits.maxBodyBytes)
+        let router = Router(context: BasicRequestContext.self)
+        router.middlewares.add(RequestCountingMiddleware(counter: requests))
+        router.middlewares.add(ErrorMiddleware())
+        RowRoutes(access: access).register(on: router)
+        BatchRoute(access: access, maxRows: config.limits.maxRowsPerBatch).register(on: router)
+        FeedRoutes(
+            access: access, hub: hub, pageCache: ChangesPageCache(), maxPageRows: config.limits.maxPageRows,
+            maxWait: config.limits.maxWait
+        ).register(on: router)
+        OperationsRoutes(
+            authorizer: authorizer,
+            stats: GatewayStats(
+                store: store, hub: hub, requests: requests, registry: registry, openFiles: openFiles, startedAt: Date())
+        ).register(on: router)
+        self.router = router
+    }
+
+    /// The HTTP application, for running inside a larger service group or in tests.
+    ///
+    /// - Parameter port: overrides the configured port (0 picks a free one).
+    public func application(
+        port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(config.server.host, port: port ?? config.server.port),
+                serverName: "dally",
+                backlog: config.server.backlog
+            ),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// Serves until SIGTERM or SIGINT, then answers every long-poll, drains requests and
+    /// closes the replica.
+    public func run() async throws {
+        let (logger, config, hub, openFiles) = (self.logger, self.config, self.hub, self.openFiles)
+        let app = application { port in
+            logger.info(
+                "gateway listening",
+                metadata: [
+                    "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
+                    "tables": "\(config.tables.count)", "max_waiters": "\(hub.limit)",
+                    "open_files": "\(openFiles.soft)/\(openFiles.hard)",
+                ])
+        }
+        // The hub comes after the server: shutdown runs in reverse, so parked long-polls are
+        // answered before the server waits for in-flight requests to finish.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [app, hub], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        try store.close()
+        logger.info("gateway stopped")
+    }
+}

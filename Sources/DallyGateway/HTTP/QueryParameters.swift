@@ -1,0 +1,104 @@
+import DallyCore
+import Hummingbird
+import HummingbirdCore
+
+/// Strict reading of query parameters: unknown names and malformed values are refused with
+/// `bad_query` naming the parameter, so that a typo (`sinse=`) never silently means "from 0".
+struct QueryParameters {
+    private let parameters: FlatDictionary<Substring, Substring>
+
+    init(_ request: Request, allowed: Set<String>) throws(DallyError) {
+        parameters = request.uri.queryParameters
+        for (key, _) in parameters where !allowed.contains(String(key)) {
+            throw DallyError(
+                .badQuery, "unknown query parameter '\(key)'; this route takes \(allowed.sorted().joined(separator: ", "))",
+                field: String(key))
+        }
+    }
+
+    /// A local sequence cursor: a non-negative integer, 0 when absent.
+    func since() throws(DallyError) -> Int64 {
+        guard let text = parameters["since"], !text.isEmpty else { return 0 }
+        guard let value = Int64(text), value >= 0 else {
+            throw DallyError(.badQuery, "'since' must be a non-negative integer (a seq from an earlier answer)", field: "since")
+        }
+        return value
+    }
+
+    /// A page size from 1 to `maximum`, `fallback` when absent.
+    func limit(fallback: Int, maximum: Int) throws(DallyError) -> Int {
+        guard let text = parameters["limit"] else { return min(fallback, maximum) }
+        guard let value = Int(text), (1...maximum).contains(value) else {
+            throw DallyError(.badQuery, "'limit' must be an integer from 1 to \(maximum)", field: "limit")
+        }
+        return value
+    }
+
+    /// How long to hold a long-poll: seconds (`25`, `2.5`) or a duration (`30s`, `2m`); zero
+    /// when absent; capped at `maximum`.
+    func wait(maximum: Duration) throws(DallyError) -> Duration {
+        guard let text = parameters["wait"], !text.isEmpty else { return .zero }
+        let duration: Duration
+        if let seconds = Double(text), seconds.isFinite, seconds >= 0 {
+            duration = .milliseconds(Int64(min(seconds, 86_400) * 1000))
+        } else if let parsed = DurationText.parse(String(text)) {
+            duration = parsed
+        } else {
+            throw DallyError(.badQuery, "'wait' must be seconds (e.g. 30) or a duration (e.g. 30s)", field: "wait")
+        }
+        return min(duration, maximum)
+    }
+
+    /// `true`/`false`, `fallback` when absent.
+    func bool(_ name: String, fallback: Bool) throws(DallyError) -> Bool {
+        guard let text = parameters[Substring(name)] else { return fallback }
+        switch text {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw DallyError(.badQuery, "'\(name)' must be true or false", field: name)
+        }
+    }
+
+    /// A comma-separated list, nil when absent.
+    func list(_ name: String) -> [String]? {
+        parameters[Substring(name)].map { $0.split(separator: ",").map(String.init) }
+    }
+
+    /// Equality filters `where=col:value` (repeatable), typed by the column.
+    ///
+    /// The value is read as the column's type: `true`/`false` for BOOLEAN, a number for INTEGER
+    /// and REAL, the text as is for TEXT; `null` matches a null value. JSON, BLOB and OBJECT
+    /// columns cannot be filtered.
+    func filters(schema: TableSchema) throws(DallyError) -> [(column: String, value: Value)] {
+        var filters: [(column: String, value: Value)] = []
+        for clause in parameters[values: "where"] {
+            guard let colon = clause.firstIndex(of: ":") else {
+                throw DallyError(.badQuery, "'where' must be column:value", field: "where")
+            }
+            let name = String(clause[..<colon])
+            let text = String(clause[clause.index(after: colon)...])
+            guard let column = schema.column(named: name) else {
+                throw DallyError(.badQuery, "table '\(schema.name)' has no column '\(name)'", field: "where")
+            }
+            filters.append((name, try Self.filterValue(text, column: column)))
+        }
+        return filters
+    }
+
+    static func filterValue(_ text: String, column: Column) throws(DallyError) -> Value {
+        if text == "null" { return .null }
+        let value: Value? =
+            switch column.type {
+            case .text: .text(text)
+            case .integer: Int64(text).map(Value.integer)
+            case .real: Double(text).map(Value.real)
+            case .boolean: text == "true" ? .boolean(true) : text == "false" ? .boolean(false) : nil
+            case .json, .blob, .object: nil
+            }
+        guard let value else {
+            throw DallyError(
+                .badQuery, "cannot filter \(column.type.rawValue) column '\(column.name)' by '\(text)'", field: "where")
+        }
+        return value
+    }
+}

@@ -1,0 +1,28 @@
+import DallyCore
+import Hummingbird
+
+/// `GET /healthz` (no token), `GET /stats` and `GET /metrics` (admin token).
+struct OperationsRoutes: Sendable {
+    let authorizer: Authorizer
+    let stats: GatewayStats
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in
+            var writer = JSONWriter()
+            writer.raw("{\"status\":\"ok\"}")
+            return JSONResponse.make(writer)
+        }
+        router.get("/stats") { request, _ in
+            try authorizer.requireAdmin(request)
+            return JSONResponse.make(try await stats.json())
+        }
+        router.get("/metrics") { request, _ in
+            try authorizer.requireAdmin(request)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try await stats.prometheus()))
+            )
+        }
+    }
+}

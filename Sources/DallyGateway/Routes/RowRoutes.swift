@@ -1,0 +1,66 @@
+import DallyCore
+import DallyStore
+import Foundation
+import Hummingbird
+
+/// `PUT`, `PATCH`, `DELETE` and `GET` on `/v1/tables/{table}/rows/{id}`.
+struct RowRoutes: Sendable {
+    let access: TableAccess
+
+    func register(on router: Router<BasicRequestContext>) {
+        let path = "/v1/tables/:table/rows/:id"
+        router.put(RouterPath(path)) { request, context in try await write(request, context, kind: .put) }
+        router.patch(RouterPath(path)) { request, context in try await write(request, context, kind: .patch) }
+        router.delete(RouterPath(path)) { request, context in try await write(request, context, kind: .delete) }
+        router.get(RouterPath(path)) { request, context in try await read(request, context) }
+    }
+
+    func write(_ request: Request, _ context: BasicRequestContext, kind: RowWrite.Kind) async throws -> Response {
+        let schema = try access.schema(request, context, write: true)
+        let id = context.parameters.get("id") ?? ""
+        let body = try await access.jsonBody(request)
+        let decoded = try RowWrite.decode(body, id: id, kind: kind, schema: schema)
+        let write = RowWrite(
+            id: decoded.id, kind: decoded.kind, values: decoded.values, updatedAt: decoded.updatedAt,
+            expectedSeq: try Self.expectedSeq(request, body: decoded.expectedSeq))
+        do {
+            let row = try await access.store.write(write, table: schema.name)
+            return JSONResponse.row(row, schema: schema)
+        } catch let error as DallyError {
+            return JSONResponse.error(error, schema: schema)
+        }
+    }
+
+    func read(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let schema = try access.schema(request, context, write: false)
+        let id = context.parameters.get("id") ?? ""
+        guard Identifier.isValidRowID(id) else { throw DallyError.invalidRowID(id) }
+        guard let row = try await access.store.row(table: schema.name, id: id), !row.deleted else {
+            throw DallyError(.notFound, "no row '\(id)' in '\(schema.name)'", field: "id")
+        }
+        return JSONResponse.row(row, schema: schema)
+    }
+
+    /// The expected sequence from `If-Match: "<seq>"`, `If-None-Match: *` (create only, 0) or
+    /// the body's `expected_seq`; when more than one is given they must agree.
+    static func expectedSeq(_ request: Request, body: Int64?) throws(DallyError) -> Int64? {
+        var header: Int64?
+        if let ifMatch = request.headers[.ifMatch] {
+            let trimmed = ifMatch.trimmingCharacters(in: ["\"", " "])
+            guard let seq = Int64(trimmed), seq > 0 else {
+                throw DallyError(.badRequest, "If-Match must be a row's ETag, e.g. \"17\"", field: "If-Match")
+            }
+            header = seq
+        }
+        if let ifNoneMatch = request.headers[.ifNoneMatch] {
+            guard ifNoneMatch == "*", header == nil else {
+                throw DallyError(.badRequest, "If-None-Match takes only *, and not with If-Match", field: "If-None-Match")
+            }
+            header = 0
+        }
+        if let header, let body, header != body {
+            throw DallyError(.badRequest, "the precondition header and expected_seq disagree", field: "expected_seq")
+        }
+        return header ?? body
+    }
+}

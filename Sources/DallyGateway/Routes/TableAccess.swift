@@ -1,0 +1,43 @@
+import DallyCore
+import DallyStore
+import Hummingbird
+
+/// What every table route needs: the store, the authorizer and the limits; and the steps
+/// every table route takes first (who is calling, which table, may they).
+struct TableAccess: Sendable {
+    let store: ReplicaStore
+    let authorizer: Authorizer
+    let maxBodyBytes: Int
+
+    /// Authenticates the caller, resolves `{table}` against the configuration and checks the
+    /// caller's right on it — in that order, so an unknown token is 401 before anything else.
+    func schema(_ request: Request, _ context: some RequestContext, write: Bool) throws(DallyError) -> TableSchema {
+        _ = try authorizer.principal(of: request)
+        let name = context.parameters.get("table") ?? ""
+        guard let schema = store.schema(name) else {
+            throw DallyError(.unknownTable, "no table named '\(name)'", field: "table")
+        }
+        try authorizer.requireTable(request, table: name, write: write)
+        return schema
+    }
+
+    /// The request body parsed as JSON, nil when it is empty.
+    ///
+    /// - Throws: `body_too_large` past `limits.max_body_bytes`, `malformed_json` with the byte
+    ///   offset of the problem.
+    func jsonBody(_ request: Request) async throws -> JSONValue? {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBodyBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw DallyError(
+                .bodyTooLarge, "the request body is larger than the gateway accepts (\(maxBodyBytes) bytes)")
+        }
+        guard buffer.readableBytes > 0 else { return nil }
+        do {
+            return try buffer.withUnsafeReadableBytes { bytes throws(JSONParseError) in try JSONParser.parse(bytes) }
+        } catch {
+            throw DallyError(.malformedJSON, error.description)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import DallyCore
+import DallyStore
+import Foundation
+import Prometheus
+
+/// Everything `/stats` and `/metrics` report, gathered from the store, the hub and the
+/// request counter at the moment of asking.
+struct GatewayStats: Sendable {
+    let store: ReplicaStore
+    let hub: ChangeHub
+    let requests: RequestCounter
+    let registry: PrometheusCollectorRegistry
+    let openFiles: OpenFileLimit
+    let startedAt: Date
+
+    /// The `/stats` document.
+    func json() async throws -> JSONWriter {
+        let outbox = try await outboxByTable()
+        let counts = store.counts
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var w = JSONWriter(capacity: 2048)
+        w.raw("{\"uptime_s\":")
+        w.int(Int64(Date().timeIntervalSince(startedAt)))
+        w.raw(",\"store\":{\"bytes\":")
+        w.int(store.sizeOnDisk)
+        w.raw(",\"last_seq\":")
+        w.int(store.lastSeq)
+        w.raw("},\"waiters\":{\"current\":")
+        w.int(Int64(hub.waiting))
+        w.raw(",\"limit\":")
+        w.int(Int64(hub.limit))
+        w.raw("},\"open_files\":{\"soft\":")
+        w.int(Int64(openFiles.soft))
+        w.raw(",\"hard\":")
+        w.int(Int64(openFiles.hard))
+        w.raw("},\"tables\":{")
+        for (i, table) in store.tableNames.enumerated() {
+            if i > 0 { w.raw(",") }
+            let c = counts[table] ?? TableCounts()
+            let pending = outbox[table]
+            w.key(table)
+            w.raw("{\"rows\":")
+            w.int(c.live)
+            w.raw(",\"tombstones\":")
+            w.int(c.tombstones)
+            w.raw(",\"writes\":")
+            w.int(c.writes)
+            w.raw(",\"coalesced_writes\":")
+            w.int(c.coalesced)
+            w.raw(",\"outbox_pending\":")
+            w.int(pending?.pending ?? 0)
+            w.raw(",\"outbox_oldest_age_ms\":")
+            if let oldest = pending?.oldestFirstDirtyAt { w.int(max(0, now - oldest)) } else { w.null() }
+            w.raw("}")
+        }
+        w.raw("},\"requests\":[")
+        let requests = requests.snapshot.sorted {
+            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+        }
+        for (i, entry) in requests.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.raw("{\"route\":")
+            w.string(entry.key.route)
+            w.raw(",\"method\":")
+            w.string(entry.key.method)
+            w.raw(",\"status\":")
+            w.int(Int64(entry.key.status))
+            w.raw(",\"count\":")
+            w.int(entry.value)
+            w.raw("}")
+        }
+        w.raw("]}")
+        return w
+    }
+
+    /// The Prometheus text exposition: request counters as they run, gauges set now.
+    func prometheus() async throws -> [UInt8] {
+        let outbox = try await outboxByTable()
+        let counts = store.counts
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for table in store.tableNames {
+            let c = counts[table] ?? TableCounts()
+            let labels = [("table", table)]
+            registry.makeGauge(name: "dally_table_rows", labels: labels).set(c.live)
+            registry.makeGauge(name: "dally_table_tombstones", labels: labels).set(c.tombstones)
+            registry.makeGauge(name: "dally_table_writes", labels: labels).set(c.writes)
+            registry.makeGauge(name: "dally_table_coalesced_writes", labels: labels).set(c.coalesced)
+            registry.makeGauge(name: "dally_outbox_pending", labels: labels).set(outbox[table]?.pending ?? 0)
+            let age = outbox[table]?.oldestFirstDirtyAt.map { Double(max(0, now - $0)) / 1000 } ?? 0
+            registry.makeGauge(name: "dally_outbox_oldest_age_seconds", labels: labels).set(age)
+        }
+        registry.makeGauge(name: "dally_longpoll_waiters").set(Int64(hub.waiting))
+        registry.makeGauge(name: "dally_longpoll_waiters_limit").set(Int64(hub.limit))
+        registry.makeGauge(name: "dally_store_bytes").set(store.sizeOnDisk)
+        registry.makeGauge(name: "dally_store_last_seq").set(store.lastSeq)
+        registry.makeGauge(name: "dally_open_files_limit").set(Int64(openFiles.soft))
+        return registry.emitToBuffer()
+    }
+
+    private func outboxByTable() async throws -> [String: Outbox.Summary] {
+        Dictionary(uniqueKeysWithValues: try await store.outboxSummary().map { ($0.table, $0) })
+    }
+}

@@ -1,0 +1,54 @@
+/// What the operations of one group commit have done so far: the sequence numbers they took
+/// and how they changed each table's counts. Applied to the store's state only after the
+/// transaction commits, so a rolled-back operation leaves no trace.
+public struct CommitContext: Sendable {
+    /// The last local sequence number taken.
+    public internal(set) var lastSeq: Int64
+    /// Wall-clock time of this commit, milliseconds since 1970.
+    public let now: Int64
+    /// Per table: the highest sequence number written in this commit.
+    public internal(set) var touched: [String: Int64] = [:]
+    /// Per table: changes to live rows, tombstones and writes.
+    var deltas: [String: TableCounts] = [:]
+
+    init(lastSeq: Int64, now: Int64) {
+        self.lastSeq = lastSeq
+        self.now = now
+    }
+
+    /// Takes the next local sequence number for a change to `table`.
+    mutating func nextSeq(for table: String) -> Int64 {
+        lastSeq += 1
+        touched[table] = lastSeq
+        return lastSeq
+    }
+
+    mutating func count(_ table: String, live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0) {
+        deltas[table, default: TableCounts()].add(
+            TableCounts(live: live, tombstones: tombstones, writes: writes, coalesced: coalesced))
+    }
+}
+
+/// Counts kept per table for stats.
+public struct TableCounts: Sendable, Equatable {
+    public var live: Int64 = 0
+    public var tombstones: Int64 = 0
+    /// Row writes committed since the process started.
+    public var writes: Int64 = 0
+    /// Writes that replaced a pending outbox entry instead of adding one, since start.
+    public var coalesced: Int64 = 0
+
+    public init(live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0) {
+        self.live = live
+        self.tombstones = tombstones
+        self.writes = writes
+        self.coalesced = coalesced
+    }
+
+    mutating func add(_ other: TableCounts) {
+        live += other.live
+        tombstones += other.tombstones
+        writes += other.writes
+        coalesced += other.coalesced
+    }
+}

@@ -1,0 +1,258 @@
+import DallyCore
+import Foundation
+import GRDB
+
+/// The gateway's local replica: every configured table, the outbox and the local sequence, in
+/// one SQLite database in WAL mode.
+///
+/// Writes go through a ``GroupCommit``: a caller is answered only after the transaction that
+/// holds its row, its sequence number and its outbox entry has committed. Reads run
+/// concurrently with writes on the pool's reader connections.
+///
+/// For example:
+///
+/// ```swift
+/// let store = try ReplicaStore.open(directory: "data", tables: config.tables)
+/// let row = try await store.write(RowWrite(id: "o1", kind: .put, values: [(0, .text("Ada"))],
+///                                          updatedAt: nil, expectedSeq: nil), table: "orders")
+/// ```
+public final class ReplicaStore: Sendable {
+    /// What a commit changed, passed to commit observers: the tables written (with the highest
+    /// sequence number each received) and the last sequence number overall.
+    public struct CommitNotice: Sendable {
+        public let tables: [String: Int64]
+        public let lastSeq: Int64
+    }
+
+    public let directory: String
+    public let databasePath: String
+    private let tables: [String: TableSQL]
+    private let pool: DatabasePool
+    private let ledger: CommitLedger
+    private let groupCommit: GroupCommit
+    private let lock: DataDirectoryLock
+
+    /// Opens (creating if needed) the replica in `directory` and migrates it to `tables`.
+    ///
+    /// - Parameters:
+    ///   - synchronousFull: fsync every commit (survives power loss) rather than only
+    ///     surviving a crash of the process.
+    ///   - now: wall-clock milliseconds since 1970, injected for tests.
+    /// - Throws: ``StoreError`` when the directory is locked by another process or the
+    ///   configuration is incompatible with the stored data; GRDB's `DatabaseError` for I/O.
+    public static func open(
+        directory: String,
+        tables: [TableSchema],
+        synchronousFull: Bool = true,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) throws -> ReplicaStore {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create data directory \(directory): \(error.localizedDescription)")
+        }
+        let lock = try DataDirectoryLock(directory: directory)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")")
+        }
+        configuration.maximumReaderCount = 4
+        let path = directory + "/replica.sqlite"
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let tableSQL = tables.map(TableSQL.init(schema:))
+        try ReplicaSchema.migrator().migrate(pool)
+        let initial = try pool.write { db in
+            try ReplicaSchema.reconcile(tableSQL, db: db)
+            return try Self.loadCommitted(tableSQL, db: db)
+        }
+        return ReplicaStore(directory: directory, path: path, tables: tableSQL, pool: pool, initial: initial, lock: lock, now: now)
+    }
+
+    private init(
+        directory: String, path: String, tables: [TableSQL], pool: DatabasePool, initial: CommitLedger.State,
+        lock: DataDirectoryLock, now: @escaping @Sendable () -> Int64
+    ) {
+        self.directory = directory
+        self.databasePath = path
+        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.schema.name, $0) })
+        self.pool = pool
+        self.lock = lock
+        let ledger = CommitLedger(initial)
+        self.ledger = ledger
+        self.groupCommit = GroupCommit(
+            writer: pool,
+            begin: { CommitContext(lastSeq: ledger.lastSeq, now: now()) },
+            committed: { ledger.record($0) }
+        )
+    }
+
+    private static func loadCommitted(_ tables: [TableSQL], db: Database) throws -> CommitLedger.State {
+        let lastSeq = try Int64.fetchOne(db, sql: "SELECT value FROM dally_meta WHERE key = 'last_seq'") ?? 0
+        var latest: [String: Int64] = [:]
+        var counts: [String: TableCounts] = [:]
+        for table in tables {
+            latest[table.schema.name] = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM \(table.sqlTable)") ?? 0
+            var tableCounts = TableCounts()
+            for row in try Row.fetchAll(db, sql: "SELECT deleted, COUNT(*) FROM \(table.sqlTable) GROUP BY deleted") {
+                if (row[0] as Int64) == 0 { tableCounts.live = row[1] } else { tableCounts.tombstones = row[1] }
+            }
+            counts[table.schema.name] = tableCounts
+        }
+        return CommitLedger.State(lastSeq: max(lastSeq, latest.values.max() ?? 0), latestByTable: latest, counts: counts)
+    }
+
+    // MARK: - Schema and state
+
+    /// The configured schema of `table`, or nil for a table the configuration does not declare.
+    public func schema(_ table: String) -> TableSchema? { tables[table]?.schema }
+
+    /// The names of all configured tables, sorted.
+    public var tableNames: [String] { tables.keys.sorted() }
+
+    /// The last local sequence number committed.
+    public var lastSeq: Int64 { ledger.lastSeq }
+
+    /// Per table, the highest sequence number it holds.
+    public var latestSeqByTable: [String: Int64] { ledger.latestByTable }
+
+    /// Per table: live rows, tombstones, and writes and coalesced writes since start.
+    public var counts: [String: TableCounts] { ledger.counts }
+
+    /// Calls `observer` after every commit that changed rows, on the writer's queue, before
+    /// the writers are answered. Observers must return quickly.
+    public func observeCommits(_ observer: @escaping @Sendable (CommitNotice) -> Void) {
+        ledger.observe(observer)
+    }
+
+    /// Bytes on disk of the database and its write-ahead log.
+    public var sizeOnDisk: Int64 {
+        [databasePath, databasePath + "-wal"].reduce(0) { total, path in
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+            return total + (size ?? 0)
+        }
+    }
+
+    func tableSQL(_ table: String) throws(DallyError) -> TableSQL {
+        guard let sql = tables[table] else { throw DallyError(.unknownTable, "no table named '\(table)'") }
+        return sql
+    }
+
+    // MARK: - Writes
+
+    /// Applies one row write and returns the row as stored once the write is durable.
+    ///
+    /// - Throws: ``DallyError`` `not_found` or `version_mismatch` (with the current row), or a
+    ///   storage error; a refused write changes nothing.
+    public func write(_ write: RowWrite, table: String) async throws -> StoredRow {
+        let sql = try tableSQL(table)
+        return try await groupCommit.perform { db, context in
+            try RowWriter.apply(write, table: sql, db: db, context: &context).row
+        }
+    }
+
+    /// Applies many row writes to one table in one transaction.
+    ///
+    /// Each write that is refused is reported with its id and reason and the others are saved;
+    /// with `allOrNothing`, one refusal saves nothing and the outcome lists every refusal.
+    public func writeBatch(_ writes: [RowWrite], table: String, allOrNothing: Bool) async throws -> BatchOutcome {
+        let sql = try tableSQL(table)
+        do {
+            return try await groupCommit.perform { db, context in
+                var outcome = BatchOutcome()
+                for write in writes {
+                    do {
+                        let result = try RowWriter.apply(write, table: sql, db: db, context: &context)
+                        outcome.saved.append(write.id)
+                        outcome.lastSeq = max(outcome.lastSeq, result.row.seq)
+                    } catch let error as DallyError {
+                        outcome.errors.append(BatchOutcome.RowError(id: write.id, error: error))
+                    }
+                }
+                if allOrNothing, !outcome.errors.isEmpty { throw BatchRefused(outcome: outcome) }
+                return outcome
+            }
+        } catch let refused as BatchRefused {
+            return BatchOutcome(saved: [], errors: refused.outcome.errors, lastSeq: 0)
+        }
+    }
+
+    // MARK: - Reads
+
+    /// The row `id` of `table`, tombstones included; nil when it never existed.
+    public func row(table: String, id: String) async throws -> StoredRow? {
+        let sql = try tableSQL(table)
+        return try await pool.read { db in
+            try Row.fetchOne(db.cachedStatement(sql: sql.selectByID), arguments: [id])
+                .map { RowDecoding.storedRow($0, schema: sql.schema) }
+        }
+    }
+
+    /// Rows of `table` changed after local sequence `since`, in sequence order.
+    public func rows(_ query: RowQuery) async throws -> Page {
+        let sql = try tableSQL(query.table)
+        return try await pool.read { db in try PageReader.rows(query, table: sql, db: db) }
+    }
+
+    /// Changes (rows and tombstones) of several tables after `since`, merged in sequence order.
+    public func changes(tables names: [String], since: Int64, limit: Int) async throws -> Page {
+        var sqls: [TableSQL] = []
+        for name in names { sqls.append(try tableSQL(name)) }
+        let tables = sqls
+        return try await pool.read { db in try PageReader.changes(tables: tables, since: since, limit: limit, db: db) }
+    }
+
+    /// Outbox depth and oldest first-dirty time for every table with pending entries.
+    public func outboxSummary() async throws -> [Outbox.Summary] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT tbl, COUNT(*), MIN(first_dirty_at) FROM dally_outbox GROUP BY tbl ORDER BY tbl"
+            ).map { Outbox.Summary(table: $0[0], pending: $0[1], oldestFirstDirtyAt: $0[2]) }
+        }
+    }
+
+    /// All outbox entries of `table`, oldest first.
+    public func outboxEntries(table: String) async throws -> [Outbox.Entry] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tbl, row_id, first_dirty_at, last_write_at, base_version, writes FROM dally_outbox
+                    WHERE tbl = ? ORDER BY first_dirty_at, row_id
+                    """,
+                arguments: [table]
+            ).map {
+                Outbox.Entry(
+                    table: $0[0], rowID: $0[1], firstDirtyAt: $0[2], lastWriteAt: $0[3], baseVersion: $0[4],
+                    writes: $0[5])
+            }
+        }
+    }
+
+    /// Closes the database; further calls fail.
+    public func close() throws {
+        try pool.close()
+    }
+}
+
+/// The answer to a batch of row writes, in TinySync's shape.
+public struct BatchOutcome: Sendable {
+    public struct RowError: Sendable {
+        public let id: String
+        public let error: DallyError
+    }
+
+    public var saved: [String] = []
+    public var errors: [RowError] = []
+    /// The highest local sequence number the batch wrote, 0 when it wrote nothing.
+    public var lastSeq: Int64 = 0
+
+    public init(saved: [String] = [], errors: [RowError] = [], lastSeq: Int64 = 0) {
+        self.saved = saved
+        self.errors = errors
+        self.lastSeq = lastSeq
+    }
+}
+
+private struct BatchRefused: Error {
+    let outcome: BatchOutcome
+}

@@ -1,0 +1,53 @@
+import DallyCore
+import Foundation
+import GRDB
+
+/// Conversions between ``Value`` and SQLite values, and between result rows and ``StoredRow``.
+enum RowDecoding {
+    static func databaseValue(_ value: Value) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .integer(let i): i.databaseValue
+        case .real(let d): d.databaseValue
+        case .text(let s): s.databaseValue
+        case .boolean(let b): (b ? 1 : 0).databaseValue
+        case .blob(let bytes): Data(bytes).databaseValue
+        case .json(let text): text.databaseValue
+        }
+    }
+
+    static func value(_ dbValue: DatabaseValue, type: ColumnType) -> Value {
+        switch (type, dbValue.storage) {
+        case (_, .null): .null
+        case (.integer, .int64(let i)): .integer(i)
+        case (.boolean, .int64(let i)): .boolean(i != 0)
+        case (.real, .double(let d)): .real(d)
+        case (.real, .int64(let i)): .real(Double(i))
+        case (.text, .string(let s)), (.object, .string(let s)): .text(s)
+        case (.json, .string(let s)): .json(s)
+        case (.blob, .blob(let data)): .blob(Array(data))
+        // Anything else was written by something other than Dally; show it as it is stored.
+        case (_, .int64(let i)): .integer(i)
+        case (_, .double(let d)): .real(d)
+        case (_, .string(let s)): .text(s)
+        case (_, .blob(let data)): .blob(Array(data))
+        }
+    }
+
+    /// Reads a row selected with ``TableSQL/selectList``.
+    static func storedRow(_ row: Row, schema: TableSchema) -> StoredRow {
+        var values: [Value] = []
+        values.reserveCapacity(schema.columns.count)
+        for (i, column) in schema.columns.enumerated() {
+            values.append(value(row[5 + i] as DatabaseValue, type: column.type))
+        }
+        return StoredRow(
+            id: row[0],
+            seq: row[1],
+            updatedAt: row[2],
+            deleted: row[3] as Int64 != 0,
+            version: row[4],
+            values: values
+        )
+    }
+}

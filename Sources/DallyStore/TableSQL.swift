@@ -1,0 +1,72 @@
+import DallyCore
+
+/// The SQL text for one configured table, built once at open from names already validated
+/// against the schema. Values never appear here; they are always bound parameters.
+///
+/// A table `orders` with columns `customer`, `total` is stored as
+/// `"t_orders"(id, seq, updated_at, deleted, version, "c_customer", "c_total")`: the prefixes keep
+/// user names apart from row metadata and from SQL keywords.
+struct TableSQL: Sendable {
+    let schema: TableSchema
+    let sqlTable: String
+    let sqlColumns: [String]
+    /// `id, seq, updated_at, deleted, version, "c_…"…`: the order ``RowDecoding`` reads.
+    let selectList: String
+    let selectByID: String
+    let upsert: String
+
+    init(schema: TableSchema) {
+        self.schema = schema
+        sqlTable = Self.quote("t_\(schema.name)")
+        sqlColumns = schema.columns.map { Self.quote("c_\($0.name)") }
+        let metadata = "id, seq, updated_at, deleted, version"
+        selectList = ([metadata] + sqlColumns).joined(separator: ", ")
+        selectByID = "SELECT \(selectList) FROM \(sqlTable) WHERE id = ?"
+        let insertColumns = ([metadata] + sqlColumns).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: 5 + sqlColumns.count).joined(separator: ", ")
+        let updates = (["seq", "updated_at", "deleted", "version"] + sqlColumns).map { "\($0) = excluded.\($0)" }
+        upsert = """
+            INSERT INTO \(sqlTable) (\(insertColumns)) VALUES (\(placeholders)) \
+            ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))
+            """
+    }
+
+    /// `CREATE TABLE` for a table seen for the first time.
+    var createStatements: [String] {
+        let columns = zip(sqlColumns, schema.columns).map { "\($0) \(Self.storageType($1.type))" }
+        let indexName = Self.quote("t_\(schema.name)_seq")
+        return [
+            """
+            CREATE TABLE \(sqlTable) (
+                id TEXT NOT NULL PRIMARY KEY,
+                seq INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                deleted INTEGER NOT NULL DEFAULT 0,
+                version INTEGER\(columns.isEmpty ? "" : ",\n    " + columns.joined(separator: ",\n    "))
+            ) WITHOUT ROWID
+            """,
+            "CREATE UNIQUE INDEX \(indexName) ON \(sqlTable)(seq)",
+        ]
+    }
+
+    func addColumnStatement(_ column: Column) -> String {
+        "ALTER TABLE \(sqlTable) ADD COLUMN \(Self.quote("c_\(column.name)")) \(Self.storageType(column.type))"
+    }
+
+    /// The SQL column for a configured column name; nil for a name the schema lacks.
+    func sqlColumn(named name: String) -> String? {
+        schema.columnIndex(name).map { sqlColumns[$0] }
+    }
+
+    static func storageType(_ type: ColumnType) -> String {
+        switch type {
+        case .text, .json, .object: "TEXT"
+        case .integer, .boolean: "INTEGER"
+        case .real: "REAL"
+        case .blob: "BLOB"
+        }
+    }
+
+    /// Quotes an identifier that has already passed ``Identifier/isValidName(_:)``.
+    static func quote(_ name: String) -> String { "\"\(name)\"" }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Dally: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dally",
+        abstract: "A network-frugal sync gateway.",
+        subcommands: [GatewayCommand.self]
+    )
+}
