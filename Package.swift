@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -70,12 +71,15 @@ let package = Package(
         ),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
-        .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore"]),
+        .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig"]),
         .testTarget(
             name: "DallyGatewayTests",
             dependencies: [
                 "DallyGateway",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "DallyConfig",
+                "DallyStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ],

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,6 +10,7 @@ import Darwin
 /// local sequence is handed out from memory, and a second writer would reuse numbers.
 final class DataDirectoryLock: Sendable {
     private let descriptor: Int32
+    private let held = Mutex(true)
 
     /// Takes the lock on `directory/dally.lock`, creating the file if needed.
     ///
@@ -25,8 +28,18 @@ final class DataDirectoryLock: Sendable {
         descriptor = fd
     }
 
-    deinit {
+    /// Gives the lock up; later calls do nothing.
+    func release() {
+        let wasHeld = held.withLock { held in
+            defer { held = false }
+            return held
+        }
+        guard wasHeld else { return }
         flock(descriptor, LOCK_UN)
         close(descriptor)
+    }
+
+    deinit {
+        release()
     }
 }

@@ -22,6 +22,11 @@ public final class ReplicaStore: Sendable {
     public struct CommitNotice: Sendable {
         public let tables: [String: Int64]
         public let lastSeq: Int64
+
+        public init(tables: [String: Int64], lastSeq: Int64) {
+            self.tables = tables
+            self.lastSeq = lastSeq
+        }
     }
 
     public let directory: String
@@ -228,9 +233,10 @@ public final class ReplicaStore: Sendable {
         }
     }
 
-    /// Closes the database; further calls fail.
+    /// Closes the database and releases the data directory; further calls fail.
     public func close() throws {
         try pool.close()
+        lock.release()
     }
 }
 

@@ -1,0 +1,263 @@
+import DallyCore
+import Testing
+
+/// Parses `text`, returning the error it throws, or nil when it parses.
+private func parseError(_ text: String) -> JSONParseError? {
+    do {
+        _ = try JSONParser.parse(text)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("JSONParser: valid documents")
+struct JSONParserValidTests {
+    @Test func literals() throws {
+        #expect(try JSONParser.parse("null") == .null)
+        #expect(try JSONParser.parse("true") == .bool(true))
+        #expect(try JSONParser.parse("false") == .bool(false))
+        #expect(try JSONParser.parse("\"hi\"") == .string("hi"))
+    }
+
+    @Test func surroundingWhitespaceIsIgnored() throws {
+        #expect(try JSONParser.parse(" \t\r\n [1] \n\t\r ") == .array([.int(1)]))
+    }
+
+    @Test func nestedDocumentKeepsMemberOrder() throws {
+        let value = try JSONParser.parse(#"{"z": [1, {"b": null, "a": true}], "a": {}, "m": [] }"#)
+        let expected: JSONValue = .object([
+            JSONMember("z", .array([.int(1), .object([JSONMember("b", .null), JSONMember("a", .bool(true))])])),
+            JSONMember("a", .object([])),
+            JSONMember("m", .array([])),
+        ])
+        #expect(value == expected)
+        #expect(value["a"] == .object([]))
+        #expect(value["missing"] == nil)
+    }
+
+    @Test func duplicateMembersAreKeptInOrder() throws {
+        let value = try JSONParser.parse(#"{"a":1,"a":2}"#)
+        #expect(value == .object([JSONMember("a", .int(1)), JSONMember("a", .int(2))]))
+        // The subscript returns the first one.
+        #expect(value["a"] == .int(1))
+    }
+
+    @Test func simpleEscapes() throws {
+        let value = try JSONParser.parse(#""q\" b\\ s\/ \b\f\n\r\t end""#)
+        #expect(value == .string("q\" b\\ s/ \u{08}\u{0C}\n\r\t end"))
+    }
+
+    @Test func unicodeEscapes() throws {
+        #expect(try JSONParser.parse(#""\u0041\u00e9\u00E9\u20AC""#) == .string("Aéé€"))
+        #expect(try JSONParser.parse(#""\u0000""#) == .string("\u{0}"))
+    }
+
+    @Test func surrogatePairBecomesOneScalar() throws {
+        let value = try JSONParser.parse(#""x\uD83D\uDE00y""#)
+        #expect(value == .string("x😀y"))
+        guard case .string(let s) = value else { Issue.record("not a string"); return }
+        #expect(s.unicodeScalars.map(\.value) == [0x78, 0x1F600, 0x79])
+    }
+
+    @Test func rawUTF8IsKept() throws {
+        #expect(try JSONParser.parse("\"héllo 🌍\"") == .string("héllo 🌍"))
+        // Mixed: raw UTF-8 before an escape takes the slow path.
+        #expect(try JSONParser.parse("\"é\\n🌍\"") == .string("é\n🌍"))
+    }
+
+    @Test func integers() throws {
+        #expect(try JSONParser.parse("0") == .int(0))
+        #expect(try JSONParser.parse("7") == .int(7))
+        #expect(try JSONParser.parse("-42") == .int(-42))
+        #expect(try JSONParser.parse("1234567890123") == .int(1_234_567_890_123))
+    }
+
+    @Test func int64Limits() throws {
+        #expect(try JSONParser.parse("9223372036854775807") == .int(Int64.max))
+        #expect(try JSONParser.parse("-9223372036854775808") == .int(Int64.min))
+    }
+
+    @Test func integersBeyondInt64BecomeDoubles() throws {
+        #expect(try JSONParser.parse("9223372036854775808") == .double(9_223_372_036_854_775_808.0))
+        #expect(try JSONParser.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_809.0))
+        // Overflows UInt64 as well.
+        #expect(try JSONParser.parse("18446744073709551616") == .double(18_446_744_073_709_551_616.0))
+        #expect(try JSONParser.parse("123456789012345678901234567890") == .double(1.2345678901234568e29))
+    }
+
+    @Test func fractionsAndExponents() throws {
+        #expect(try JSONParser.parse("1.5") == .double(1.5))
+        #expect(try JSONParser.parse("-0.25") == .double(-0.25))
+        #expect(try JSONParser.parse("1e3") == .double(1000))
+        #expect(try JSONParser.parse("1E3") == .double(1000))
+        #expect(try JSONParser.parse("2.5e+2") == .double(250))
+        #expect(try JSONParser.parse("25e-1") == .double(2.5))
+        // A number with an exponent is a double even when its value is integral.
+        #expect(try JSONParser.parse("1.0") == .double(1.0))
+        // Underflow is finite, hence accepted.
+        #expect(try JSONParser.parse("1e-400") == .double(0))
+    }
+
+    @Test func negativeZero() throws {
+        // As a fraction, -0.0 keeps its sign.
+        let fraction = try JSONParser.parse("-0.0")
+        guard case .double(let d) = fraction else { Issue.record("expected a double, got \(fraction)"); return }
+        #expect(d == 0 && d.sign == .minus)
+        // As an integer, -0 is just 0.
+        #expect(try JSONParser.parse("-0") == .int(0))
+    }
+
+    @Test func exactlyMaxDepthIsAccepted() throws {
+        let depth = JSONParser.maxDepth
+        let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        var expected: JSONValue = .array([])
+        for _ in 1..<depth { expected = .array([expected]) }
+        #expect(try JSONParser.parse(arrays) == expected)
+
+        let objects = String(repeating: #"{"a":"#, count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1)
+        #expect(throws: Never.self) { try JSONParser.parse(objects) }
+    }
+
+    @Test func acceptsAnyByteCollection() throws {
+        let bytes = Array(#"{"k":[1,2]}"#.utf8)
+        let expected: JSONValue = ["k": [1, 2]]
+        #expect(try JSONParser.parse(bytes) == expected)
+        // A slice that does not start at 0.
+        let padded = Array("xx".utf8) + bytes
+        #expect(try JSONParser.parse(padded[2...]) == expected)
+        // A collection without contiguous storage.
+        #expect(try JSONParser.parse(bytes.lazy.map { $0 }) == expected)
+    }
+}
+
+@Suite("JSONParser: rejections")
+struct JSONParserRejectionTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let input: String
+        let offset: Int
+        let reason: String
+        var testDescription: String { "\(input.debugDescription) @\(offset)" }
+    }
+
+    static let cases: [Case] = [
+        // Empty input.
+        Case(input: "", offset: 0, reason: "unexpected end of input"),
+        Case(input: "   ", offset: 3, reason: "unexpected end of input"),
+        // Trailing data.
+        Case(input: "1 2", offset: 2, reason: "unexpected data after"),
+        Case(input: "{}x", offset: 2, reason: "unexpected data after"),
+        Case(input: "[1]]", offset: 3, reason: "unexpected data after"),
+        Case(input: "null null", offset: 5, reason: "unexpected data after"),
+        // Leading zeros and other malformed numbers.
+        Case(input: "01", offset: 0, reason: "leading zero"),
+        Case(input: "-01", offset: 1, reason: "leading zero"),
+        Case(input: "[00]", offset: 1, reason: "leading zero"),
+        Case(input: "-", offset: 1, reason: "expected a digit"),
+        Case(input: "-x", offset: 1, reason: "expected a digit"),
+        Case(input: "1.", offset: 2, reason: "after '.'"),
+        Case(input: "1.e5", offset: 2, reason: "after '.'"),
+        Case(input: "1e", offset: 2, reason: "exponent"),
+        Case(input: "1e+", offset: 3, reason: "exponent"),
+        Case(input: "+1", offset: 0, reason: "expected a value"),
+        Case(input: ".5", offset: 0, reason: "expected a value"),
+        // Non-finite numbers; the offset is the start of the number.
+        Case(input: "1e999", offset: 0, reason: "out of range"),
+        Case(input: "-1e999", offset: 0, reason: "out of range"),
+        Case(input: "[1, 1e400]", offset: 4, reason: "out of range"),
+        Case(input: "NaN", offset: 0, reason: "expected a value"),
+        Case(input: "Infinity", offset: 0, reason: "expected a value"),
+        // Control characters in strings, on the fast and the slow path.
+        Case(input: "\"a\u{01}b\"", offset: 2, reason: "control character"),
+        Case(input: "\"a\nb\"", offset: 2, reason: "control character"),
+        Case(input: "\"\\n\u{1F}\"", offset: 3, reason: "control character"),
+        // Unterminated strings.
+        Case(input: "\"abc", offset: 4, reason: "unterminated string"),
+        Case(input: "\"a\\\"", offset: 4, reason: "unterminated string"),
+        Case(input: "\"a\\", offset: 3, reason: "unexpected end of input in escape"),
+        Case(input: "{\"k", offset: 3, reason: "unterminated string"),
+        // Bad escapes.
+        Case(input: #""\x""#, offset: 3, reason: "invalid escape"),
+        Case(input: #""\U0041""#, offset: 3, reason: "invalid escape"),
+        Case(input: #""\u12""#, offset: 3, reason: "truncated"),
+        Case(input: #""\u12G4""#, offset: 5, reason: "invalid hex digit"),
+        // Unpaired surrogates.
+        Case(input: #""\uD800""#, offset: 7, reason: "unpaired surrogate"),
+        Case(input: #""\uDC00""#, offset: 7, reason: "unpaired surrogate"),
+        Case(input: #""\uD800x""#, offset: 7, reason: "unpaired surrogate"),
+        Case(input: #""\uD800\n""#, offset: 7, reason: "unpaired surrogate"),
+        Case(input: #""\uD800\u0041""#, offset: 13, reason: "unpaired surrogate"),
+        Case(input: #""\uD800\uD800""#, offset: 13, reason: "unpaired surrogate"),
+        // Literals.
+        Case(input: "tru", offset: 0, reason: "unexpected end of input in literal"),
+        Case(input: "trux", offset: 0, reason: "invalid literal"),
+        Case(input: "nul", offset: 0, reason: "unexpected end of input in literal"),
+        Case(input: "True", offset: 0, reason: "expected a value"),
+        // Objects and arrays.
+        Case(input: "{", offset: 1, reason: "expected a member name"),
+        Case(input: "{1:2}", offset: 1, reason: "expected a member name"),
+        Case(input: #"{"a" 1}"#, offset: 5, reason: "expected ':'"),
+        Case(input: #"{"a":1,}"#, offset: 7, reason: "expected a member name"),
+        Case(input: #"{"a":1 "b":2}"#, offset: 7, reason: "expected ',' or '}'"),
+        Case(input: #"{"a":1"#, offset: 6, reason: "unexpected end of input in object"),
+        Case(input: "[1,]", offset: 3, reason: "expected a value"),
+        Case(input: "[1 2]", offset: 3, reason: "expected ',' or ']'"),
+        Case(input: "[1", offset: 2, reason: "unexpected end of input in array"),
+        Case(input: "[", offset: 1, reason: "unexpected end of input"),
+        // Form feed is not JSON white space.
+        Case(input: "\u{0C}1", offset: 0, reason: "expected a value"),
+    ]
+
+    @Test(arguments: cases)
+    func rejected(_ c: Case) throws {
+        let error = try #require(parseError(c.input), "expected \(c.input.debugDescription) to be rejected")
+        #expect(error.offset == c.offset, "\(error)")
+        #expect(error.reason.contains(c.reason), "\(error)")
+        #expect(error.description == "invalid JSON at byte \(c.offset): \(error.reason)")
+    }
+
+    @Test func nestingDeeperThanMaxDepthIsRefused() throws {
+        let depth = JSONParser.maxDepth + 1
+        let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        let error = try #require(parseError(arrays))
+        #expect(error.offset == JSONParser.maxDepth)
+        #expect(error.reason == "nesting deeper than \(JSONParser.maxDepth)")
+
+        let objects = String(repeating: #"{"a":"#, count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1)
+        let objectError = try #require(parseError(objects))
+        #expect(objectError.offset == 5 * JSONParser.maxDepth)
+        #expect(objectError.reason.contains("nesting deeper"))
+    }
+
+    @Test func hostileNestingFailsWithoutRecursingDeeply() throws {
+        let error = try #require(parseError(String(repeating: "[", count: 1_000_000)))
+        #expect(error.offset == JSONParser.maxDepth)
+        #expect(error.reason.contains("nesting deeper"))
+    }
+}
+
+@Suite("JSONParser: round trip through JSONWriter")
+struct JSONRoundTripTests {
+    static let documents = [
+        "null", "true", "0", "-1", "9223372036854775807", "-9223372036854775808", "1.5", "-2.5e-7", "1e300",
+        "9223372036854775808", "\"\"", #""esc \" \\ \/ \b \f \n \r \t \u0001 \u001f \u00e9 \uD83D\uDE00""#,
+        "[]", "{}", #"[1,[2,[3,[]]],{"a":{"b":[null,false]}}]"#,
+        #"{"id":"a:b","values":{"n":1,"x":0.1,"s":"ü","j":{"k":[1,2.25,"three"]}},"expected_seq":0}"#,
+    ]
+
+    @Test(arguments: documents)
+    func roundTrip(_ text: String) throws {
+        let first = try JSONParser.parse(text)
+        var writer = JSONWriter()
+        writer.value(first)
+        let second = try JSONParser.parse(writer.bytes)
+        #expect(first == second)
+        // Writing is deterministic: the compact text is a fixed point.
+        #expect(second.jsonText == first.jsonText)
+    }
+
+    @Test func compactTextOfADocument() throws {
+        let value = try JSONParser.parse(" { \"a\" : [ 1 , 2.5 , \"x\" ] , \"b\" : null } ")
+        #expect(value.jsonText == #"{"a":[1,2.5,"x"],"b":null}"#)
+    }
+}

@@ -1,0 +1,132 @@
+import AsyncHTTPClient
+import DallyConfig
+import DallyCore
+import DallyGateway
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+/// A real gateway serving on 127.0.0.1 at an ephemeral port, and an HTTP client to call it.
+struct LiveGateway: Sendable {
+    static let clientToken = "test-client-token-0123456789"
+    static let readerToken = "test-reader-token-0123456789"
+    static let adminToken = "test-admin-token-0123456789"
+
+    /// A configuration with tables `orders` and `notes`, a read-write client, a client that may
+    /// only read `orders`, and the admin token.
+    static func config(dataDirectory: String = temporaryDirectory(), extra: String = "") throws -> GatewayConfig {
+        try GatewayConfig.parse(
+            text: """
+                [server]
+                data_dir = "\(dataDirectory)"
+                log_level = "error"
+                [limits]
+                max_body_bytes = 2048
+                max_rows_per_batch = 50
+                max_page_rows = 20
+                \(extra)
+                [admin]
+                token = "\(adminToken)"
+                [[clients]]
+                name = "app"
+                token = "\(clientToken)"
+                read = ["*"]
+                write = ["*"]
+                [[clients]]
+                name = "reader"
+                token = "\(readerToken)"
+                read = ["orders"]
+                [[tables]]
+                name = "orders"
+                columns = ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON", "qty INTEGER"]
+                [[tables]]
+                name = "notes"
+                columns = ["body TEXT"]
+                """)
+    }
+
+    static func temporaryDirectory() -> String {
+        NSTemporaryDirectory() + "dally-gateway-tests-" + UUID().uuidString
+    }
+
+    let hub: ChangeHub
+    let port: Int
+    let http: HTTPClient
+
+    /// Starts a gateway for `config`, runs `body` against it, then stops it gracefully and
+    /// closes its replica.
+    static func run<C: Clock, T: Sendable>(
+        _ config: GatewayConfig, clock: C = ContinuousClock(), _ body: @Sendable (LiveGateway) async throws -> T
+    ) async throws -> T where C.Duration == Duration {
+        let gateway = try Gateway(config: config, logger: Logger(label: "test"), clock: clock)
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let app = gateway.application(port: 0) { port in portContinuation.yield(port) }
+        let group = ServiceGroup(
+            configuration: .init(services: [app, gateway.hub], logger: Logger(label: "test")))
+        var httpConfiguration = HTTPClient.Configuration()
+        httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 400
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+        do {
+            let result: T = try await withThrowingTaskGroup(of: T?.self) { tasks in
+                tasks.addTask {
+                    try await group.run()
+                    return nil
+                }
+                var iterator = ports.makeAsyncIterator()
+                guard let port = await iterator.next() else { throw CancellationError() }
+                let live = LiveGateway(hub: gateway.hub, port: port, http: http)
+                let result = try await body(live)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            }
+            try await http.shutdown()
+            try gateway.store.close()
+            return result
+        } catch {
+            try? await http.shutdown()
+            try? gateway.store.close()
+            throw error
+        }
+    }
+
+    struct Reply: Sendable {
+        let status: Int
+        let headers: HTTPHeaders
+        let body: String
+        var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
+        var errorCode: String? {
+            guard case .string(let code)? = json["error"]?["code"] else { return nil }
+            return code
+        }
+    }
+
+    /// Sends a request and collects the whole answer.
+    func send(
+        _ method: HTTPMethod, _ path: String, token: String? = clientToken, body: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    /// The admin `/stats` document.
+    func stats() async throws -> JSONValue {
+        try await send(.GET, "/stats", token: Self.adminToken).json
+    }
+}
+
+extension JSONValue {
+    var int: Int64? { if case .int(let i) = self { i } else { nil } }
+    var string: String? { if case .string(let s) = self { s } else { nil } }
+    var array: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
+}

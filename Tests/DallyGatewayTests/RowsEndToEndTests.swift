@@ -1,0 +1,157 @@
+import DallyCore
+import Testing
+
+/// Every row and feed endpoint through real HTTP on 127.0.0.1.
+@Suite("End to end: rows, batches, pages")
+struct RowsEndToEndTests {
+    @Test func putGetPatchDeleteRoundTrip() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let put = try await gw.send(
+                .PUT, "/v1/tables/orders/rows/o1",
+                body: #"{"values":{"customer":"Ada","total":12.5,"paid":false,"items":[{"sku":"A1"}],"qty":2},"updated_at":1700000000000}"#)
+            #expect(put.status == 200)
+            #expect(put.json["seq"]?.int == 1)
+            #expect(put.json["updated_at"]?.int == 1_700_000_000_000)
+            #expect(put.json["version"] == .null)
+            #expect(put.headers["ETag"].first == "\"1\"")
+            #expect(put.json["values"]?["items"] == [["sku": "A1"]])
+
+            let patched = try await gw.send(.PATCH, "/v1/tables/orders/rows/o1", body: #"{"values":{"paid":true}}"#)
+            #expect(patched.json["values"]?["paid"] == true)
+            #expect(patched.json["values"]?["customer"] == "Ada")
+            #expect(patched.json["seq"]?.int == 2)
+
+            let got = try await gw.send(.GET, "/v1/tables/orders/rows/o1")
+            #expect(got.status == 200)
+            #expect(got.json == patched.json)
+
+            let deleted = try await gw.send(.DELETE, "/v1/tables/orders/rows/o1")
+            #expect(deleted.json["deleted"] == true)
+            #expect(try await gw.send(.GET, "/v1/tables/orders/rows/o1").status == 404)
+        }
+    }
+
+    @Test func expectedSequenceViaIfMatchOrBodyRefusesStaleWritesWithTheCurrentRow() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            _ = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{"body":"a"}}"#)
+            let ok = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{"body":"b"}}"#, headers: [("If-Match", "\"1\"")])
+            #expect(ok.status == 200)
+            let stale = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{"body":"c"},"expected_seq":1}"#)
+            #expect(stale.status == 409)
+            #expect(stale.errorCode == "version_mismatch")
+            #expect(stale.json["current"]?["values"]?["body"] == "b")
+            let createOnly = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{}}"#, headers: [("If-None-Match", "*")])
+            #expect(createOnly.status == 409)
+            #expect(try await gw.send(.GET, "/v1/tables/notes/rows/n1").json["values"]?["body"] == "b")
+        }
+    }
+
+    @Test func batchAnswersPerRowInTinySyncShape() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            _ = try await gw.send(.PUT, "/v1/tables/orders/rows/old", body: #"{"values":{"qty":1}}"#)
+            let reply = try await gw.send(
+                .POST, "/v1/tables/orders/batch",
+                body: """
+                    {"created":[{"id":"a","values":{"qty":1}},{"id":"b","values":{"qty":"x"}},{"values":{}}],
+                     "updated":[{"id":"old","values":{"paid":true}},{"id":"ghost","values":{"paid":true}}],
+                     "deleted":["a"]}
+                    """)
+            #expect(reply.status == 200)
+            #expect(reply.json["saved"] == ["a", "old", "a"])
+            let errors = reply.json["errors"]?.array ?? []
+            #expect(errors.map { $0["id"] } == ["b", .null, "ghost"])
+            #expect(errors.map { $0["code"] } == ["wrong_type", "invalid_id", "not_found"])
+            #expect(errors.first?["field"] == "qty")
+            #expect(reply.json["seq"]?.int == 4)
+
+            let strict = try await gw.send(
+                .POST, "/v1/tables/orders/batch",
+                body: #"{"created":[{"id":"c","values":{}},{"id":"d","values":{"nope":1}}],"all_or_nothing":true}"#)
+            #expect(strict.json["saved"] == [])
+            #expect(strict.json["errors"]?.array?.count == 1)
+            #expect(try await gw.send(.GET, "/v1/tables/orders/rows/c").status == 404)
+        }
+    }
+
+    @Test func rowsArePagedByATieFreeCursorAndFilterable() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            // Three batches (the test limit on body size is 2 KiB), every row with the same updated_at.
+            for chunk in stride(from: 0, to: 45, by: 15) {
+                let created = (chunk..<chunk + 15).map { #"{"id":"r\#($0)","values":{"qty":\#($0 % 3),"customer":"c\#($0 % 2)"},"updated_at":5}"# }
+                let reply = try await gw.send(.POST, "/v1/tables/orders/batch", body: #"{"created":[\#(created.joined(separator: ","))]}"#)
+                #expect(reply.json["saved"]?.array?.count == 15)
+            }
+            var ids: [String] = []
+            var since: Int64 = 0
+            var more = true
+            var pages = 0
+            while more {
+                let page = try await gw.send(.GET, "/v1/tables/orders/rows?since=\(since)&limit=20")
+                ids += (page.json["rows"]?.array ?? []).compactMap { $0["id"]?.string }
+                since = page.json["next_since"]?.int ?? -1
+                more = page.json["more"] == true
+                pages += 1
+            }
+            #expect(pages == 3)
+            #expect(ids == (0..<45).map { "r\($0)" })
+
+            let filtered = try await gw.send(.GET, "/v1/tables/orders/rows?where=qty:2&where=customer:c1&limit=20")
+            let filteredIDs = (filtered.json["rows"]?.array ?? []).compactMap { $0["id"]?.string }
+            #expect(filteredIDs == (0..<45).filter { $0 % 3 == 2 && $0 % 2 == 1 }.map { "r\($0)" })
+        }
+    }
+
+    @Test func changesFeedsIncludeTombstonesAndSpanTables() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            _ = try await gw.send(.PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{}}"#)
+            _ = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{"body":"x"}}"#)
+            _ = try await gw.send(.DELETE, "/v1/tables/orders/rows/o1")
+
+            let orders = try await gw.send(.GET, "/v1/tables/orders/changes?since=0")
+            #expect((orders.json["changes"]?.array ?? []).map { $0["seq"] } == [3])
+            #expect(orders.json["changes"]?.array?.first?["deleted"] == true)
+
+            let both = try await gw.send(.GET, "/v1/changes?tables=orders,notes&since=1")
+            #expect((both.json["changes"]?.array ?? []).map { $0["table"] } == ["notes", "orders"])
+            #expect(both.json["next_since"]?.int == 3)
+
+            let readable = try await gw.send(.GET, "/v1/changes?since=0", token: LiveGateway.readerToken)
+            #expect((readable.json["changes"]?.array ?? []).map { $0["table"] } == ["orders"])
+        }
+    }
+
+    @Test func healthStatsAndMetricsReportWhatHappened() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            #expect(try await gw.send(.GET, "/healthz", token: nil).json == ["status": "ok"])
+            _ = try await gw.send(.PUT, "/v1/tables/orders/rows/a", body: #"{"values":{}}"#)
+            _ = try await gw.send(.PUT, "/v1/tables/orders/rows/a", body: #"{"values":{"qty":2}}"#)
+            _ = try await gw.send(.PUT, "/v1/tables/orders/rows/b", body: #"{"values":{}}"#)
+            _ = try await gw.send(.DELETE, "/v1/tables/orders/rows/b")
+            _ = try await gw.send(.PUT, "/v1/tables/orders/rows/c", body: "{")
+
+            let stats = try await gw.stats()
+            let orders = stats["tables"]?["orders"]
+            #expect(orders?["rows"]?.int == 1)
+            #expect(orders?["tombstones"]?.int == 1)
+            #expect(orders?["writes"]?.int == 4)
+            #expect(orders?["coalesced_writes"]?.int == 2)
+            #expect(orders?["outbox_pending"]?.int == 2)
+            #expect(orders?["outbox_oldest_age_ms"]?.int != nil)
+            #expect(stats["store"]?["last_seq"]?.int == 4)
+            #expect((stats["store"]?["bytes"]?.int ?? 0) > 0)
+            #expect(stats["waiters"]?["current"]?.int == 0)
+            #expect((stats["open_files"]?["soft"]?.int ?? 0) > 0)
+            let requests = stats["requests"]?.array ?? []
+            let put400 = requests.first { $0["method"] == "PUT" && $0["status"]?.int == 400 }
+            #expect(put400?["route"] == "/v1/tables/{table}/rows/{id}")
+            #expect(put400?["count"]?.int == 1)
+
+            let metrics = try await gw.send(.GET, "/metrics", token: LiveGateway.adminToken)
+            #expect(metrics.status == 200)
+            #expect(metrics.body.contains(#"dally_table_rows{table="orders"} 1"#))
+            #expect(metrics.body.contains(#"dally_outbox_pending{table="orders"} 2"#))
+            #expect(metrics.body.contains("dally_http_requests_total{"))
+            #expect(metrics.body.contains("dally_longpoll_waiters 0"))
+        }
+    }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the system libraries Dally builds against, when they are missing and apt is there.
+# Sourced by tools/run.sh and tools/test.sh; safe to run again.
+set -euo pipefail
+needed=()
+for pkg in libsqlite3-dev zlib1g-dev libzstd-dev; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || needed+=("$pkg")
+done
+if [ ${#needed[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "installing ${needed[*]}" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${needed[@]}" >/dev/null
+  else
+    echo "missing ${needed[*]} and no apt-get: install them with your package manager" >&2
+    exit 1
+  fi
+fi
+command -v swift >/dev/null 2>&1 || { echo "swift is not on PATH: install Swift 6.1 or later" >&2; exit 1; }
