@@ -33,25 +33,32 @@ enum ConfigFile {
         do {
             return try parse(TOMLSection(table, path: ""))
         } catch {
-            throw ConfigError(file: file, key: error.key, line: line(of: error.key, in: text), reason: error.reason)
+            throw ConfigError(
+                file: file, key: error.key, line: line(of: error.key, in: text, reason: error.reason), reason: error.reason)
         }
     }
 
-    /// The line that sets the last component of `keyPath`, when exactly one line of the file
-    /// sets a key of that name (TOMLKit does not expose the positions of values).
-    static func line(of keyPath: String, in text: String) -> Int? {
-        guard let last = keyPath.split(separator: ".").last else { return nil }
+    /// The line that sets the last component of `keyPath`, when exactly one place in the file
+    /// (a line of its own or inside an inline table) sets a key of that name. TOMLKit does not
+    /// expose the positions of values, so anything ambiguous, and any missing key, gets no line
+    /// rather than a wrong one.
+    static func line(of keyPath: String, in text: String, reason: String = "") -> Int? {
+        guard !reason.hasPrefix("missing"), let last = keyPath.split(separator: ".").last else { return nil }
         let key = last.split(separator: "[").first.map(String.init) ?? String(last)
+        let escaped = NSRegularExpression.escapedPattern(for: key)
+        guard let setter = try? NSRegularExpression(pattern: "(^|[\\s{,])\(escaped)\\s*="),
+            let header = try? NSRegularExpression(pattern: "^\\s*\\[\\[?([A-Za-z0-9_]+\\.)*\(escaped)\\]\\]?")
+        else { return nil }
         var found: Int?
+        var places = 0
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
-            let setsKey = trimmed.hasPrefix(key) && trimmed.dropFirst(key.count).drop(while: { $0 == " " }).hasPrefix("=")
-            let opensTable = trimmed.hasPrefix("[\(key)]") || trimmed.hasPrefix("[[\(key)]]")
-                || trimmed.hasPrefix("[") && trimmed.hasSuffix(".\(key)]")
-            guard setsKey || opensTable else { continue }
-            if found != nil { return nil }
+            let content = String(line.prefix { $0 != "#" })
+            let range = NSRange(content.startIndex..., in: content)
+            let count = setter.numberOfMatches(in: content, range: range) + header.numberOfMatches(in: content, range: range)
+            guard count > 0 else { continue }
+            places += count
             found = number + 1
         }
-        return found
+        return places == 1 ? found : nil
     }
 }

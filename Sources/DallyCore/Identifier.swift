@@ -23,13 +23,14 @@ public enum Identifier {
         return bytes.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
     }
 
-    /// Whether `id` is a valid row id: 1 to 128 characters from `A–Z a–z 0–9 - _ . : ~`.
+    /// Whether `id` is a valid row id: 1 to 128 characters from `A–Z a–z 0–9 - _ . : ~`, and
+    /// not `.` or `..`, which URL clients and file systems resolve as paths.
     ///
     /// UUIDs, ULIDs, ObjectIds and most human-chosen keys fit; slashes, spaces, quotes and
     /// percent signs do not.
     public static func isValidRowID(_ id: String) -> Bool {
         let bytes = id.utf8
-        guard !bytes.isEmpty, bytes.count <= maxRowIDLength else { return false }
+        guard !bytes.isEmpty, bytes.count <= maxRowIDLength, id != ".", id != ".." else { return false }
         return bytes.allSatisfy { byte in
             isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "~")

@@ -134,7 +134,8 @@ private struct Cursor {
         while index < buffer.count {
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
+                guard let text = String(validating: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
+                else { throw error("invalid UTF-8 in string") }
                 index += 1
                 return text
             }
@@ -147,8 +148,9 @@ private struct Cursor {
             let byte = buffer[index]
             switch byte {
             case UInt8(ascii: "\""):
+                guard let text = String(validating: bytes, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
                 index += 1
-                return String(decoding: bytes, as: UTF8.self)
+                return text
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < buffer.count else { throw error("unexpected end of input in escape") }

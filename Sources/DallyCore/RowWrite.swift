@@ -56,7 +56,11 @@ public struct RowWrite: Sendable {
         var updatedAt: Int64?
         var expectedSeq: Int64?
         var sawValues = false
+        var seen: Set<String> = []
         for member in members {
+            guard seen.insert(member.key).inserted else {
+                throw DallyError(.badRequest, "member '\(member.key)' is given twice", field: member.key)
+            }
             switch member.key {
             case "values":
                 sawValues = true

@@ -613,6 +613,38 @@ struct GatewayConfigRefusalTests {
 
     // Line numbers
 
+    // ConfigFile.line(of:in:) knows only the last key component: when the key is missing or its
+    // name is set in more than one place, the error must carry no line rather than a wrong one.
+
+    @Test func missingClientTokenDoesNotPointAtTheAdminToken() throws {
+        let text = minimal + "[[clients]]\nname = \"pos\"\n"
+        let error = try #require(expectRefusal(text, key: "clients[0].token", reason: "missing"))
+        let adminTokenLine = try #require(line(containing: "token =", in: text))
+        #expect(error.line != adminTokenLine)
+    }
+
+    @Test func missingTableNameDoesNotPointAtAnotherTable() throws {
+        let text = minimal + "[[tables]]\ncolumns = []\n"
+        let error = try #require(expectRefusal(text, key: "tables[1].name", reason: "missing"))
+        let firstTableNameLine = try #require(line(containing: "name = \"orders\"", in: text))
+        #expect(error.line != firstTableNameLine)
+    }
+
+    @Test func inlineTableErrorDoesNotPointAtAnotherTable() throws {
+        let text = minimal + """
+            upload = { networks = ["bogus"] }
+
+            [[tables]]
+            name = "other"
+            columns = []
+            [tables.upload]
+            networks = ["wired"]
+            """
+        let error = try #require(expectRefusal(text, key: "tables[0].upload.networks[0]", reason: "unknown network class"))
+        let otherTableLine = try #require(line(containing: "networks = [\"wired\"]", in: text))
+        #expect(error.line != otherTableLine)
+    }
+
     @Test func lineNumberOfAKeyOnAKnownLine() throws {
         let text = """
             [admin]

@@ -32,6 +32,13 @@ struct IdentifierTests {
         #expect(!Identifier.isValidRowID(id))
     }
 
+    /// Row ids are promised to be usable in URLs and file names without escaping, but "." and
+    /// ".." are dot segments that URL clients normalise away and that name directories.
+    @Test(arguments: [".", ".."])
+    func dotSegmentsAreNotRowIDs(_ id: String) {
+        #expect(!Identifier.isValidRowID(id))
+    }
+
     @Test func limits() {
         #expect(Identifier.maxRowIDLength == 128)
         #expect(Identifier.maxNameLength == 63)

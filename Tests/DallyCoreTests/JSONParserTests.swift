@@ -229,6 +229,12 @@ struct JSONParserRejectionTests {
         #expect(objectError.reason.contains("nesting deeper"))
     }
 
+    /// RFC 8259 §8.1 requires UTF-8: invalid sequences are refused, not replaced with U+FFFD.
+    @Test(arguments: [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22]] as [[UInt8]])
+    func invalidUTF8InStringsIsRefused(_ bytes: [UInt8]) {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(bytes) }
+    }
+
     @Test func hostileNestingFailsWithoutRecursingDeeply() throws {
         let error = try #require(parseError(String(repeating: "[", count: 1_000_000)))
         #expect(error.offset == JSONParser.maxDepth)

@@ -237,3 +237,16 @@ struct RowWriteRefusalTests {
         #expect(error.description == "unknown_column (nope): table 'orders' has no column 'nope'")
     }
 }
+
+@Suite struct RowWriteDuplicateMemberTests {
+    /// A member given twice would otherwise be decided silently by the last one.
+    @Test(arguments: [
+        #"{"values":{"qty":1},"values":{}}"#,
+        #"{"values":{},"expected_seq":1,"expected_seq":2}"#,
+    ])
+    func aDuplicateEnvelopeMemberIsRefused(_ body: String) throws {
+        let error = try #require(try decodeError(body, kind: .put))
+        #expect(error.code == .badRequest)
+        #expect(error.message.contains("given twice"))
+    }
+}
