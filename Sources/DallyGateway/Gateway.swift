@@ -21,7 +21,7 @@ public struct Gateway {
     public let store: ReplicaStore
     public let hub: ChangeHub
     public let openFiles: OpenFileLimit
-    let router: Router<BasicRequestContext>
+    let router: Router<GatewayRequestContext>
     let logger: Logger
 
     /// Opens the replica and builds the routes.
@@ -44,7 +44,7 @@ public struct Gateway {
         let requests = RequestCounter(registry: registry)
         let authorizer = Authorizer(config: config)
         let access = TableAccess(store: store, authorizer: authorizer, maxBodyBytes: config.limits.maxBodyBytes)
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: GatewayRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware())
         RowRoutes(access: access).register(on: router)

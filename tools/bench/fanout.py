@@ -157,6 +157,10 @@ class OneShot(asyncio.Protocol):
 
     __slots__ = ("transport", "buf", "result", "on_done", "pending_req")
 
+    # --keep-open: leave the connection open after the answer, as a long-poll client that polls
+    # again on the same keep-alive connection would; all are closed after delivery.
+    keep_open = False
+
     def __init__(self, req=None, on_done=None):
         self.transport = None
         self.buf = bytearray()
@@ -183,7 +187,7 @@ class OneShot(asyncio.Protocol):
             self._finish((None, f"bad response: {e!r}"[:80], b""))
             return
         if parsed is not None:
-            self._finish((time.perf_counter(), parsed[0], parsed[1]))
+            self._finish((time.perf_counter(), parsed[0], parsed[1]), close=not OneShot.keep_open)
 
     def connection_lost(self, exc):
         if self.result is None:
@@ -418,9 +422,13 @@ def main():
     ap.add_argument("--ready-timeout", type=float, default=120.0, help="bound on /stats reaching n (s)")
     ap.add_argument("--deliver-timeout", type=float, default=60.0, help="bound on delivery after the PUT (s)")
     ap.add_argument("--settle", type=float, default=1.0, help="pause before RSS samples (s)")
+    ap.add_argument("--keep-open", action="store_true",
+                    help="keep each connection open after its answer (keep-alive long-poll clients); "
+                         "default: close it at once")
     ap.add_argument("--json-out", default=None, help="append the result as one JSON line")
     args = ap.parse_args()
     loopback_only(args.base)
+    OneShot.keep_open = args.keep_open
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and soft < hard:

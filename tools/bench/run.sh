@@ -27,6 +27,8 @@
 #   PUT_CONNS [64]   PUT_DURATION [10s]
 #   BATCH_CONNS [4]  BATCH_DURATION [10s]  BATCH_ROWS [1000]
 #   FANOUT_N [10000] FANOUT_BATCH [250]
+#   FANOUT_ARGS []   extra fanout.py flags, e.g. --keep-open (clients keep their connection
+#                    after the answer, as keep-alive long-pollers do)
 #   SQLITE_ROWS [200000] SQLITE_SINGLE_ROWS [5000] SQLITE_SECONDS [20]
 #   RESULTS_DIR [/tmp/dally-bench-results/<timestamp>]  KEEP_TMP [0]
 # Results: every tool's full output and results.txt (the RESULT lines) in RESULTS_DIR.
@@ -194,7 +196,7 @@ want batch && run_wrk batch "$BATCH_CONNS" "$BATCH_DURATION" 60s -s "$BENCH_DIR/
 if want fanout; then
   log "fanout: $FANOUT_N long-polls"
   timeout 600 python3 "$BENCH_DIR/fanout.py" --base "$BASE" --n "$FANOUT_N" --batch "$FANOUT_BATCH" \
-      --pid "$GW_PID" --token "$CLIENT_TOKEN" --admin-token "$ADMIN_TOKEN" \
+      --pid "$GW_PID" --token "$CLIENT_TOKEN" --admin-token "$ADMIN_TOKEN" ${FANOUT_ARGS:-} \
       --json-out "$RESULTS_DIR/fanout.jsonl" >"$RESULTS_DIR/fanout.txt" 2>&1 || true
   grep '^RESULT' "$RESULTS_DIR/fanout.txt" | tee -a "$RESULTS" || { echo "fanout: no RESULT line" >&2; tail -5 "$RESULTS_DIR/fanout.txt" >&2; }
   grep -v '^RESULT\|^{' "$RESULTS_DIR/fanout.txt" >&2 || true  # its warnings, if any

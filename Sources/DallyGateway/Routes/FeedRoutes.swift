@@ -17,16 +17,16 @@ struct FeedRoutes: Sendable {
     let maxWait: Duration
     static let defaultPageRows = 100
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<GatewayRequestContext>) {
         router.get("/v1/tables/:table/rows") { request, context in try await rows(request, context) }
         router.get("/v1/tables/:table/changes") { request, context in
             let schema = try access.schema(request, context, write: false)
-            return try await changes(request, tables: [schema.name])
+            return try await changes(request, context, tables: [schema.name])
         }
-        router.get("/v1/changes") { request, context in try await changes(request, tables: nil) }
+        router.get("/v1/changes") { request, context in try await changes(request, context, tables: nil) }
     }
 
-    func rows(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func rows(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: false)
         let query = try QueryParameters(request, allowed: ["since", "limit", "where", "include_deleted"])
         let page = try await access.store.rows(
@@ -42,7 +42,7 @@ struct FeedRoutes: Sendable {
 
     /// Answers at once when a change after `since` exists; otherwise parks on the hub until one
     /// arrives, the wait runs out, the client leaves or the gateway stops.
-    func changes(_ request: Request, tables requested: [String]?) async throws -> Response {
+    func changes(_ request: Request, _ context: GatewayRequestContext, tables requested: [String]?) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["since", "limit", "wait", "tables"])
         let tables = try requested ?? resolveTables(request, query.list("tables"))
         let since = try query.since()
@@ -54,10 +54,8 @@ struct FeedRoutes: Sendable {
         }
         let waiter = Waiter()
         let hub = self.hub
-        let reason = try await request.body.consumeWithInboundCloseHandler { _ in
+        let reason = try await DisconnectWatcher.watching(context.channel, waiter: waiter) {
             try await hub.wait(waiter, tables: tables, since: since, timeout: wait)
-        } onInboundClosed: {
-            waiter.resume(.disconnected)
         }
         switch reason {
         case .changed: return try await page(tables: tables, since: since, limit: limit)

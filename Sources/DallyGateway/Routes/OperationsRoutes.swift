@@ -6,7 +6,7 @@ struct OperationsRoutes: Sendable {
     let authorizer: Authorizer
     let stats: GatewayStats
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<GatewayRequestContext>) {
         router.get("/healthz") { _, _ in
             var writer = JSONWriter()
             writer.raw("{\"status\":\"ok\"}")
