@@ -42,15 +42,46 @@ struct ChangeHubTests {
         #expect(hub.waiting == 0)
     }
 
+    /// Waits (bounded) until the timer loop is asleep on the manual clock, i.e. has handled
+    /// the last advance.
+    func timerAsleep() async {
+        for _ in 0..<10_000 where clock.sleeping != 1 { await Task.yield() }
+    }
+
     @Test func aWaitRunsOutOnlyWhenTheClockPassesItsTimeout() async throws {
-        let hub = ChangeHub(latest: ["t": 0], limit: 10, clock: clock)
+        let hub = ChangeHub(latest: ["t": 0], limit: 10, clock: clock, tick: .seconds(1))
+        let timer = Task { await hub.runTimeouts() }
+        defer { timer.cancel() }
         async let reason = hub.wait(Waiter(), tables: ["t"], since: 0, timeout: .seconds(30))
         await parked(hub, 1)
-        for _ in 0..<10_000 where clock.sleeping == 0 { await Task.yield() }
+        await timerAsleep()
         clock.advance(by: .seconds(29))
+        await timerAsleep()
         #expect(hub.waiting == 1)
         clock.advance(by: .seconds(1))
         #expect(try await reason == .timeout)
+        #expect(hub.waiting == 0)
+    }
+
+    @Test func waitsRunOutTogetherOnOneTimerAndOthersKeepWaiting() async throws {
+        let hub = ChangeHub(latest: ["t": 0], limit: 1000, clock: clock, tick: .seconds(1))
+        let timer = Task { await hub.runTimeouts() }
+        defer { timer.cancel() }
+        let long = Waiter()
+        async let longReason = hub.wait(long, tables: ["t"], since: 0, timeout: .seconds(60))
+        let reasons = try await withThrowingTaskGroup(of: WakeReason.self) { group in
+            for _ in 0..<100 { group.addTask { try await hub.wait(Waiter(), tables: ["t"], since: 0, timeout: .seconds(10)) } }
+            await parked(hub, 101)
+            await timerAsleep()
+            // One sleeping timer, whatever the number of waiters.
+            #expect(clock.sleeping == 1)
+            clock.advance(by: .seconds(10))
+            return try await group.reduce(into: [WakeReason]()) { $0.append($1) }
+        }
+        #expect(reasons.count == 100 && reasons.allSatisfy { $0 == .timeout })
+        #expect(hub.waiting == 1)
+        long.resume(.disconnected)
+        #expect(try await longReason == .disconnected)
         #expect(hub.waiting == 0)
     }
 

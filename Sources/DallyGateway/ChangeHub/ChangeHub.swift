@@ -8,10 +8,12 @@ import Synchronization
 /// The hub knows the latest local sequence number of every table. A long-poll registers with
 /// its cursor; if a table it watches is already past that cursor it is answered at once,
 /// otherwise it parks. A commit wakes every waiter of the touched tables in one pass, outside
-/// the lock. A waiter costs one small object and one sleeping timer task; no thread is held.
+/// the lock. A waiter costs one small object and an entry in a deadline bucket: one timer loop
+/// (``runTimeouts()``) expires all waits, to within ``tick``, so no task or thread is held per
+/// waiter.
 ///
-/// As a `Service`, the hub answers every waiter when graceful shutdown begins, so the HTTP
-/// server, stopped after it, has no long-poll left to wait for.
+/// As a `Service`, the hub runs that loop and answers every waiter when graceful shutdown
+/// begins, so the HTTP server, stopped after it, has no long-poll left to wait for.
 public final class ChangeHub: Service, Sendable {
     private struct Registration {
         let waiter: Waiter
@@ -21,6 +23,8 @@ public final class ChangeHub: Service, Sendable {
     private struct State {
         var latest: [String: Int64]
         var waiters: [String: [UInt64: Registration]] = [:]
+        /// Waits by the tick at which they run out: tick number → (id, its first table).
+        var deadlines: [Int64: [(id: UInt64, table: String)]] = [:]
         var count = 0
         var nextID: UInt64 = 0
         var closed = false
@@ -28,6 +32,10 @@ public final class ChangeHub: Service, Sendable {
 
     private let state: Mutex<State>
     private let sleep: @Sendable (Duration) async throws -> Void
+    /// Time since the hub was made, on its clock.
+    private let elapsed: @Sendable () -> Duration
+    /// The granularity of timeouts: a wait runs out within one tick after its time.
+    public let tick: Duration
     /// The most waiters held at once; one more is refused with `too_many_waiters`.
     public let limit: Int
 
@@ -35,10 +43,15 @@ public final class ChangeHub: Service, Sendable {
     ///   - latest: each table's latest sequence number at start.
     ///   - limit: the most waiters held at once.
     ///   - clock: the clock that times out waits.
-    public init<C: Clock>(latest: [String: Int64], limit: Int, clock: C) where C.Duration == Duration {
+    ///   - tick: how often the timer loop looks for waits that ran out.
+    public init<C: Clock>(latest: [String: Int64], limit: Int, clock: C, tick: Duration = .milliseconds(250))
+    where C.Duration == Duration {
         state = Mutex(State(latest: latest))
         self.limit = limit
+        self.tick = tick
         sleep = { try await clock.sleep(for: $0) }
+        let start = clock.now
+        elapsed = { start.duration(to: clock.now) }
     }
 
     /// How many long-polls are parked now.
@@ -77,6 +90,7 @@ public final class ChangeHub: Service, Sendable {
     public func wait(
         _ waiter: Waiter, tables: [String], since: Int64, timeout: Duration
     ) async throws(DallyError) -> WakeReason {
+        let deadlineTick = tickNumber(after: timeout)
         let registered: Result<UInt64?, DallyError> = state.withLock { state in
             if state.closed { waiter.resume(.shutdown); return .success(nil) }
             if tables.contains(where: { state.latest[$0] ?? 0 > since }) {
@@ -87,32 +101,56 @@ public final class ChangeHub: Service, Sendable {
                 return .failure(
                     DallyError(.tooManyWaiters, "the gateway holds its limit of \(limit) long-polls; retry shortly"))
             }
+            guard let first = tables.first else { return .failure(DallyError(.badQuery, "no table to wait on")) }
             let id = state.nextID
             state.nextID += 1
             let registration = Registration(waiter: waiter, tables: tables)
             for table in tables { state.waiters[table, default: [:]][id] = registration }
+            state.deadlines[deadlineTick, default: []].append((id, first))
             state.count += 1
             return .success(id)
         }
         guard let id = try registered.get() else { return await waiter.wait() }
-        let sleep = self.sleep
-        let reason = await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    try await sleep(timeout)
-                    waiter.resume(.timeout)
-                } catch {}
-            }
-            let reason = await withTaskCancellationHandler {
-                await waiter.wait()
-            } onCancel: {
-                waiter.resume(.disconnected)
-            }
-            group.cancelAll()
-            return reason
+        let reason = await withTaskCancellationHandler {
+            await waiter.wait()
+        } onCancel: {
+            waiter.resume(.disconnected)
         }
-        if reason != .changed { unregister(id, tables: tables) }
+        if reason == .disconnected { unregister(id, tables: tables) }
         return reason
+    }
+
+    /// The tick at the end of which a wait of `timeout` from now has run out (rounded up).
+    private func tickNumber(after timeout: Duration) -> Int64 {
+        let deadline = (elapsed() + timeout).milliseconds
+        let size = max(1, tick.milliseconds)
+        return (deadline + size - 1) / size
+    }
+
+    /// Answers every wait whose time has come with ``WakeReason/timeout``.
+    func expireWaits() {
+        let now = elapsed().milliseconds / max(1, tick.milliseconds)
+        let expired: [Waiter] = state.withLock { state in
+            var expired: [Waiter] = []
+            for tick in state.deadlines.keys where tick <= now {
+                for entry in state.deadlines.removeValue(forKey: tick) ?? [] {
+                    guard let registration = state.waiters[entry.table]?[entry.id] else { continue }
+                    for table in registration.tables { state.waiters[table]?.removeValue(forKey: entry.id) }
+                    state.count -= 1
+                    expired.append(registration.waiter)
+                }
+            }
+            return expired
+        }
+        for waiter in expired { waiter.resume(.timeout) }
+    }
+
+    /// Expires waits every ``tick`` until cancelled.
+    public func runTimeouts() async {
+        while !Task.isCancelled {
+            do { try await sleep(tick) } catch { return }
+            expireWaits()
+        }
     }
 
     private func unregister(_ id: UInt64, tables: [String]) {
@@ -133,15 +171,20 @@ public final class ChangeHub: Service, Sendable {
                 for (id, registration) in parked where seen.insert(id).inserted { woken.append(registration.waiter) }
             }
             state.waiters = [:]
+            state.deadlines = [:]
             state.count = 0
             return woken
         }
         for waiter in woken { waiter.resume(.shutdown) }
     }
 
-    /// Runs until graceful shutdown begins, then answers every waiter.
+    /// Expires waits until graceful shutdown begins, then answers every waiter.
     public func run() async throws {
-        try? await gracefulShutdown()
-        close()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.runTimeouts() }
+            try? await gracefulShutdown()
+            close()
+            group.cancelAll()
+        }
     }
 }

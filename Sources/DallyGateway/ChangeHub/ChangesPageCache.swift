@@ -9,11 +9,18 @@ import Synchronization
 /// hub's latest sequence of those tables when it was read: a newer commit makes it stale.
 final class ChangesPageCache: Sendable {
     private enum Entry {
-        case loading(generation: Int64, waiting: [CheckedContinuation<ByteBuffer, any Error>])
+        case loading(generation: Int64)
         case ready(generation: Int64, page: ByteBuffer)
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// Callers waiting for a page being loaded. Kept apart from `entries` so that each
+        /// join appends in place: thousands join one load at once.
+        var joined: [String: [CheckedContinuation<ByteBuffer, any Error>]] = [:]
+    }
+
+    private let state = Mutex(State())
     private let capacity: Int
 
     init(capacity: Int = 256) {
@@ -29,13 +36,15 @@ final class ChangesPageCache: Sendable {
             case join
             case load
         }
-        let decision: Decision = entries.withLock { entries in
-            switch entries[key] {
+        let decision: Decision = state.withLock { state in
+            switch state.entries[key] {
             case .ready(let g, let page) where g == generation: return .hit(page)
-            case .loading(let g, _) where g == generation: return .join
+            case .loading(let g) where g == generation: return .join
             default:
-                if entries.count >= capacity { entries = entries.filter { if case .loading = $0.value { true } else { false } } }
-                entries[key] = .loading(generation: generation, waiting: [])
+                if state.entries.count >= capacity {
+                    state.entries = state.entries.filter { if case .loading = $0.value { true } else { false } }
+                }
+                state.entries[key] = .loading(generation: generation)
                 return .load
             }
         }
@@ -44,11 +53,10 @@ final class ChangesPageCache: Sendable {
             return page
         case .join:
             return try await withCheckedThrowingContinuation { continuation in
-                let late: ByteBuffer?? = entries.withLock { entries in
-                    switch entries[key] {
-                    case .loading(let g, var waiting) where g == generation:
-                        waiting.append(continuation)
-                        entries[key] = .loading(generation: g, waiting: waiting)
+                let late: ByteBuffer?? = state.withLock { state in
+                    switch state.entries[key] {
+                    case .loading(let g) where g == generation:
+                        state.joined[key, default: []].append(continuation)
                         return nil
                     case .ready(let g, let page) where g == generation:
                         return .some(page)
@@ -65,16 +73,16 @@ final class ChangesPageCache: Sendable {
             }
         case .load:
             let result = await Result(catching: { try await load() })
-            let waiting: [CheckedContinuation<ByteBuffer, any Error>] = entries.withLock { entries in
-                guard case .loading(let g, let waiting) = entries[key], g == generation else { return [] }
+            let joined: [CheckedContinuation<ByteBuffer, any Error>] = state.withLock { state in
+                guard case .loading(let g) = state.entries[key], g == generation else { return [] }
                 if case .success(let page) = result {
-                    entries[key] = .ready(generation: generation, page: page)
+                    state.entries[key] = .ready(generation: generation, page: page)
                 } else {
-                    entries[key] = nil
+                    state.entries[key] = nil
                 }
-                return waiting
+                return state.joined.removeValue(forKey: key) ?? []
             }
-            for continuation in waiting { continuation.resume(with: result) }
+            for continuation in joined { continuation.resume(with: result) }
             return try result.get()
         }
     }
