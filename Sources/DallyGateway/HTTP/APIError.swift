@@ -20,7 +20,6 @@ extension DallyError.Code {
     }
 }
 
-extension DallyError: ResponseGenerator {}
 extension DallyError: HTTPResponseError {
     public var status: HTTPResponse.Status { code.status }
 

@@ -29,15 +29,16 @@ struct FeedRoutes: Sendable {
     func rows(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: false)
         let query = try QueryParameters(request, allowed: ["since", "limit", "where", "include_deleted"])
+        let since = try query.since()
         let page = try await access.store.rows(
             RowQuery(
                 table: schema.name,
-                since: try query.since(),
+                since: since,
                 limit: try query.limit(fallback: Self.defaultPageRows, maximum: maxPageRows),
                 filters: try query.filters(schema: schema),
                 includeDeleted: try query.bool("include_deleted", fallback: false)
             ))
-        return JSONResponse.make(encode(page, key: "rows", since: try query.since(), withTable: false))
+        return JSONResponse.make(encode(page, key: "rows", since: since, withTable: false))
     }
 
     /// Answers at once when a change after `since` exists; otherwise parks on the hub until one
