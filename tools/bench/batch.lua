@@ -21,19 +21,7 @@ local token = os.getenv("DALLY_TOKEN") or "bench-client-token-0123456789"
 local tbl = os.getenv("BENCH_TABLE") or "bench"
 local rows = tonumber(os.getenv("BATCH_ROWS") or "1000")
 
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer " .. token
-
-local threads = {}
--- BENCH_RUNTAG (run.sh sets one) keeps ids unique across runs on the same data dir
-math.randomseed(os.time() + math.floor(os.clock() * 1e6))
-local run_tag = os.getenv("BENCH_RUNTAG") or string.format("%x%04x", os.time(), math.random(0, 0xffff))
-setup = function(thread)
-  thread:set("tid", #threads + 1)
-  thread:set("runtag", run_tag)
-  table.insert(threads, thread)
-end
+local threads = writer_setup("POST", token)
 
 local n = 0
 saved_rows = 0

@@ -19,20 +19,7 @@ local token = os.getenv("DALLY_TOKEN") or "bench-client-token-0123456789"
 local tbl = os.getenv("BENCH_TABLE") or "bench"
 local check = os.getenv("BENCH_CHECK") == "1"
 
-wrk.method = "PUT"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer " .. token
-
--- main thread: hand each worker thread its number and a per-run tag
-local threads = {}
--- BENCH_RUNTAG (run.sh sets one) keeps ids unique across runs on the same data dir
-math.randomseed(os.time() + math.floor(os.clock() * 1e6))
-local run_tag = os.getenv("BENCH_RUNTAG") or string.format("%x%04x", os.time(), math.random(0, 0xffff))
-setup = function(thread)
-  thread:set("tid", #threads + 1)
-  thread:set("runtag", run_tag)
-  table.insert(threads, thread)
-end
+local threads = writer_setup("PUT", token)
 
 -- worker threads (tid/runtag arrive through thread:set before init runs)
 local n = 0

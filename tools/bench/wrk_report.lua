@@ -30,3 +30,22 @@ function report(kind, summary, latency, extra)
   io.write(table.concat(parts, " ") .. "\n")
   io.flush()
 end
+
+-- Shared set-up of the write scripts (put.lua, batch.lua): method, JSON and bearer headers,
+-- and a per-thread number plus a per-run tag for unique row ids. BENCH_RUNTAG (run.sh sets
+-- one) keeps ids unique across runs on the same data dir. Defines the global setup() and
+-- returns the table of threads, for done() to collect per-thread counters.
+function writer_setup(method, token)
+  wrk.method = method
+  wrk.headers["Content-Type"] = "application/json"
+  wrk.headers["Authorization"] = "Bearer " .. token
+  local threads = {}
+  math.randomseed(os.time() + math.floor(os.clock() * 1e6))
+  local run_tag = os.getenv("BENCH_RUNTAG") or string.format("%x%04x", os.time(), math.random(0, 0xffff))
+  setup = function(thread)
+    thread:set("tid", #threads + 1)
+    thread:set("runtag", run_tag)
+    table.insert(threads, thread)
+  end
+  return threads
+end

@@ -36,6 +36,7 @@ public final class ChangeHub: Service, Sendable {
     private let elapsed: @Sendable () -> Duration
     /// The granularity of timeouts: a wait runs out within one tick after its time.
     public let tick: Duration
+    private let tickMillis: Int64
     /// The most waiters held at once; one more is refused with `too_many_waiters`.
     public let limit: Int
 
@@ -49,6 +50,7 @@ public final class ChangeHub: Service, Sendable {
         state = Mutex(State(latest: latest))
         self.limit = limit
         self.tick = tick
+        tickMillis = max(1, tick.milliseconds)
         sleep = { try await clock.sleep(for: $0) }
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
@@ -123,13 +125,12 @@ public final class ChangeHub: Service, Sendable {
     /// The tick at the end of which a wait of `timeout` from now has run out (rounded up).
     private func tickNumber(after timeout: Duration) -> Int64 {
         let deadline = (elapsed() + timeout).milliseconds
-        let size = max(1, tick.milliseconds)
-        return (deadline + size - 1) / size
+        return (deadline + tickMillis - 1) / tickMillis
     }
 
     /// Answers every wait whose time has come with ``WakeReason/timeout``.
     func expireWaits() {
-        let now = elapsed().milliseconds / max(1, tick.milliseconds)
+        let now = elapsed().milliseconds / tickMillis
         let expired: [Waiter] = state.withLock { state in
             var expired: [Waiter] = []
             for tick in state.deadlines.keys where tick <= now {

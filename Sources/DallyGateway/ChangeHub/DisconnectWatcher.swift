@@ -32,11 +32,11 @@ final class DisconnectWatcher: ChannelInboundHandler, RemovableChannelHandler, S
         context.fireErrorCaught(error)
     }
 
-    /// Runs `body` with a watcher for `waiter` on `channel`, removing it afterwards.
+    /// Runs `body` with a watcher for `waiter` on `channel`, removing it afterwards, however
+    /// `body` ends: the connection outlives the wait and must not collect watchers.
     static func watching<T>(
-        _ channel: (any Channel)?, waiter: Waiter, _ body: () async throws -> T
+        _ channel: any Channel, waiter: Waiter, _ body: () async throws -> T
     ) async throws -> T {
-        guard let channel else { return try await body() }
         let watcher = DisconnectWatcher(waiter: waiter)
         do {
             try await channel.pipeline.addHandler(watcher, position: .first).get()
@@ -45,9 +45,8 @@ final class DisconnectWatcher: ChannelInboundHandler, RemovableChannelHandler, S
             waiter.resume(.disconnected)
             return try await body()
         }
+        defer { channel.pipeline.removeHandler(watcher, promise: nil) }
         if !channel.isActive { waiter.resume(.disconnected) }
-        let result = try await body()
-        channel.pipeline.removeHandler(watcher, promise: nil)
-        return result
+        return try await body()
     }
 }

@@ -6,8 +6,8 @@ import NIOCore
 /// (``DisconnectWatcher``).
 public struct GatewayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The client connection; nil only where a test builds a context without one.
-    public let channel: (any Channel)?
+    /// The client connection.
+    public let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
