@@ -20,6 +20,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
+        // System libraries: zstd (request and response bodies, default) and zlib (deflate fallback).
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Whole-body compression and bounded (bomb-safe) decompression over those libraries.
+        .target(name: "DallyCompression", dependencies: ["CZstd", "CZlib"]),
         // Domain values and rules: schemas, rows, ids, policies, error codes. Pure, no I/O.
         .target(name: "DallyCore"),
         // TOML → validated configuration values. Shared by the gateway and (later) the cloud.
@@ -30,20 +35,41 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        // The local replica: SQLite through GRDB, outbox, cursors, group commit.
+        // The gateway ↔ cloud protocol: wire formats, conflict rule, the cloud store's interface. Pure.
+        .target(name: "DallySync", dependencies: ["DallyCore"]),
+        // SQLite through GRDB: the gateway's replica (outbox, cursors, group commit) and the
+        // cloud's embedded primary copy.
         .target(
             name: "DallyStore",
             dependencies: [
                 "DallyCore",
+                "DallySync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // What the gateway's and the cloud's HTTP layers share: error mapping, JSON responses,
+        // strict query parsing, request counting, disconnect watching.
+        .target(
+            name: "DallyHTTP",
+            dependencies: [
+                "DallyCompression",
+                "DallyCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The gateway: HTTP API, ChangeHub long-poll fan-out, stats, wiring as services.
         .target(
             name: "DallyGateway",
             dependencies: [
+                "DallyCompression",
                 "DallyCore",
+                "DallyHTTP",
+                "DallySync",
                 "DallyConfig",
                 "DallyStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -54,6 +80,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The cloud: the primary copy's HTTP API (batches, downstream pages, notify), stats.
+        .target(
+            name: "DallyCloud",
+            dependencies: [
+                "DallyCore",
+                "DallyConfig",
+                "DallyHTTP",
+                "DallyStore",
+                "DallySync",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The command line: `dally gateway`, later `cloud`, `dev`, `client`, `bench`.
@@ -69,6 +110,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression"]),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
         .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig"]),

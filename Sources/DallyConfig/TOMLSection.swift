@@ -41,6 +41,12 @@ struct TOMLSection {
         try string(key) ?? fallback
     }
 
+    /// A string that must be present; `reason` says what is missing.
+    func requiredString(_ key: String, reason: String = "missing") throws(KeyError) -> String {
+        guard let text = try string(key) else { throw KeyError(key: keyPath(key), reason: reason) }
+        return text
+    }
+
     func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws(KeyError) -> Int {
         guard let int = try value(key, .int, "an integer")?.int else { return fallback }
         guard range.contains(int) else {
@@ -53,13 +59,18 @@ struct TOMLSection {
         try value(key, .bool, "true or false")?.bool ?? fallback
     }
 
-    func duration(_ key: String, default fallback: Duration, minimum: Duration = .zero) throws(KeyError) -> Duration {
+    func duration(
+        _ key: String, default fallback: Duration, minimum: Duration = .zero, maximum: Duration? = nil
+    ) throws(KeyError) -> Duration {
         guard let text = try string(key) else { return fallback }
         guard let duration = DurationText.parse(text) else {
             throw KeyError(key: keyPath(key), reason: "bad duration \"\(text)\": expected \(DurationText.expected)")
         }
         guard duration >= minimum else {
             throw KeyError(key: keyPath(key), reason: "must be at least \(DurationText.format(minimum))")
+        }
+        if let maximum, duration > maximum {
+            throw KeyError(key: keyPath(key), reason: "must be at most \(DurationText.format(maximum))")
         }
         return duration
     }

@@ -24,7 +24,13 @@ enum TableDeclarations {
     /// The most columns one table may declare.
     static let maxColumns = 200
 
-    static func read(_ root: TOMLSection, networkClasses: [String]) throws(KeyError) -> [TableSchema] {
+    /// Reads every `[[tables]]` block of `root`.
+    ///
+    /// `networkClasses` are the classes a policy may name, and what an unnamed `networks`
+    /// defaults to. nil (the cloud, which has no `[network]` section) accepts any valid class
+    /// name, so that a gateway's blocks can be pasted as they are, and defaults to
+    /// ``GatewayConfig/defaultNetworkClasses``, so that such blocks read the same on both sides.
+    static func read(_ root: TOMLSection, networkClasses: [String]?) throws(KeyError) -> [TableSchema] {
         var tables: [TableSchema] = []
         var names: Set<String> = []
         for section in try root.sections("tables") {
@@ -37,7 +43,7 @@ enum TableDeclarations {
         return tables
     }
 
-    static func readTable(_ section: TOMLSection, networkClasses: [String]) throws(KeyError) -> TableSchema {
+    static func readTable(_ section: TOMLSection, networkClasses: [String]?) throws(KeyError) -> TableSchema {
         try section.refuseUnknownKeys(keys)
         guard let name = try section.string("name") else {
             throw KeyError(key: section.keyPath("name"), reason: "missing: every table needs a name")
@@ -108,21 +114,32 @@ enum TableDeclarations {
         return columns
     }
 
-    static func readNetworks(_ section: TOMLSection, classes: [String]) throws(KeyError) -> [String] {
-        guard let networks = try section.stringArray("networks") else { return classes }
-        for (i, network) in networks.enumerated() where !classes.contains(network) {
-            throw KeyError(
-                key: "\(section.keyPath("networks"))[\(i)]",
-                reason: "unknown network class '\(network)'; declared classes: \(classes.joined(separator: ", "))"
-            )
+    /// The networks a policy gets when it names none.
+    static func defaultNetworks(_ classes: [String]?) -> [String] { classes ?? GatewayConfig.defaultNetworkClasses }
+
+    static func readNetworks(_ section: TOMLSection, classes: [String]?) throws(KeyError) -> [String] {
+        guard let networks = try section.stringArray("networks") else { return defaultNetworks(classes) }
+        for (i, network) in networks.enumerated() {
+            let key = "\(section.keyPath("networks"))[\(i)]"
+            if let classes, !classes.contains(network) {
+                throw KeyError(
+                    key: key,
+                    reason: "unknown network class '\(network)'; declared classes: \(classes.joined(separator: ", "))"
+                )
+            }
+            guard Identifier.isValidName(network) else {
+                throw KeyError(key: key, reason: "bad network class name '\(network)'")
+            }
         }
         return networks
     }
 
     static func readUpload(
-        _ table: TOMLSection, _ key: String, defaultDelay: Duration, classes: [String]
+        _ table: TOMLSection, _ key: String, defaultDelay: Duration, classes: [String]?
     ) throws(KeyError) -> UploadPolicy {
-        guard let section = try table.section(key) else { return UploadPolicy(maxDelay: defaultDelay, networks: classes) }
+        guard let section = try table.section(key) else {
+            return UploadPolicy(maxDelay: defaultDelay, networks: defaultNetworks(classes))
+        }
         try section.refuseUnknownKeys(["max_delay", "networks"])
         return UploadPolicy(
             maxDelay: try section.duration("max_delay", default: defaultDelay),
@@ -131,10 +148,10 @@ enum TableDeclarations {
     }
 
     static func readDownload(
-        _ table: TOMLSection, _ key: String, defaultPeriod: Duration, classes: [String], objects: Bool
+        _ table: TOMLSection, _ key: String, defaultPeriod: Duration, classes: [String]?, objects: Bool
     ) throws(KeyError) -> DownloadPolicy {
         guard let section = try table.section(key) else {
-            return DownloadPolicy(period: defaultPeriod, networks: classes)
+            return DownloadPolicy(period: defaultPeriod, networks: defaultNetworks(classes))
         }
         try section.refuseUnknownKeys(objects ? ["period", "networks", "on_demand"] : ["period", "networks"])
         return DownloadPolicy(

@@ -21,6 +21,14 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongType = "wrong_type"
         case objectColumn = "object_column"
         case batchRejected = "batch_rejected"
+        /// A batch id a gateway used before, sent again with different content.
+        case batchReused = "batch_reused"
+        /// A `Content-Encoding` the server does not speak.
+        case unsupportedEncoding = "unsupported_encoding"
+        /// A compressed body that does not decompress.
+        case badEncoding = "bad_encoding"
+        /// Sync was asked of a gateway with no cloud configured, or of a local-only table.
+        case syncDisabled = "sync_disabled"
         case tooManyWaiters = "too_many_waiters"
         case shuttingDown = "shutting_down"
         case storage

@@ -58,7 +58,7 @@ public enum Value: Sendable, Equatable {
 }
 
 extension DallyError {
-    static func wrongType(column: Column, got: String) -> DallyError {
+    public static func wrongType(column: Column, got: String) -> DallyError {
         DallyError(
             .wrongType,
             "column '\(column.name)' expects \(column.type.rawValue) (\(column.type.jsonShape)), got \(got)",

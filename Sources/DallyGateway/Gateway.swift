@@ -1,3 +1,4 @@
+import DallyHTTP
 import DallyConfig
 import DallyCore
 import DallyStore
@@ -21,7 +22,7 @@ public struct Gateway {
     public let store: ReplicaStore
     public let hub: ChangeHub
     public let openFiles: OpenFileLimit
-    let router: Router<GatewayRequestContext>
+    let router: Router<DallyRequestContext>
     let logger: Logger
 
     /// Opens the replica and builds the routes.
@@ -44,7 +45,7 @@ public struct Gateway {
         let requests = RequestCounter(registry: registry)
         let authorizer = Authorizer(config: config)
         let access = TableAccess(store: store, authorizer: authorizer, maxBodyBytes: config.limits.maxBodyBytes)
-        let router = Router(context: GatewayRequestContext.self)
+        let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware())
         RowRoutes(access: access).register(on: router)

@@ -1,12 +1,9 @@
 import DallyCore
+import Foundation
 import GRDB
 
-/// Creates Dally's own tables and brings the row tables in line with the configuration.
-///
-/// The catalogue `dally_columns` remembers each table's columns as last opened. On open, a
-/// column or table that is new in the configuration is added; a column whose type changed, a
-/// column that disappeared or a table that disappeared is refused, because going on would
-/// silently drop or reinterpret data a client was told is saved.
+/// Creates the replica's own tables; ``ColumnCatalogue`` brings the row tables in line with
+/// the configuration.
 enum ReplicaSchema {
     static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -30,57 +27,45 @@ enum ReplicaSchema {
                     ) WITHOUT ROWID;
                     """)
         }
-        return migrator
-    }
-
-    /// Creates or migrates the row table of every configured table.
-    ///
-    /// - Throws: ``StoreError`` for a type change, a dropped column or a dropped table.
-    static func reconcile(_ tables: [TableSQL], db: Database) throws {
-        var stored: [String: [(name: String, type: String)]] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT tbl, name, type FROM dally_columns ORDER BY tbl, position") {
-            stored[row[0], default: []].append((row[1], row[2]))
-        }
-        let configured = Set(tables.map(\.schema.name))
-        for name in stored.keys.sorted() where !configured.contains(name) {
-            throw StoreError(
-                "table '\(name)' holds data in the replica but is no longer in the configuration; "
-                    + "declare it again (dropping a table is not supported), or start with an empty data directory"
-            )
-        }
-        for table in tables {
-            let schema = table.schema
-            guard let existing = stored[schema.name] else {
-                for statement in table.createStatements { try db.execute(sql: statement) }
-                try record(schema.columns, of: schema.name, from: 0, db: db)
-                continue
-            }
-            for old in existing {
-                guard let now = schema.column(named: old.name) else {
-                    throw StoreError(
-                        "column '\(schema.name).\(old.name)' (\(old.type)) is in the replica but not in the "
-                            + "configuration; dropping a column is not supported: declare it again"
-                    )
-                }
-                guard now.type.rawValue == old.type else {
-                    throw StoreError(
-                        "column '\(schema.name).\(old.name)' is \(old.type) in the replica but \(now.type.rawValue) "
-                            + "in the configuration; changing a column's type is not supported: add a new column instead"
-                    )
-                }
-            }
-            let added = schema.columns.filter { column in !existing.contains { $0.name == column.name } }
-            for column in added { try db.execute(sql: table.addColumnStatement(column)) }
-            try record(added, of: schema.name, from: existing.count, db: db)
-        }
-    }
-
-    private static func record(_ columns: [DallyCore.Column], of table: String, from position: Int, db: Database) throws {
-        for (offset, column) in columns.enumerated() {
+        migrator.registerMigration("v2-sync") { db in
+            // The replica id names this copy of the data to the cloud; a new data directory is
+            // a new replica, so a gateway that lost its disk is sent its own rows back.
             try db.execute(
-                sql: "INSERT INTO dally_columns (tbl, position, name, type) VALUES (?, ?, ?, ?)",
-                arguments: [table, position + offset, column.name, column.type.rawValue]
-            )
+                sql: """
+                    ALTER TABLE dally_outbox ADD COLUMN parked TEXT;
+                    CREATE TABLE dally_settings (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE dally_cloud_cursors (tbl TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE dally_inflight (
+                        batch TEXT NOT NULL PRIMARY KEY,
+                        created_at INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        body BLOB NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE dally_inflight_rows (
+                        tbl TEXT NOT NULL, row_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (tbl, row_id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE dally_conflicts (
+                        tbl TEXT NOT NULL,
+                        row_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        detected_at INTEGER NOT NULL,
+                        policy TEXT,
+                        winner TEXT,
+                        server_version INTEGER,
+                        server_updated_at INTEGER,
+                        server_deleted INTEGER,
+                        server_values TEXT,
+                        error_code TEXT,
+                        error_message TEXT,
+                        error_field TEXT,
+                        PRIMARY KEY (tbl, row_id)
+                    ) WITHOUT ROWID;
+                    """)
+            try db.execute(
+                sql: "INSERT INTO dally_settings (key, value) VALUES ('replica_id', ?)",
+                arguments: [UUID().uuidString.lowercased()])
         }
+        return migrator
     }
 }

@@ -31,10 +31,12 @@ public final class ReplicaStore: Sendable {
 
     public let directory: String
     public let databasePath: String
-    private let tables: [String: TableSQL]
-    private let pool: DatabasePool
+    /// This copy of the data's id, sent to the cloud so that its own changes are not echoed back.
+    public let replicaID: String
+    let tables: [String: TableSQL]
+    let pool: DatabasePool
     private let ledger: CommitLedger
-    private let groupCommit: GroupCommit
+    let groupCommit: GroupCommit
     private let lock: DataDirectoryLock
 
     /// Opens (creating if needed) the replica in `directory` and migrates it to `tables`.
@@ -66,18 +68,22 @@ public final class ReplicaStore: Sendable {
         let pool = try DatabasePool(path: path, configuration: configuration)
         let tableSQL = tables.map(TableSQL.init(schema:))
         try ReplicaSchema.migrator().migrate(pool)
-        let initial = try pool.write { db in
-            try ReplicaSchema.reconcile(tableSQL, db: db)
-            return try Self.loadCommitted(tableSQL, db: db)
+        let (initial, replicaID) = try pool.write { db in
+            try ColumnCatalogue.reconcile(tableSQL, db: db)
+            let replicaID = try String.fetchOne(db, sql: "SELECT value FROM dally_settings WHERE key = 'replica_id'")
+            return (try Self.loadCommitted(tableSQL, db: db), replicaID ?? "")
         }
-        return ReplicaStore(directory: directory, path: path, tables: tableSQL, pool: pool, initial: initial, lock: lock, now: now)
+        return ReplicaStore(
+            directory: directory, path: path, replicaID: replicaID, tables: tableSQL, pool: pool, initial: initial,
+            lock: lock, now: now)
     }
 
     private init(
-        directory: String, path: String, tables: [TableSQL], pool: DatabasePool, initial: CommitLedger.State,
-        lock: DataDirectoryLock, now: @escaping @Sendable () -> Int64
+        directory: String, path: String, replicaID: String, tables: [TableSQL], pool: DatabasePool,
+        initial: CommitLedger.State, lock: DataDirectoryLock, now: @escaping @Sendable () -> Int64
     ) {
         self.directory = directory
+        self.replicaID = replicaID
         self.databasePath = path
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.schema.name, $0) })
         self.pool = pool
@@ -130,12 +136,7 @@ public final class ReplicaStore: Sendable {
     }
 
     /// Bytes on disk of the database and its write-ahead log.
-    public var sizeOnDisk: Int64 {
-        [databasePath, databasePath + "-wal"].reduce(0) { total, path in
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-            return total + (size ?? 0)
-        }
-    }
+    public var sizeOnDisk: Int64 { DatabaseFiles.bytes(of: databasePath) }
 
     func tableSQL(_ table: String) throws(DallyError) -> TableSQL {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "no table named '\(table)'") }

@@ -34,19 +34,19 @@ enum RowDecoding {
         }
     }
 
-    /// Reads a row selected with ``TableSQL/selectList``.
-    static func storedRow(_ row: Row, schema: TableSchema) -> StoredRow {
+    /// Reads a row selected with ``TableSQL/selectList``, starting `offset` columns in.
+    static func storedRow(_ row: Row, schema: TableSchema, offset: Int = 0) -> StoredRow {
         var values: [Value] = []
         values.reserveCapacity(schema.columns.count)
         for (i, column) in schema.columns.enumerated() {
-            values.append(value(row[5 + i] as DatabaseValue, type: column.type))
+            values.append(value(row[offset + 5 + i] as DatabaseValue, type: column.type))
         }
         return StoredRow(
-            id: row[0],
-            seq: row[1],
-            updatedAt: row[2],
-            deleted: row[3] as Int64 != 0,
-            version: row[4],
+            id: row[offset],
+            seq: row[offset + 1],
+            updatedAt: row[offset + 2],
+            deleted: row[offset + 3] as Int64 != 0,
+            version: row[offset + 4],
             values: values
         )
     }

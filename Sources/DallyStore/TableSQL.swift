@@ -6,7 +6,7 @@ import DallyCore
 /// A table `orders` with columns `customer`, `total` is stored as
 /// `"t_orders"(id, seq, updated_at, deleted, version, "c_customer", "c_total")`: the prefixes keep
 /// user names apart from row metadata and from SQL keywords.
-struct TableSQL: Sendable {
+struct TableSQL: StoredTable, Sendable {
     let schema: TableSchema
     let sqlTable: String
     let sqlColumns: [String]
@@ -29,6 +29,11 @@ struct TableSQL: Sendable {
             INSERT INTO \(sqlTable) (\(insertColumns)) VALUES (\(placeholders)) \
             ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))
             """
+    }
+
+    /// ``selectList`` with every column qualified by `alias`, for joins.
+    func selectList(qualifiedBy alias: String) -> String {
+        (["id", "seq", "updated_at", "deleted", "version"] + sqlColumns).map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 
     /// `CREATE TABLE` for a table seen for the first time.

@@ -19,24 +19,12 @@ private let minimal = """
     """
 
 private func parse(_ text: String) throws -> GatewayConfig {
-    try GatewayConfig.parse(text: text, file: "dally.toml")
+    try GatewayConfig.parse(text: text, file: testFileName)
 }
 
 /// Parses `text`, returning the error it throws, or nil when it is valid.
 private func configError(_ text: String) -> ConfigError? {
-    do {
-        _ = try GatewayConfig.parse(text: text, file: "dally.toml")
-        return nil
-    } catch {
-        return error
-    }
-}
-
-/// The 1-based number of the only line of `text` that contains `fragment`.
-private func line(containing fragment: String, in text: String) -> Int? {
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-    let matches = lines.indices.filter { lines[$0].contains(fragment) }
-    return matches.count == 1 ? matches[0] + 1 : nil
+    configError(text, GatewayConfig.parse(text:file:))
 }
 
 // MARK: - Valid configurations
@@ -279,14 +267,8 @@ struct GatewayConfigRefusalTests {
     private func expectRefusal(
         _ text: String, key: String?, reason: String, sourceLocation: SourceLocation = #_sourceLocation
     ) -> ConfigError? {
-        guard let error = configError(text) else {
-            Issue.record("expected the configuration to be refused for \(key ?? "nil")", sourceLocation: sourceLocation)
-            return nil
-        }
-        #expect(error.file == "dally.toml", sourceLocation: sourceLocation)
-        #expect(error.key == key, "\(error)", sourceLocation: sourceLocation)
-        #expect(error.reason.contains(reason), "\(error)", sourceLocation: sourceLocation)
-        return error
+        DallyConfigTests.expectRefusal(
+            text, key: key, reason: reason, parse: GatewayConfig.parse(text:file:), sourceLocation: sourceLocation)
     }
 
     // Syntax

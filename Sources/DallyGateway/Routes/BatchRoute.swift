@@ -1,3 +1,4 @@
+import DallyHTTP
 import DallyCore
 import DallyStore
 import Hummingbird
@@ -17,11 +18,11 @@ struct BatchRoute: Sendable {
     let access: TableAccess
     let maxRows: Int
 
-    func register(on router: Router<GatewayRequestContext>) {
+    func register(on router: Router<DallyRequestContext>) {
         router.post("/v1/tables/:table/batch") { request, context in try await handle(request, context) }
     }
 
-    func handle(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+    func handle(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
         guard case .object(let members)? = try await access.jsonBody(request) else {
             throw DallyError(.badRequest, "the body must be an object with created, updated and/or deleted arrays")

@@ -1,3 +1,4 @@
+import DallyHTTP
 import DallyCore
 import DallyStore
 import Hummingbird
@@ -17,7 +18,7 @@ struct FeedRoutes: Sendable {
     let maxWait: Duration
     static let defaultPageRows = 100
 
-    func register(on router: Router<GatewayRequestContext>) {
+    func register(on router: Router<DallyRequestContext>) {
         router.get("/v1/tables/:table/rows") { request, context in try await rows(request, context) }
         router.get("/v1/tables/:table/changes") { request, context in
             let schema = try access.schema(request, context, write: false)
@@ -26,7 +27,7 @@ struct FeedRoutes: Sendable {
         router.get("/v1/changes") { request, context in try await changes(request, context, tables: nil) }
     }
 
-    func rows(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+    func rows(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: false)
         let query = try QueryParameters(request, allowed: ["since", "limit", "where", "include_deleted"])
         let since = try query.since()
@@ -43,7 +44,7 @@ struct FeedRoutes: Sendable {
 
     /// Answers at once when a change after `since` exists; otherwise parks on the hub until one
     /// arrives, the wait runs out, the client leaves or the gateway stops.
-    func changes(_ request: Request, _ context: GatewayRequestContext, tables requested: [String]?) async throws -> Response {
+    func changes(_ request: Request, _ context: DallyRequestContext, tables requested: [String]?) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["since", "limit", "wait", "tables"])
         let tables = try requested ?? resolveTables(request, query.list("tables"))
         let since = try query.since()
@@ -55,7 +56,7 @@ struct FeedRoutes: Sendable {
         }
         let waiter = Waiter()
         let hub = self.hub
-        let reason = try await DisconnectWatcher.watching(context.channel, waiter: waiter) {
+        let reason = try await DisconnectWatcher.watching(context.channel, onDisconnect: { waiter.resume(.disconnected) }) {
             try await hub.wait(waiter, tables: tables, since: since, timeout: wait)
         }
         switch reason {

@@ -1,3 +1,4 @@
+import DallyHTTP
 import DallyCore
 import Hummingbird
 
@@ -6,7 +7,7 @@ struct OperationsRoutes: Sendable {
     let authorizer: Authorizer
     let stats: GatewayStats
 
-    func register(on router: Router<GatewayRequestContext>) {
+    func register(on router: Router<DallyRequestContext>) {
         router.get("/healthz") { _, _ in
             var writer = JSONWriter()
             writer.raw("{\"status\":\"ok\"}")

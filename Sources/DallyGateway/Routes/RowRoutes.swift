@@ -1,3 +1,4 @@
+import DallyHTTP
 import DallyCore
 import DallyStore
 import Foundation
@@ -7,7 +8,7 @@ import Hummingbird
 struct RowRoutes: Sendable {
     let access: TableAccess
 
-    func register(on router: Router<GatewayRequestContext>) {
+    func register(on router: Router<DallyRequestContext>) {
         let path = "/v1/tables/:table/rows/:id"
         router.put(RouterPath(path)) { request, context in try await write(request, context, kind: .put) }
         router.patch(RouterPath(path)) { request, context in try await write(request, context, kind: .patch) }
@@ -15,7 +16,7 @@ struct RowRoutes: Sendable {
         router.get(RouterPath(path)) { request, context in try await read(request, context) }
     }
 
-    func write(_ request: Request, _ context: GatewayRequestContext, kind: RowWrite.Kind) async throws -> Response {
+    func write(_ request: Request, _ context: DallyRequestContext, kind: RowWrite.Kind) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
         let id = context.parameters.get("id") ?? ""
         let body = try await access.jsonBody(request)
@@ -31,7 +32,7 @@ struct RowRoutes: Sendable {
         }
     }
 
-    func read(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+    func read(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: false)
         let id = context.parameters.get("id") ?? ""
         guard Identifier.isValidRowID(id) else { throw DallyError.invalidRowID(id) }

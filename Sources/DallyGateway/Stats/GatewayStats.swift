@@ -1,3 +1,4 @@
+import DallyHTTP
 import DallyCore
 import DallyStore
 import Foundation
@@ -53,23 +54,9 @@ struct GatewayStats: Sendable {
             if let oldest = pending?.oldestFirstDirtyAt { w.int(max(0, now - oldest)) } else { w.null() }
             w.raw("}")
         }
-        w.raw("},\"requests\":[")
-        let requests = requests.snapshot.sorted {
-            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
-        }
-        for (i, entry) in requests.enumerated() {
-            if i > 0 { w.raw(",") }
-            w.raw("{\"route\":")
-            w.string(entry.key.route)
-            w.raw(",\"method\":")
-            w.string(entry.key.method)
-            w.raw(",\"status\":")
-            w.int(Int64(entry.key.status))
-            w.raw(",\"count\":")
-            w.int(entry.value)
-            w.raw("}")
-        }
-        w.raw("]}")
+        w.raw("},\"requests\":")
+        requests.write(to: &w)
+        w.raw("}")
         return w
     }
 

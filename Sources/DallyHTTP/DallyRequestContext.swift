@@ -4,7 +4,7 @@ import NIOCore
 /// The per-request context of the gateway's routes: Hummingbird's core context plus the
 /// connection's channel, on which a parked long-poll watches for its client leaving
 /// (``DisconnectWatcher``).
-public struct GatewayRequestContext: RequestContext {
+public struct DallyRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client connection.
     public let channel: any Channel

@@ -4,14 +4,15 @@ import Logging
 
 extension DallyError.Code {
     /// The HTTP status for each error code. The only place where domain errors meet HTTP.
-    var status: HTTPResponse.Status {
+    public var status: HTTPResponse.Status {
         switch self {
-        case .malformedJSON, .badRequest, .badQuery, .invalidID: .badRequest
+        case .malformedJSON, .badRequest, .badQuery, .invalidID, .badEncoding: .badRequest
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
         case .unknownTable, .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
-        case .versionMismatch: .conflict
+        case .versionMismatch, .batchReused, .syncDisabled: .conflict
+        case .unsupportedEncoding: .unsupportedMediaType
         case .bodyTooLarge, .tooManyRows: .contentTooLarge
         case .unknownColumn, .wrongType, .objectColumn, .batchRejected: .unprocessableContent
         case .tooManyWaiters, .shuttingDown: .serviceUnavailable
@@ -31,8 +32,10 @@ extension DallyError: HTTPResponseError {
 /// Turns every error a handler throws into Dally's JSON error shape, so that clients see one
 /// format whatever failed: Hummingbird's own errors (no route, body too large) get a code by
 /// their status, and anything unexpected is logged and answered as `internal`.
-struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as DallyError {
@@ -43,7 +46,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try DallyError(Self.code(for: error.status), "\(error)").response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            return try DallyError(.internalError, "the gateway could not complete the request; see its log")
+            return try DallyError(.internalError, "the server could not complete the request; see its log")
                 .response(from: request, context: context)
         }
     }
@@ -52,7 +55,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         let code = code(for: error.status)
         let message: String =
             switch code {
-            case .bodyTooLarge: "the request body is larger than the gateway accepts (limits.max_body_bytes)"
+            case .bodyTooLarge: "the request body is larger than the server accepts (limits.max_body_bytes)"
             case .notFound: "no such route"
             case .methodNotAllowed: "method not allowed on this route"
             default: error.body ?? error.status.reasonPhrase

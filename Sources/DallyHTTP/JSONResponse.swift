@@ -2,12 +2,12 @@ import DallyCore
 import Hummingbird
 
 /// Builds JSON responses from a ``JSONWriter``'s bytes.
-enum JSONResponse {
-    static func make(_ writer: JSONWriter, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+public enum JSONResponse {
+    public static func make(_ writer: JSONWriter, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         make(ByteBuffer(bytes: writer.bytes), status: status, headers: headers)
     }
 
-    static func make(_ body: ByteBuffer, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    public static func make(_ body: ByteBuffer, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body))
@@ -16,7 +16,7 @@ enum JSONResponse {
     /// `{"error":{"code":…,"message":…,"field":…},"current":{…}}`: `current` (the row as it is
     /// now) only for a version mismatch when the table's schema is known; `Retry-After` when
     /// the gateway is momentarily full or stopping.
-    static func error(_ error: DallyError, schema: TableSchema? = nil) -> Response {
+    public static func error(_ error: DallyError, schema: TableSchema? = nil) -> Response {
         var writer = JSONWriter()
         writer.raw("{\"error\":{\"code\":")
         writer.string(error.code.rawValue)
@@ -38,7 +38,7 @@ enum JSONResponse {
     }
 
     /// A single row, with its sequence number as the ETag.
-    static func row(_ row: StoredRow, schema: TableSchema) -> Response {
+    public static func row(_ row: StoredRow, schema: TableSchema) -> Response {
         var writer = JSONWriter()
         row.write(to: &writer, schema: schema)
         return make(writer, headers: [.eTag: "\"\(row.seq)\""])

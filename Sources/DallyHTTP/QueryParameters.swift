@@ -4,10 +4,10 @@ import HummingbirdCore
 
 /// Strict reading of query parameters: unknown names and malformed values are refused with
 /// `bad_query` naming the parameter, so that a typo (`sinse=`) never silently means "from 0".
-struct QueryParameters {
+public struct QueryParameters {
     private let parameters: FlatDictionary<Substring, Substring>
 
-    init(_ request: Request, allowed: Set<String>) throws(DallyError) {
+    public init(_ request: Request, allowed: Set<String>) throws(DallyError) {
         parameters = request.uri.queryParameters
         for (key, _) in parameters where !allowed.contains(String(key)) {
             throw DallyError(
@@ -17,7 +17,7 @@ struct QueryParameters {
     }
 
     /// A local sequence cursor: a non-negative integer, 0 when absent.
-    func since() throws(DallyError) -> Int64 {
+    public func since() throws(DallyError) -> Int64 {
         guard let text = parameters["since"], !text.isEmpty else { return 0 }
         guard let value = Int64(text), value >= 0 else {
             throw DallyError(.badQuery, "'since' must be a non-negative integer (a seq from an earlier answer)", field: "since")
@@ -26,7 +26,7 @@ struct QueryParameters {
     }
 
     /// A page size from 1 to `maximum`, `fallback` when absent.
-    func limit(fallback: Int, maximum: Int) throws(DallyError) -> Int {
+    public func limit(fallback: Int, maximum: Int) throws(DallyError) -> Int {
         guard let text = parameters["limit"] else { return min(fallback, maximum) }
         guard let value = Int(text), (1...maximum).contains(value) else {
             throw DallyError(.badQuery, "'limit' must be an integer from 1 to \(maximum)", field: "limit")
@@ -36,7 +36,7 @@ struct QueryParameters {
 
     /// How long to hold a long-poll: seconds (`25`, `2.5`) or a duration (`30s`, `2m`); zero
     /// when absent; capped at `maximum`.
-    func wait(maximum: Duration) throws(DallyError) -> Duration {
+    public func wait(maximum: Duration) throws(DallyError) -> Duration {
         guard let text = parameters["wait"], !text.isEmpty else { return .zero }
         let duration: Duration
         if let seconds = Double(text), seconds.isFinite, seconds >= 0 {
@@ -50,7 +50,7 @@ struct QueryParameters {
     }
 
     /// `true`/`false`, `fallback` when absent.
-    func bool(_ name: String, fallback: Bool) throws(DallyError) -> Bool {
+    public func bool(_ name: String, fallback: Bool) throws(DallyError) -> Bool {
         guard let text = parameters[Substring(name)] else { return fallback }
         switch text {
         case "true", "1": return true
@@ -59,8 +59,13 @@ struct QueryParameters {
         }
     }
 
+    /// The text of a parameter, nil when absent.
+    public func string(_ name: String) -> String? {
+        parameters[Substring(name)].map(String.init)
+    }
+
     /// A comma-separated list, nil when absent.
-    func list(_ name: String) -> [String]? {
+    public func list(_ name: String) -> [String]? {
         parameters[Substring(name)].map { $0.split(separator: ",").map(String.init) }
     }
 
@@ -69,7 +74,7 @@ struct QueryParameters {
     /// The value is read as the column's type: `true`/`false` for BOOLEAN, a number for INTEGER
     /// and REAL, the text as is for TEXT; `null` matches a null value. JSON, BLOB and OBJECT
     /// columns cannot be filtered.
-    func filters(schema: TableSchema) throws(DallyError) -> [(column: String, value: Value)] {
+    public func filters(schema: TableSchema) throws(DallyError) -> [(column: String, value: Value)] {
         var filters: [(column: String, value: Value)] = []
         for clause in parameters[values: "where"] {
             guard let colon = clause.firstIndex(of: ":") else {
@@ -85,7 +90,7 @@ struct QueryParameters {
         return filters
     }
 
-    static func filterValue(_ text: String, column: Column) throws(DallyError) -> Value {
+    public static func filterValue(_ text: String, column: Column) throws(DallyError) -> Value {
         if text == "null" { return .null }
         let value: Value? =
             switch column.type {

@@ -1,0 +1,117 @@
+import DallyConfig
+import DallyCore
+import DallyHTTP
+import DallyStore
+import DallySync
+import Foundation
+import Hummingbird
+import Logging
+import Prometheus
+import ServiceLifecycle
+
+/// A running cloud's parts, wired from a ``CloudConfig``: the store, the notify hub and the
+/// HTTP application.
+///
+/// ```swift
+/// let cloud = try Cloud(config: try CloudConfig.load(path: "config/cloud.toml"), logger: logger)
+/// try await cloud.run()
+/// ```
+public struct Cloud<C: Clock> where C.Duration == Duration {
+    public let config: CloudConfig
+    public let store: any CloudStore
+    public let hub: NotifyHub<C>
+    let router: Router<DallyRequestContext>
+    let logger: Logger
+
+    /// Opens the embedded SQLite store and builds the routes.
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be opened or migrated.
+    public init(config: CloudConfig, logger: Logger, clock: C = ContinuousClock()) throws {
+        let store = try SQLiteCloudStore.open(
+            directory: config.server.dataDirectory, tables: config.tables, synchronousFull: config.store.synchronousFull)
+        self.init(config: config, store: store, logger: logger, clock: clock)
+    }
+
+    /// Wires the routes over any ``CloudStore``.
+    public init(config: CloudConfig, store: any CloudStore, logger: Logger, clock: C) {
+        self.config = config
+        self.store = store
+        self.logger = logger
+        let openFiles = OpenFileLimit.raise()
+        let hub = NotifyHub(
+            versions: store.versions, limit: min(config.limits.maxWaiters, openFiles.maxWaiters(configured: 0)),
+            clock: clock)
+        self.hub = hub
+        store.observeCommits { hub.publish($0) }
+
+        let registry = PrometheusCollectorRegistry()
+        let requests = RequestCounter(registry: registry)
+        let counters = CloudCounters(registry: registry)
+        let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
+        let router = Router(context: DallyRequestContext.self)
+        router.middlewares.add(RequestCountingMiddleware(counter: requests))
+        router.middlewares.add(ErrorMiddleware())
+        BatchesRoute(
+            store: store, authenticator: authenticator,
+            limits: .init(
+                maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
+                maxRowsPerBatch: config.limits.maxRowsPerBatch, maxPageRows: config.limits.maxPageRows),
+            counters: counters
+        ).register(on: router)
+        DownstreamRoutes(
+            store: store, authenticator: authenticator, hub: hub, clock: clock, maxPageRows: config.limits.maxPageRows,
+            maxWait: config.limits.maxWait
+        ).register(on: router)
+        CloudOperationsRoutes(
+            store: store, authenticator: authenticator, hub: hub, counters: counters, requests: requests,
+            registry: registry, startedAt: Date()
+        ).register(on: router)
+        self.router = router
+    }
+
+    /// The HTTP application, for running inside a larger service group or in tests.
+    ///
+    /// - Parameter port: overrides the configured port (0 picks a free one).
+    public func application(
+        port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(config.server.host, port: port ?? config.server.port), serverName: "dally-cloud",
+                backlog: config.server.backlog),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// The services of a running cloud, in start order: the server, then the hub (stopped
+    /// first, so parked notify polls are answered before the server drains), then upkeep.
+    public func services(port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> [any Service]
+    {
+        [
+            application(port: port, onServerRunning: onServerRunning), hub,
+            AnswerKeeper(store: store, keep: config.keepAnswers, every: .seconds(3600), logger: logger),
+        ]
+    }
+
+    /// Serves until SIGTERM or SIGINT, then answers every notify long-poll, drains requests and
+    /// closes the store.
+    public func run() async throws {
+        let (logger, config) = (self.logger, self.config)
+        let services = services { port in
+            logger.info(
+                "cloud listening",
+                metadata: [
+                    "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
+                    "tables": "\(config.tables.count)", "gateways": "\(config.gateways.count)",
+                ])
+        }
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        try store.close()
+        logger.info("cloud stopped")
+    }
+}

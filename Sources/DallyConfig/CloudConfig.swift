@@ -1,0 +1,163 @@
+import DallyCore
+
+/// Everything `dally cloud` needs, read from one TOML file. Plain values: no TOML types leak
+/// past ``CloudConfig/load(path:)``.
+public struct CloudConfig: Sendable {
+    /// `[server]`; see ``ServerSettings/cloudDefaults`` for what is left out.
+    public var server: Server
+    /// `[store]`.
+    public var store: Store
+    /// `[limits]`.
+    public var limits: Limits
+    /// How long a batch's answer is kept, so that a gateway retrying the batch gets the same
+    /// answer rather than applying it twice (`[batches] keep_answers`).
+    public var keepAnswers: Duration
+    /// The bearer token for /stats and /metrics (`[admin] token`).
+    public var adminToken: String
+    /// The gateways allowed to sync, at least one (`[[gateways]]`).
+    public var gateways: [GatewayCredential]
+    /// The tables, declared exactly as on the gateways (`[[tables]]`).
+    public var tables: [TableSchema]
+
+    /// `[server]`, shared with the gateway.
+    public typealias Server = ServerSettings
+    /// `[store]`, shared with the gateway.
+    public typealias Store = StoreSettings
+
+    /// `[limits]`: the most a request may ask of the cloud.
+    public struct Limits: Sendable, Equatable, RequestLimits {
+        /// The largest request body as sent, compressed or not.
+        public var maxBodyBytes = 8 * 1024 * 1024
+        /// The largest request body once decompressed; at least ``maxBodyBytes``.
+        public var maxDecompressedBytes = 64 * 1024 * 1024
+        /// The most rows in one uploaded batch.
+        public var maxRowsPerBatch = 10_000
+        /// The most rows in one downstream page.
+        public var maxPageRows = 1_000
+        /// The most notify long-polls held at once.
+        public var maxWaiters = 10_000
+        /// The longest notify wait honoured; longer asks are cut to it.
+        public var maxWait: Duration = .seconds(120)
+
+        public init() {}
+    }
+
+    /// The default of ``keepAnswers``: a week.
+    public static let defaultKeepAnswers: Duration = .seconds(7 * 86_400)
+
+    public init(
+        server: Server = .cloudDefaults,
+        store: Store = Store(),
+        limits: Limits = Limits(),
+        keepAnswers: Duration = defaultKeepAnswers,
+        adminToken: String,
+        gateways: [GatewayCredential],
+        tables: [TableSchema]
+    ) {
+        self.server = server
+        self.store = store
+        self.limits = limits
+        self.keepAnswers = keepAnswers
+        self.adminToken = adminToken
+        self.gateways = gateways
+        self.tables = tables
+    }
+
+    /// Reads and validates the file at `path`.
+    ///
+    /// - Throws: ``ConfigError`` naming the file, key, line (where known) and reason.
+    public static func load(path: String) throws(ConfigError) -> CloudConfig {
+        try ConfigFile.read(path: path, parse: parse)
+    }
+
+    /// Validates a configuration given as TOML text; `file` names it in errors.
+    public static func parse(text: String, file: String = "<config>") throws(ConfigError) -> CloudConfig {
+        try ConfigFile.parse(text: text, file: file, parse: parse)
+    }
+
+    static func parse(_ root: TOMLSection) throws(KeyError) -> CloudConfig {
+        try root.refuseUnknownKeys(["server", "store", "limits", "batches", "admin", "gateways", "tables"])
+        let server = try ServerSettings.read(root, defaults: .cloudDefaults)
+        let store = try StoreSettings.read(root)
+        var limits = Limits()
+        if let section = try limits.readShared(root, waiters: 1...1_000_000, extraKeys: ["max_decompressed_bytes"]) {
+            limits.maxDecompressedBytes = try section.int(
+                "max_decompressed_bytes", default: limits.maxDecompressedBytes, range: 1024...(1 << 34))
+        }
+        guard limits.maxDecompressedBytes >= limits.maxBodyBytes else {
+            throw KeyError(
+                key: "limits.max_decompressed_bytes",
+                reason: "must be at least max_body_bytes (\(limits.maxBodyBytes))"
+            )
+        }
+
+        var keepAnswers = defaultKeepAnswers
+        if let section = try root.section("batches") {
+            try section.refuseUnknownKeys(["keep_answers"])
+            keepAnswers = try section.duration("keep_answers", default: keepAnswers, minimum: .seconds(60))
+        }
+
+        let adminToken = try Secrets.readAdminToken(root)
+        var tokens: Set<String> = [adminToken]
+        let gateways = try readGateways(root, tokens: &tokens)
+        let tables = try TableDeclarations.read(root, networkClasses: nil)
+        return CloudConfig(
+            server: server, store: store, limits: limits, keepAnswers: keepAnswers, adminToken: adminToken,
+            gateways: gateways, tables: tables
+        )
+    }
+
+    /// Reads `[[gateways]]`: at least one, ids distinct (ignoring case), secrets missing from
+    /// `tokens` and added to it.
+    static func readGateways(_ root: TOMLSection, tokens: inout Set<String>) throws(KeyError) -> [GatewayCredential] {
+        var gateways: [GatewayCredential] = []
+        var ids: Set<String> = []
+        for section in try root.sections("gateways") {
+            try section.refuseUnknownKeys(["id", "secret"])
+            let id = try section.requiredString("id")
+            try GatewayCredential.checkID(id, key: section.keyPath("id"))
+            guard ids.insert(id.lowercased()).inserted else {
+                throw KeyError(key: section.keyPath("id"), reason: "duplicate gateway id '\(id)'")
+            }
+            let secret = try Secrets.readDistinct(section, "secret", taken: &tokens)
+            gateways.append(GatewayCredential(id: id, secret: secret))
+        }
+        guard !gateways.isEmpty else {
+            throw KeyError(key: "gateways", reason: "missing: declare at least one [[gateways]] with an id and a secret")
+        }
+        return gateways
+    }
+}
+
+/// A gateway allowed to sync with the cloud: its id and the secret it proves it with.
+public struct GatewayCredential: Sendable, Equatable {
+    /// The gateway's id; see ``isValidID(_:)``.
+    public var id: String
+    /// The shared secret; the gateway's `[cloud] secret` holds the same.
+    public var secret: String
+
+    public init(id: String, secret: String) {
+        self.id = id
+        self.secret = secret
+    }
+
+    /// The longest id accepted.
+    public static let maxIDLength = 63
+
+    /// Whether `id` is a valid gateway id: 1 to 63 ASCII letters, digits, `_` or `-`.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = id.utf8
+        guard !bytes.isEmpty, bytes.count <= maxIDLength else { return false }
+        return bytes.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    static func checkID(_ id: String, key: String) throws(KeyError) {
+        guard isValidID(id) else {
+            throw KeyError(key: key, reason: "bad gateway id '\(id)': use 1 to \(maxIDLength) letters, digits, _ or -")
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import DallyCore
+import Foundation
+
+/// How a gateway reaches its cloud: the gateway's `[cloud]` section.
+///
+/// ```toml
+/// [cloud]
+/// url = "http://127.0.0.1:8090"
+/// gateway_id = "gateway-a"
+/// secret = "dev-gateway-a-secret-change-me"
+/// ```
+public struct CloudLink: Sendable, Equatable {
+    /// How request bodies sent to the cloud are compressed. The names only: DallyConfig does
+    /// not depend on a compression library.
+    public enum Compression: String, Sendable, CaseIterable {
+        case zstd
+        case deflate
+        case none
+
+        /// The levels this compression accepts; nil when it takes none.
+        public var levels: ClosedRange<Int>? {
+            switch self {
+            case .zstd: 1...19
+            case .deflate: 1...9
+            case .none: nil
+            }
+        }
+    }
+
+    /// The cloud's base URL, `http://` or `https://`, without a trailing slash.
+    public var url: String
+    /// This gateway's id at the cloud: one of the cloud's `[[gateways]]`.
+    public var gatewayID: String
+    /// The secret this gateway proves its id with; the cloud holds the same.
+    public var secret: String
+    /// How request bodies are compressed.
+    public var compression: Compression = .zstd
+    /// The compression level, within ``Compression/levels``; unused for ``Compression/none``.
+    public var level = 3
+    /// How often the outbox is sent to the cloud (until the delay-tolerant scheduler decides).
+    public var syncInterval: Duration = .seconds(5)
+    /// How long the cloud holds a notify long-poll before answering that nothing changed.
+    public var notifyWait: Duration = .seconds(60)
+    /// The longest wait for the cloud's answer to one request; a notify long-poll may take
+    /// ``notifyWait`` on top.
+    public var requestTimeout: Duration = .seconds(30)
+    /// The first wait before retrying a failed request; later waits grow up to ``retryMax``.
+    public var retryMin: Duration = .milliseconds(500)
+    /// The longest wait between retries.
+    public var retryMax: Duration = .seconds(60)
+    /// The most outbox rows sent in one batch.
+    public var maxBatchRows = 5_000
+
+    /// A link with every optional key at its default.
+    public init(url: String, gatewayID: String, secret: String) {
+        self.url = url
+        self.gatewayID = gatewayID
+        self.secret = secret
+    }
+
+    static let keys = [
+        "url", "gateway_id", "secret", "compression", "level", "sync_interval", "notify_wait",
+        "request_timeout", "retry_min", "retry_max", "max_batch_rows",
+    ]
+
+    /// Reads `[cloud]` from a gateway file; nil when it is absent. The secret must not be one
+    /// of `otherTokens` (the gateway's admin and client tokens).
+    static func read(_ root: TOMLSection, otherTokens: Set<String>) throws(KeyError) -> CloudLink? {
+        guard let section = try root.section("cloud") else { return nil }
+        try section.refuseUnknownKeys(keys)
+        let url = try readURL(section)
+        let gatewayID = try section.requiredString("gateway_id")
+        try GatewayCredential.checkID(gatewayID, key: section.keyPath("gateway_id"))
+        var tokens = otherTokens
+        var link = CloudLink(
+            url: url, gatewayID: gatewayID, secret: try Secrets.readDistinct(section, "secret", taken: &tokens))
+
+        let compressionText = try section.string("compression", default: link.compression.rawValue)
+        guard let compression = Compression(rawValue: compressionText) else {
+            throw KeyError(
+                key: section.keyPath("compression"),
+                reason: "'\(compressionText)': use one of \(Compression.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        link.compression = compression
+        link.level = try section.int("level", default: link.level, range: Int.min...Int.max)
+        if let levels = compression.levels, !levels.contains(link.level) {
+            throw KeyError(
+                key: section.keyPath("level"),
+                reason: "\(link.level) is out of range \(levels.lowerBound)…\(levels.upperBound) for \(compression.rawValue)"
+            )
+        }
+
+        link.syncInterval = try section.duration("sync_interval", default: link.syncInterval, minimum: .milliseconds(100))
+        link.notifyWait = try section.duration(
+            "notify_wait", default: link.notifyWait, minimum: .seconds(1), maximum: .seconds(600))
+        link.requestTimeout = try section.duration("request_timeout", default: link.requestTimeout, minimum: .seconds(1))
+        link.retryMin = try section.duration("retry_min", default: link.retryMin, minimum: .milliseconds(1))
+        link.retryMax = try section.duration("retry_max", default: link.retryMax, minimum: .milliseconds(1))
+        guard link.retryMax >= link.retryMin else {
+            throw KeyError(
+                key: section.keyPath("retry_max"),
+                reason: "must be at least retry_min (\(DurationText.format(link.retryMin)))"
+            )
+        }
+        link.maxBatchRows = try section.int("max_batch_rows", default: link.maxBatchRows, range: 1...1_000_000)
+        return link
+    }
+
+    /// Reads the required `url`: http or https with a host, no query or fragment. Trailing
+    /// slashes are dropped so that paths can be appended as they are.
+    static func readURL(_ section: TOMLSection) throws(KeyError) -> String {
+        let text = try section.requiredString("url", reason: "missing: the cloud's base URL, e.g. http://127.0.0.1:8090")
+        var url = Substring(text)
+        while url.hasSuffix("/") { url = url.dropLast() }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"),
+            let parts = URLComponents(string: String(url)), let host = parts.host, !host.isEmpty,
+            parts.query == nil, parts.fragment == nil
+        else {
+            throw KeyError(
+                key: section.keyPath("url"),
+                reason: "'\(text)': expected http://host[:port][/path] or https://…, without ?query or #fragment"
+            )
+        }
+        return String(url)
+    }
+}

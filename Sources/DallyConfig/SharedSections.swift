@@ -1,0 +1,132 @@
+import DallyCore
+
+/// The `[server]` section: where a server listens, where it keeps its data and how much it
+/// logs. The gateway and the cloud read it the same way; only the defaults differ
+/// (``gatewayDefaults``, ``cloudDefaults``).
+public struct ServerSettings: Sendable, Equatable {
+    /// The address to listen on; `"0.0.0.0"` for every interface.
+    public var host: String
+    /// The TCP port; 0 lets the system pick a free one.
+    public var port: Int
+    /// The directory holding the server's data (created if missing).
+    public var dataDirectory: String
+    /// One of ``logLevels``.
+    public var logLevel: String
+    /// Pending-connection queue of the listening socket; bursts of long-polls need it deep.
+    public var backlog: Int
+
+    public init(host: String = "127.0.0.1", port: Int, dataDirectory: String, logLevel: String = "info", backlog: Int) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.logLevel = logLevel
+        self.backlog = backlog
+    }
+
+    /// What `dally gateway` uses for keys its file leaves out.
+    public static let gatewayDefaults = ServerSettings(port: 8080, dataDirectory: "data/gateway", backlog: 4096)
+    /// What `dally cloud` uses for keys its file leaves out.
+    public static let cloudDefaults = ServerSettings(port: 8090, dataDirectory: "data/cloud", backlog: 1024)
+    /// The accepted values of `log_level`, most verbose first.
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    /// Reads `[server]` from `root`, taking what it leaves out from `defaults`.
+    static func read(_ root: TOMLSection, defaults: ServerSettings) throws(KeyError) -> ServerSettings {
+        var server = defaults
+        guard let section = try root.section("server") else { return server }
+        try section.refuseUnknownKeys(["host", "port", "data_dir", "log_level", "backlog"])
+        server.host = try section.string("host", default: server.host)
+        server.port = try section.int("port", default: server.port, range: 0...65535)
+        server.dataDirectory = try section.string("data_dir", default: server.dataDirectory)
+        server.logLevel = try section.string("log_level", default: server.logLevel)
+        guard logLevels.contains(server.logLevel) else {
+            throw KeyError(key: "server.log_level", reason: "use one of \(logLevels.joined(separator: ", "))")
+        }
+        server.backlog = try section.int("backlog", default: server.backlog, range: 1...65535)
+        return server
+    }
+}
+
+/// The `[store]` section: how durable a commit is before it is answered.
+public struct StoreSettings: Sendable, Equatable {
+    /// `full`: every commit reaches the disk before the client is answered (survives power
+    /// loss). `normal`: survives a crash of the process but not of the machine.
+    public var synchronousFull: Bool
+
+    public init(synchronousFull: Bool = true) {
+        self.synchronousFull = synchronousFull
+    }
+
+    /// Reads `[store]` from `root`; `synchronous` defaults to `full`.
+    static func read(_ root: TOMLSection) throws(KeyError) -> StoreSettings {
+        var store = StoreSettings()
+        guard let section = try root.section("store") else { return store }
+        try section.refuseUnknownKeys(["synchronous"])
+        switch try section.string("synchronous", default: "full") {
+        case "full": store.synchronousFull = true
+        case "normal": store.synchronousFull = false
+        case let other: throw KeyError(key: "store.synchronous", reason: "'\(other)': use full or normal")
+        }
+        return store
+    }
+}
+
+/// The `[limits]` keys that the gateway and the cloud share, so that one function reads them.
+protocol RequestLimits {
+    var maxBodyBytes: Int { get set }
+    var maxRowsPerBatch: Int { get set }
+    var maxPageRows: Int { get set }
+    var maxWaiters: Int { get set }
+    var maxWait: Duration { get set }
+}
+
+extension RequestLimits {
+    /// Reads the shared keys of `[limits]` onto `self`, refusing keys that are neither shared
+    /// nor in `extraKeys`. Returns the section, when present, for the caller's own keys.
+    mutating func readShared(
+        _ root: TOMLSection, waiters: ClosedRange<Int>, extraKeys: [String] = []
+    ) throws(KeyError) -> TOMLSection? {
+        guard let section = try root.section("limits") else { return nil }
+        try section.refuseUnknownKeys(
+            ["max_body_bytes"] + extraKeys + ["max_rows_per_batch", "max_page_rows", "max_waiters", "max_wait"])
+        maxBodyBytes = try section.int("max_body_bytes", default: maxBodyBytes, range: 1024...(1 << 30))
+        maxRowsPerBatch = try section.int("max_rows_per_batch", default: maxRowsPerBatch, range: 1...1_000_000)
+        maxPageRows = try section.int("max_page_rows", default: maxPageRows, range: 1...100_000)
+        maxWaiters = try section.int("max_waiters", default: maxWaiters, range: waiters)
+        maxWait = try section.duration("max_wait", default: maxWait, minimum: .seconds(1))
+        return section
+    }
+}
+
+/// Bearer tokens and shared secrets: the rule they follow, and the check that no two are alike.
+enum Secrets {
+    static let rule = "a token needs at least 16 printable ASCII characters, no spaces"
+
+    /// Refuses a token shorter than 16 bytes or with anything but printable ASCII.
+    static func check(_ token: String, key: String) throws(KeyError) {
+        guard token.utf8.count >= 16, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw KeyError(key: key, reason: rule)
+        }
+    }
+
+    /// Reads the required token `key` of `section`, checks it, and refuses it when it is in
+    /// `taken`; on success adds it there.
+    static func readDistinct(_ section: TOMLSection, _ key: String, taken: inout Set<String>) throws(KeyError) -> String {
+        let token = try section.requiredString(key)
+        try check(token, key: section.keyPath(key))
+        guard taken.insert(token).inserted else {
+            throw KeyError(key: section.keyPath(key), reason: "duplicate \(key): every token and secret must be distinct")
+        }
+        return token
+    }
+
+    /// Reads the required `[admin]` table and its `token`, the bearer token for /stats and /metrics.
+    static func readAdminToken(_ root: TOMLSection) throws(KeyError) -> String {
+        guard let admin = try root.section("admin") else {
+            throw KeyError(key: "admin", reason: "missing: the [admin] table with a token for /stats and /metrics")
+        }
+        try admin.refuseUnknownKeys(["token"])
+        var none: Set<String> = []
+        return try readDistinct(admin, "token", taken: &none)
+    }
+}

@@ -1,0 +1,73 @@
+import DallyCompression
+import DallyCore
+import Hummingbird
+
+/// Compressed bodies on the sync protocol's routes: request bodies decoded as their
+/// `Content-Encoding` says, within two limits, and responses compressed as the caller's
+/// `Accept-Encoding` allows.
+public enum BodyCoding {
+    /// The request body, decompressed.
+    ///
+    /// The compressed size is bounded while it is read, the decompressed size while it is
+    /// decompressed: a compression bomb is stopped at `maxDecompressedBytes`, never expanded.
+    ///
+    /// - Throws: `body_too_large` past either limit, `unsupported_encoding` for a coding other
+    ///   than zstd, deflate or identity, `bad_encoding` for a body that does not decompress.
+    public static func body(of request: Request, maxBytes: Int, maxDecompressedBytes: Int) async throws -> [UInt8] {
+        let coding: ContentCoding
+        if let header = request.headers[.contentEncoding] {
+            guard let known = ContentCoding(header: header) else {
+                throw DallyError(
+                    .unsupportedEncoding, "Content-Encoding '\(header)' is not supported; use zstd, deflate or identity")
+            }
+            coding = known
+        } else {
+            coding = .identity
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw DallyError(.bodyTooLarge, "the request body is larger than \(maxBytes) bytes (limits.max_body_bytes)")
+        }
+        do {
+            return try buffer.withUnsafeReadableBytes { bytes throws(DecompressionError) in
+                try Decompressor.decompress(bytes, coding: coding, maxOutput: maxDecompressedBytes)
+            }
+        } catch .tooLarge(let limit) {
+            throw DallyError(
+                .bodyTooLarge, "the body decompresses to more than \(limit) bytes (limits.max_decompressed_bytes)")
+        } catch .corrupt(let reason) {
+            throw DallyError(.badEncoding, "the \(coding.rawValue) body does not decompress: \(reason)")
+        }
+    }
+
+    /// Parses a JSON body.
+    ///
+    /// - Throws: `malformed_json` with the byte offset of the problem.
+    public static func json(_ bytes: [UInt8]) throws(DallyError) -> JSONValue {
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw DallyError(.malformedJSON, error.description)
+        }
+    }
+
+    /// A JSON response, compressed with the best coding `request` accepts when it is larger
+    /// than `minimumSize` (below that, a frame's overhead outweighs the saving).
+    public static func response(
+        json bytes: [UInt8], to request: Request, zstdLevel: Int = 3, minimumSize: Int = 256
+    ) -> Response {
+        var coding = ContentCoding.identity
+        if bytes.count >= minimumSize, let accept = request.headers[.acceptEncoding] {
+            coding = ContentCoding.negotiate(acceptEncoding: accept) ?? .identity
+        }
+        let level = coding == .zstd ? zstdLevel : Compressor.defaultLevel(for: coding)
+        guard coding != .identity, let compressed = try? Compressor.compress(bytes, coding: coding, level: level) else {
+            return JSONResponse.make(ByteBuffer(bytes: bytes))
+        }
+        var headers: HTTPFields = [.vary: "Accept-Encoding"]
+        headers[.contentEncoding] = coding.rawValue
+        return JSONResponse.make(ByteBuffer(bytes: compressed), headers: headers)
+    }
+}

@@ -1,0 +1,215 @@
+import DallyCore
+import DallySync
+import Foundation
+import GRDB
+import Synchronization
+
+/// The cloud's primary copy in one SQLite database (WAL): the embedded ``CloudStore``.
+///
+/// Batches are applied one at a time on the writer connection, each in one transaction that
+/// also records its answer; reads (downstream pages, notify checks) run on reader connections
+/// concurrently with it.
+public final class SQLiteCloudStore: CloudStore {
+    public let directory: String
+    public let databasePath: String
+    private let pool: DatabasePool
+    private let tables: [String: CloudTableSQL]
+    private let lock: DataDirectoryLock
+    private let state: Mutex<State>
+
+    private struct State {
+        var versions: [String: Int64]
+        var observers: [@Sendable ([String: Int64]) -> Void] = []
+    }
+
+    /// Opens (creating if needed) the store in `directory` and migrates it to `tables`.
+    ///
+    /// - Throws: ``StoreError`` when the directory is locked by another process or the
+    ///   configuration is incompatible with the stored data.
+    public static func open(directory: String, tables: [TableSchema], synchronousFull: Bool = true) throws
+        -> SQLiteCloudStore
+    {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create data directory \(directory): \(error.localizedDescription)")
+        }
+        let lock = try DataDirectoryLock(directory: directory)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")")
+        }
+        configuration.maximumReaderCount = 4
+        let path = directory + "/cloud.sqlite"
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let sql = tables.map(CloudTableSQL.init(schema:))
+        try migrator().migrate(pool)
+        let versions = try pool.write { db in
+            try ColumnCatalogue.reconcile(sql, db: db)
+            var versions: [String: Int64] = [:]
+            for table in sql { versions[table.schema.name] = 0 }
+            for row in try Row.fetchAll(db, sql: "SELECT tbl, version FROM cloud_tables") {
+                versions[row[0]] = row[1]
+            }
+            return versions
+        }
+        return SQLiteCloudStore(directory: directory, path: path, pool: pool, tables: sql, versions: versions, lock: lock)
+    }
+
+    private init(
+        directory: String, path: String, pool: DatabasePool, tables: [CloudTableSQL], versions: [String: Int64],
+        lock: DataDirectoryLock
+    ) {
+        self.directory = directory
+        self.databasePath = path
+        self.pool = pool
+        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.schema.name, $0) })
+        self.lock = lock
+        self.state = Mutex(State(versions: versions))
+    }
+
+    static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("cloud-v1") { db in
+            try db.execute(sql: ColumnCatalogue.createStatement)
+            try db.execute(
+                sql: """
+                    CREATE TABLE cloud_tables (tbl TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE cloud_batches (
+                        gateway TEXT NOT NULL,
+                        batch TEXT NOT NULL,
+                        received_at INTEGER NOT NULL,
+                        fingerprint INTEGER NOT NULL,
+                        results BLOB NOT NULL,
+                        PRIMARY KEY (gateway, batch)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX cloud_batches_received_at ON cloud_batches(received_at);
+                    """)
+        }
+        return migrator
+    }
+
+    public func schema(_ table: String) -> TableSchema? { tables[table]?.schema }
+
+    public var versions: [String: Int64] { state.withLock { $0.versions } }
+
+    public func observeCommits(_ observer: @escaping @Sendable ([String: Int64]) -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
+    // MARK: - Batches
+
+    public func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer {
+        let tables = self.tables
+        let (answer, touched) = try await pool.write { [self] db -> (BatchAnswer, [String: Int64]) in
+            let signed = Int64(bitPattern: fingerprint)
+            // Writes are serialised on the writer, and only writes change the versions.
+            let versionsAtStart = versions
+            if let stored = try Row.fetchOne(
+                db, sql: "SELECT fingerprint, results FROM cloud_batches WHERE gateway = ? AND batch = ?",
+                arguments: [batch.gateway, batch.batchID])
+            {
+                guard (stored[0] as Int64) == signed else {
+                    throw DallyError(
+                        .batchReused,
+                        "gateway '\(batch.gateway)' already sent a different batch with id '\(batch.batchID)'; a retry must resend the same body, a new batch needs a new id")
+                }
+                let results = try BatchAnswer.decodeResults(try JSONParser.parse(Array(stored[1] as Data)))
+                let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
+                return (BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes), [:])
+            }
+            var applier = BatchApplier(batch: batch, tables: tables, versions: versionsAtStart)
+            let results = try applier.apply(db: db)
+            try db.execute(
+                sql: "INSERT INTO cloud_batches (gateway, batch, received_at, fingerprint, results) VALUES (?, ?, ?, ?, ?)",
+                arguments: [batch.gateway, batch.batchID, now, signed, Data(BatchAnswer.encodeResults(results))])
+            let changes = try Self.downstream(batch, tables: tables, versions: applier.versions, pageRows: pageRows, db: db)
+            let touched = applier.versions.filter { versionsAtStart[$0.key] != $0.value }
+            return (BatchAnswer(batchID: batch.batchID, replayed: false, results: results, changes: changes), touched)
+        }
+        if !touched.isEmpty { publish(touched) }
+        return answer
+    }
+
+    /// One bounded page across the tables the gateway named, in the order it named them.
+    private static func downstream(
+        _ batch: BatchRequest, tables: [String: CloudTableSQL], versions: [String: Int64], pageRows: Int, db: Database
+    ) throws -> [ChangePage] {
+        var budget = pageRows
+        var pages: [ChangePage] = []
+        for (name, since) in batch.since.entries {
+            guard let table = tables[name] else { continue }
+            let version = versions[name] ?? 0
+            guard since < version else { continue }
+            let page = try CloudPageReader.page(
+                table, since: since, limit: budget, excludingReplica: batch.replica, tableVersion: version, db: db)
+            budget -= page.rows.count
+            pages.append(page)
+        }
+        return pages
+    }
+
+    private func publish(_ touched: [String: Int64]) {
+        let observers = state.withLock { state in
+            for (table, version) in touched { state.versions[table] = max(state.versions[table] ?? 0, version) }
+            return state.observers
+        }
+        for observer in observers { observer(touched) }
+    }
+
+    // MARK: - Reads
+
+    public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
+        guard let sql = tables[table] else { throw DallyError(.unknownTable, "the cloud has no table '\(table)'") }
+        // Read the version before the rows: a commit in between only makes the cursor lag,
+        // never skip a row.
+        let version = versions[table] ?? 0
+        return try await pool.read { db in
+            try CloudPageReader.page(
+                sql, since: since, limit: limit, excludingReplica: excludingReplica, tableVersion: version, db: db)
+        }
+    }
+
+    public func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool {
+        guard let sql = tables[table], since < versions[table] ?? 0 else { return false }
+        guard let excludingReplica else { return true }
+        return try await pool.read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: sql.selectForeignExists), arguments: [since, excludingReplica])
+                ?? false
+        }
+    }
+
+    // MARK: - Upkeep
+
+    public func forgetAnswers(receivedBefore before: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM cloud_batches WHERE received_at < ?", arguments: [before])
+            return db.changesCount
+        }
+    }
+
+    public func statistics() async throws -> CloudStoreStatistics {
+        let tables = self.tables
+        let versions = self.versions
+        let counts = try await pool.read { db in
+            var result: [String: CloudStoreStatistics.Table] = [:]
+            for (name, table) in tables {
+                var live: Int64 = 0
+                var tombstones: Int64 = 0
+                for row in try Row.fetchAll(db, sql: "SELECT deleted, COUNT(*) FROM \(table.sqlTable) GROUP BY deleted") {
+                    if (row[0] as Int64) == 0 { live = row[1] } else { tombstones = row[1] }
+                }
+                result[name] = .init(version: versions[name] ?? 0, live: live, tombstones: tombstones)
+            }
+            let answers = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM cloud_batches") ?? 0
+            return (result, answers)
+        }
+        return CloudStoreStatistics(
+            tables: counts.0, storedAnswers: counts.1, bytesOnDisk: DatabaseFiles.bytes(of: databasePath))
+    }
+
+    public func close() throws {
+        try pool.close()
+        lock.release()
+    }
+}

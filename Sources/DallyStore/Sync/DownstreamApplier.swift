@@ -1,0 +1,78 @@
+import DallyCore
+import DallySync
+import GRDB
+
+/// Applies pages of cloud changes to the replica and advances the per-table cloud cursors.
+enum DownstreamApplier {
+    /// Applies `page` and returns how many rows changed locally.
+    ///
+    /// A row with local changes the cloud has not accepted is left alone: its pending change
+    /// goes up with the base version it started from, and the cloud's conflict rule decides.
+    /// A row already at the page's version or later (this replica's own change, echoed) is
+    /// skipped.
+    static func apply(_ page: ChangePage, tables: [String: TableSQL], db: Database, context: inout CommitContext) throws
+        -> Int
+    {
+        guard let table = tables[page.table], !table.schema.policy.localOnly else { return 0 }
+        let columns = CloudRowWriter.positions(of: page.columns, in: table.schema)
+        var applied = 0
+        for row in page.rows {
+            let old = try CloudRowWriter.current(row.id, table: table, db: db)
+            if let old, old.version == nil {
+                try ConflictLog.refreshServerSide(table: table, row: row, pageColumns: page.columns, db: db)
+                continue
+            }
+            if let version = old?.version, version >= row.version { continue }
+            try CloudRowWriter.write(row, columns: columns, table: table, old: old, db: db, context: &context)
+            applied += 1
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO dally_cloud_cursors (tbl, version) VALUES (?, ?)
+                ON CONFLICT(tbl) DO UPDATE SET version = MAX(version, excluded.version)
+                """,
+            arguments: [page.table, page.version])
+        return applied
+    }
+}
+
+/// What one exchange with the cloud did.
+public struct SyncReport: Sendable, Equatable {
+    public var sent = 0
+    public var accepted = 0
+    public var conflicts = 0
+    public var rejected = 0
+    /// Rows the cloud sent down that changed the replica.
+    public var received = 0
+    /// Whether the cloud answered from its record of an earlier attempt.
+    public var replayed = false
+    /// Whether a downstream page said more is waiting.
+    public var more = false
+
+    public init() {}
+
+    public mutating func add(_ other: SyncReport) {
+        sent += other.sent
+        accepted += other.accepted
+        conflicts += other.conflicts
+        rejected += other.rejected
+        received += other.received
+        replayed = replayed || other.replayed
+        more = other.more
+    }
+}
+
+extension ReplicaStore {
+    /// Applies pages fetched with `GET /v1/tables/{t}/changes` in one transaction.
+    public func applyChanges(_ pages: [ChangePage]) async throws -> SyncReport {
+        let tables = self.tables
+        return try await groupCommit.perform { db, context in
+            var report = SyncReport()
+            for page in pages {
+                report.received += try DownstreamApplier.apply(page, tables: tables, db: db, context: &context)
+                report.more = report.more || page.more
+            }
+            return report
+        }
+    }
+}

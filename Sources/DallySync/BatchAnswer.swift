@@ -1,0 +1,232 @@
+import DallyCore
+
+/// The cloud's answer to a batch: per row, what became of the change, and the downstream
+/// changes the gateway has not seen, so that one round trip serves both directions.
+public struct BatchAnswer: Sendable, Equatable {
+    public var batchID: String
+    /// True when the cloud had already applied this batch and answered from its record.
+    public var replayed: Bool
+    public var results: [SectionResult]
+    public var changes: [ChangePage]
+
+    public init(batchID: String, replayed: Bool, results: [SectionResult], changes: [ChangePage]) {
+        self.batchID = batchID
+        self.replayed = replayed
+        self.results = results
+        self.changes = changes
+    }
+
+    public struct SectionResult: Sendable, Equatable {
+        public var table: String
+        public var rows: [RowResult]
+
+        public init(table: String, rows: [RowResult]) {
+            self.table = table
+            self.rows = rows
+        }
+    }
+
+    /// What became of one change.
+    public enum RowResult: Sendable, Equatable {
+        /// Applied; the row is now at `version`.
+        case accepted(id: String, version: Int64)
+        /// The cloud's row had moved past the change's base version; the table's policy decided.
+        case conflict(id: String, Conflict)
+        /// Not applied, and retrying will not help until something changes (a schema, a value).
+        case rejected(id: String, RowRejection)
+
+        public var id: String {
+            switch self {
+            case .accepted(let id, _), .conflict(let id, _), .rejected(let id, _): id
+            }
+        }
+    }
+
+    /// Who won a conflict.
+    public enum Winner: String, Sendable {
+        /// The gateway's change was applied over the cloud's row.
+        case client
+        /// The cloud's row stays; the gateway's change was dropped.
+        case server
+        /// Policy `manual`: the cloud's row stays and the gateway keeps its change aside until an
+        /// app resolves the conflict.
+        case none
+    }
+
+    public struct Conflict: Sendable, Equatable {
+        public var policy: ConflictPolicy
+        public var winner: Winner
+        /// The row's version after the batch: the change's new version when the client won,
+        /// else the cloud row's version.
+        public var version: Int64
+        /// The cloud's row the change conflicted with, values in the section's column order.
+        public var server: ChangePage.ChangedRow
+
+        public init(policy: ConflictPolicy, winner: Winner, version: Int64, server: ChangePage.ChangedRow) {
+            self.policy = policy
+            self.winner = winner
+            self.version = version
+            self.server = server
+        }
+    }
+
+    public struct RowRejection: Sendable, Equatable {
+        /// A stable code from the error table (`unknown_table`, `unknown_column`, `wrong_type`, …).
+        public var code: String
+        public var message: String
+        public var field: String?
+
+        public init(code: String, message: String, field: String?) {
+            self.code = code
+            self.message = message
+            self.field = field
+        }
+
+        public init(_ error: DallyError) {
+            self.init(code: error.code.rawValue, message: error.message, field: error.field)
+        }
+    }
+
+    // MARK: - Encoding
+
+    public func encode() -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.raw("{\"batch\":")
+        writer.string(batchID)
+        writer.raw(",\"replayed\":")
+        writer.bool(replayed)
+        writer.raw(",\"results\":")
+        Self.writeResults(results, to: &writer)
+        writer.raw(",\"changes\":[")
+        for (i, page) in changes.enumerated() {
+            if i > 0 { writer.raw(",") }
+            page.write(to: &writer)
+        }
+        writer.raw("]}")
+        return writer.bytes
+    }
+
+    /// The `results` array alone: what the cloud keeps to answer a retried batch.
+    public static func encodeResults(_ results: [SectionResult]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64 + results.reduce(0) { $0 + $1.rows.count * 24 })
+        writeResults(results, to: &writer)
+        return writer.bytes
+    }
+
+    static func writeResults(_ results: [SectionResult], to writer: inout JSONWriter) {
+        writer.raw("[")
+        for (s, section) in results.enumerated() {
+            if s > 0 { writer.raw(",") }
+            writer.raw("{\"table\":")
+            writer.string(section.table)
+            writer.raw(",\"rows\":[")
+            for (r, row) in section.rows.enumerated() {
+                if r > 0 { writer.raw(",") }
+                writer.raw("[")
+                writer.string(row.id)
+                switch row {
+                case .accepted(_, let version):
+                    writer.raw(",\"ok\",")
+                    writer.int(version)
+                case .conflict(_, let conflict):
+                    writer.raw(",\"conflict\",{\"policy\":")
+                    writer.string(conflict.policy.rawValue)
+                    writer.raw(",\"winner\":")
+                    writer.string(conflict.winner.rawValue)
+                    writer.raw(",\"version\":")
+                    writer.int(conflict.version)
+                    writer.raw(",\"server\":")
+                    let server = conflict.server
+                    writer.raw("[")
+                    writer.string(server.id)
+                    writer.raw(",")
+                    writer.int(server.version)
+                    writer.raw(",")
+                    writer.int(server.updatedAt)
+                    writer.raw(",")
+                    writer.bool(server.deleted)
+                    for value in server.deleted ? [] : server.values {
+                        writer.raw(",")
+                        writer.value(value)
+                    }
+                    writer.raw("]}")
+                case .rejected(_, let rejection):
+                    writer.raw(",\"error\",{\"code\":")
+                    writer.string(rejection.code)
+                    writer.raw(",\"message\":")
+                    writer.string(rejection.message)
+                    if let field = rejection.field {
+                        writer.raw(",\"field\":")
+                        writer.string(field)
+                    }
+                    writer.raw("}")
+                }
+                writer.raw("]")
+            }
+            writer.raw("]}")
+        }
+        writer.raw("]")
+    }
+
+    // MARK: - Decoding
+
+    public static func decode(_ document: JSONValue) throws(DallyError) -> BatchAnswer {
+        let root = try WireObject(document, path: "")
+        var changes: [ChangePage] = []
+        for (i, page) in try root.array("changes").enumerated() {
+            changes.append(try ChangePage.decode(page, path: "changes[\(i)]"))
+        }
+        return BatchAnswer(
+            batchID: try root.string("batch"), replayed: try root.bool("replayed"),
+            results: try decodeResults(try root.required("results")), changes: changes)
+    }
+
+    public static func decodeResults(_ document: JSONValue) throws(DallyError) -> [SectionResult] {
+        guard case .array(let sections) = document else { throw WireError.malformed("results", "expected an array") }
+        var results: [SectionResult] = []
+        for (s, element) in sections.enumerated() {
+            let object = try WireObject(element, path: "results[\(s)]")
+            var rows: [RowResult] = []
+            for (r, row) in try object.array("rows").enumerated() {
+                rows.append(try decodeRow(row, path: object.childPath("rows[\(r)]")))
+            }
+            results.append(SectionResult(table: try object.string("table"), rows: rows))
+        }
+        return results
+    }
+
+    private static func decodeRow(_ row: JSONValue, path: String) throws(DallyError) -> RowResult {
+        guard case .array(let items) = row, items.count == 3, case .string(let id) = items[0],
+            case .string(let kind) = items[1]
+        else { throw WireError.malformed(path, "expected [id, \"ok\"|\"conflict\"|\"error\", detail]") }
+        switch kind {
+        case "ok":
+            return .accepted(id: id, version: try WireError.version(items[2], path: "\(path)[2]"))
+        case "conflict":
+            let detail = try WireObject(items[2], path: "\(path)[2]")
+            guard let policy = ConflictPolicy(rawValue: try detail.string("policy")),
+                let winner = Winner(rawValue: try detail.string("winner"))
+            else { throw WireError.malformed("\(path)[2]", "unknown policy or winner") }
+            guard case .array(let server) = try detail.required("server"), server.count >= 4,
+                case .string(let serverID) = server[0], case .int(let updatedAt) = server[2],
+                case .bool(let deleted) = server[3]
+            else { throw WireError.malformed("\(path)[2].server", "expected [id, version, updated_at, deleted, value…]") }
+            let serverRow = ChangePage.ChangedRow(
+                id: serverID, version: try WireError.version(server[1], path: "\(path)[2].server[1]"),
+                updatedAt: updatedAt, deleted: deleted, values: Array(server[4...]))
+            return .conflict(
+                id: id,
+                Conflict(
+                    policy: policy, winner: winner, version: try WireError.version(try detail.required("version"), path: "\(path)[2].version"),
+                    server: serverRow))
+        case "error":
+            let detail = try WireObject(items[2], path: "\(path)[2]")
+            var field: String?
+            if case .string(let text) = detail.optional("field") { field = text }
+            return .rejected(
+                id: id, RowRejection(code: try detail.string("code"), message: try detail.string("message"), field: field))
+        default:
+            throw WireError.malformed("\(path)[1]", "unknown result '\(kind)'")
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import DallyCore
+
+/// One page of a table's cloud changes in version order: the downstream half of the protocol,
+/// served by `GET /v1/tables/{t}/changes` and piggybacked on every batch answer.
+///
+/// `version` is the cursor for the next page: the version of the last row when `more` is true,
+/// else the table's version when the page was read (which may be past the last row, when the
+/// newest changes came from the asking replica and were left out).
+public struct ChangePage: Sendable, Equatable {
+    public var table: String
+    /// The columns every live row's values follow, in order: the cloud's schema.
+    public var columns: [String]
+    public var since: Int64
+    public var version: Int64
+    public var more: Bool
+    public var rows: [ChangedRow]
+
+    public init(table: String, columns: [String], since: Int64, version: Int64, more: Bool, rows: [ChangedRow]) {
+        self.table = table
+        self.columns = columns
+        self.since = since
+        self.version = version
+        self.more = more
+        self.rows = rows
+    }
+
+    /// A row as the cloud holds it after a change: `[id, version, updated_at, deleted, value…]`
+    /// on the wire, with no values for a tombstone.
+    public struct ChangedRow: Sendable, Equatable {
+        public var id: String
+        public var version: Int64
+        public var updatedAt: Int64
+        public var deleted: Bool
+        public var values: [JSONValue]
+
+        public init(id: String, version: Int64, updatedAt: Int64, deleted: Bool, values: [JSONValue]) {
+            self.id = id
+            self.version = version
+            self.updatedAt = updatedAt
+            self.deleted = deleted
+            self.values = values
+        }
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.raw("{\"table\":")
+        writer.string(table)
+        writer.raw(",\"columns\":[")
+        for (i, column) in columns.enumerated() {
+            if i > 0 { writer.raw(",") }
+            writer.string(column)
+        }
+        writer.raw("],\"since\":")
+        writer.int(since)
+        writer.raw(",\"version\":")
+        writer.int(version)
+        writer.raw(",\"more\":")
+        writer.bool(more)
+        writer.raw(",\"rows\":[")
+        for (r, row) in rows.enumerated() {
+            if r > 0 { writer.raw(",") }
+            writer.raw("[")
+            writer.string(row.id)
+            writer.raw(",")
+            writer.int(row.version)
+            writer.raw(",")
+            writer.int(row.updatedAt)
+            writer.raw(",")
+            writer.bool(row.deleted)
+            if !row.deleted {
+                for value in row.values {
+                    writer.raw(",")
+                    writer.value(value)
+                }
+            }
+            writer.raw("]")
+        }
+        writer.raw("]}")
+    }
+
+    public func encode() -> [UInt8] {
+        var writer = JSONWriter(capacity: 128 + rows.count * 64)
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    public static func decode(_ document: JSONValue, path: String = "") throws(DallyError) -> ChangePage {
+        let object = try WireObject(document, path: path)
+        let table = try WireError.tableName(try object.required("table"), path: object.childPath("table"))
+        var columns: [String] = []
+        for (c, name) in try object.array("columns").enumerated() {
+            guard case .string(let column) = name else {
+                throw WireError.malformed(object.childPath("columns[\(c)]"), "expected a column name")
+            }
+            columns.append(column)
+        }
+        var rows: [ChangedRow] = []
+        for (r, element) in try object.array("rows").enumerated() {
+            let rowPath = object.childPath("rows[\(r)]")
+            guard case .array(let items) = element, items.count >= 4,
+                case .string(let id) = items[0], case .int(let updatedAt) = items[2], case .bool(let deleted) = items[3]
+            else {
+                throw WireError.malformed(rowPath, "expected [id, version, updated_at, deleted, value…]")
+            }
+            let version = try WireError.version(items[1], path: "\(rowPath)[1]")
+            guard items.count == (deleted ? 4 : 4 + columns.count) else {
+                throw WireError.malformed(rowPath, "expected \(deleted ? 0 : columns.count) values")
+            }
+            rows.append(
+                ChangedRow(id: id, version: version, updatedAt: updatedAt, deleted: deleted, values: Array(items[4...])))
+        }
+        return ChangePage(
+            table: table, columns: columns,
+            since: try WireError.version(try object.required("since"), path: object.childPath("since")),
+            version: try WireError.version(try object.required("version"), path: object.childPath("version")),
+            more: try object.bool("more"), rows: rows)
+    }
+}

@@ -1,0 +1,87 @@
+import DallyCore
+
+/// The cloud's primary copy, behind the narrow interface the HTTP layer needs.
+///
+/// An implementation assigns versions (one counter per table; every accepted change takes the
+/// next value), applies each batch in one transaction, remembers each batch's answer so that a
+/// retry changes nothing, and serves changes in version order. SQLite is the embedded
+/// implementation; the interface stays small and its SQL portable so that a PostgreSQL one
+/// can follow.
+public protocol CloudStore: Sendable {
+    /// The configured tables, by name.
+    func schema(_ table: String) -> TableSchema?
+
+    /// Applies `batch` from `gateway` in one transaction and returns the answer, with one
+    /// bounded downstream page of the tables in `batch.since`.
+    ///
+    /// A batch id this gateway used before returns the stored results and changes nothing.
+    ///
+    /// - Parameters:
+    ///   - fingerprint: a hash of the request body, to tell a retry from a different batch
+    ///     that reuses an id (refused with `batch_reused`).
+    ///   - pageRows: the most downstream rows in the answer, across tables.
+    ///   - now: milliseconds since 1970, recorded with the answer.
+    func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer
+
+    /// Changes of `table` after version `since`, in version order, leaving out rows whose last
+    /// change came from `excludingReplica`.
+    func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage
+
+    /// Whether `table` has a change after `since` from a replica other than `excludingReplica`.
+    func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool
+
+    /// The current version of every table.
+    var versions: [String: Int64] { get }
+
+    /// Calls `observer` with the new versions of the tables each commit changed.
+    func observeCommits(_ observer: @escaping @Sendable ([String: Int64]) -> Void)
+
+    /// Forgets the answers of batches received before `before` (milliseconds since 1970);
+    /// returns how many were forgotten.
+    func forgetAnswers(receivedBefore before: Int64) async throws -> Int
+
+    /// Counts for the stats endpoint.
+    func statistics() async throws -> CloudStoreStatistics
+
+    func close() throws
+}
+
+public struct CloudStoreStatistics: Sendable {
+    public struct Table: Sendable {
+        public var version: Int64
+        public var live: Int64
+        public var tombstones: Int64
+
+        public init(version: Int64, live: Int64, tombstones: Int64) {
+            self.version = version
+            self.live = live
+            self.tombstones = tombstones
+        }
+    }
+
+    public var tables: [String: Table]
+    public var storedAnswers: Int64
+    public var bytesOnDisk: Int64
+
+    public init(tables: [String: Table], storedAnswers: Int64, bytesOnDisk: Int64) {
+        self.tables = tables
+        self.storedAnswers = storedAnswers
+        self.bytesOnDisk = bytesOnDisk
+    }
+}
+
+/// FNV-1a, 64 bits: a cheap fingerprint of a batch body, to recognise a retry.
+public enum Fingerprint {
+    public static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    public static func of(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { of($0) }
+    }
+}
