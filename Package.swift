@@ -72,6 +72,7 @@ let package = Package(
                 "DallySync",
                 "DallyConfig",
                 "DallyStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,6 +80,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -97,10 +99,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The command line: `dally gateway`, later `cloud`, `dev`, `client`, `bench`.
+        // The command line: `dally gateway`, `dally cloud`, `dally dev`.
         .executableTarget(
             name: "dally",
             dependencies: [
+                "DallyCloud",
                 "DallyCore",
                 "DallyConfig",
                 "DallyGateway",

@@ -22,6 +22,8 @@ public struct Gateway {
     public let store: ReplicaStore
     public let hub: ChangeHub
     public let openFiles: OpenFileLimit
+    /// Sends and receives changes when the configuration has a `[cloud]` section.
+    public let syncer: (any SyncControl & Service)?
     let router: Router<DallyRequestContext>
     let logger: Logger
 
@@ -33,13 +35,18 @@ public struct Gateway {
         self.config = config
         self.logger = logger
         openFiles = OpenFileLimit.raise()
-        store = try ReplicaStore.open(
+        let store = try ReplicaStore.open(
             directory: config.server.dataDirectory, tables: config.tables,
             synchronousFull: config.store.synchronousFull)
+        self.store = store
         let hub = ChangeHub(
             latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
         self.hub = hub
         store.observeCommits { hub.publish($0) }
+        let syncer: (any SyncControl & Service)? = config.cloud.map {
+            Syncer(store: store, link: $0, clock: clock, logger: logger)
+        }
+        self.syncer = syncer
 
         let registry = PrometheusCollectorRegistry()
         let requests = RequestCounter(registry: registry)
@@ -50,6 +57,7 @@ public struct Gateway {
         router.middlewares.add(ErrorMiddleware())
         RowRoutes(access: access).register(on: router)
         BatchRoute(access: access, maxRows: config.limits.maxRowsPerBatch).register(on: router)
+        SyncRoutes(access: access, syncer: syncer).register(on: router)
         FeedRoutes(
             access: access, hub: hub, pageCache: ChangesPageCache(), maxPageRows: config.limits.maxPageRows,
             maxWait: config.limits.maxWait
@@ -57,7 +65,8 @@ public struct Gateway {
         OperationsRoutes(
             authorizer: authorizer,
             stats: GatewayStats(
-                store: store, hub: hub, requests: requests, registry: registry, openFiles: openFiles, startedAt: Date())
+                store: store, hub: hub, syncer: syncer, requests: requests, registry: registry, openFiles: openFiles,
+                startedAt: Date())
         ).register(on: router)
         self.router = router
     }
@@ -80,24 +89,38 @@ public struct Gateway {
         )
     }
 
-    /// Serves until SIGTERM or SIGINT, then answers every long-poll, drains requests and
-    /// closes the replica.
-    public func run() async throws {
+    /// The services of a running gateway, in start order: the server, the hub, the syncer.
+    ///
+    /// Shutdown runs in reverse: the syncer stops first (a batch in flight stays recorded and
+    /// is resent at the next start), then the hub answers every parked long-poll, then the
+    /// server drains in-flight requests.
+    public func services(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
+        let app = application(onServerRunning: onServerRunning)
+        return [app, hub] + (syncer.map { [$0] } ?? [])
+    }
+
+    /// Logs where the gateway listens; for `onServerRunning`.
+    public var announce: @Sendable (Int) async -> Void {
         let (logger, config, hub, openFiles) = (self.logger, self.config, self.hub, self.openFiles)
-        let app = application { port in
-            logger.info(
-                "gateway listening",
-                metadata: [
-                    "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
-                    "tables": "\(config.tables.count)", "max_waiters": "\(hub.limit)",
-                    "open_files": "\(openFiles.soft)/\(openFiles.hard)",
-                ])
+        return { port in
+        logger.info(
+            "gateway listening",
+            metadata: [
+                "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
+                "tables": "\(config.tables.count)", "max_waiters": "\(hub.limit)",
+                "open_files": "\(openFiles.soft)/\(openFiles.hard)",
+                "cloud": "\(config.cloud.map { "\($0.url) as \($0.gatewayID)" } ?? "none")",
+            ])
         }
-        // The hub comes after the server: shutdown runs in reverse, so parked long-polls are
-        // answered before the server waits for in-flight requests to finish.
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops syncing, answers every long-poll, drains
+    /// requests and closes the replica.
+    public func run() async throws {
         let group = ServiceGroup(
             configuration: .init(
-                services: [app, hub], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: services(onServerRunning: announce), gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
         try store.close()
         logger.info("gateway stopped")

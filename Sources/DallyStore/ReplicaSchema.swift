@@ -38,7 +38,6 @@ enum ReplicaSchema {
                     CREATE TABLE dally_inflight (
                         batch TEXT NOT NULL PRIMARY KEY,
                         created_at INTEGER NOT NULL,
-                        attempts INTEGER NOT NULL DEFAULT 0,
                         body BLOB NOT NULL
                     ) WITHOUT ROWID;
                     CREATE TABLE dally_inflight_rows (

@@ -25,32 +25,16 @@ struct GatewayCommand: AsyncParsableCommand {
     var check = false
 
     func run() async throws {
-        var settings: GatewayConfig
-        do {
-            settings = try GatewayConfig.load(path: config)
-        } catch {
-            FileHandle.standardError.write(Data("dally: configuration refused: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        var settings = try Startup.load { () throws(ConfigError) in try GatewayConfig.load(path: config) }
         if let port { settings.server.port = port }
         if let dataDir { settings.server.dataDirectory = dataDir }
         if check {
             print("\(config): OK (\(settings.tables.count) tables, \(settings.clients.count) client tokens)")
             return
         }
-        let level = Logger.Level(rawValue: settings.server.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "dally.gateway")
-        let gateway: Gateway
-        do {
-            gateway = try Gateway(config: settings, logger: logger)
-        } catch let error as StoreError {
-            FileHandle.standardError.write(Data("dally: cannot open the replica: \(error)\n".utf8))
-            throw ExitCode(3)
+        Startup.bootstrapLogging(level: settings.server.logLevel)
+        let gateway = try Startup.open("the replica") {
+            try Gateway(config: settings, logger: Logger(label: "dally.gateway"))
         }
         try await gateway.run()
     }

@@ -9,6 +9,7 @@ import Prometheus
 struct GatewayStats: Sendable {
     let store: ReplicaStore
     let hub: ChangeHub
+    let syncer: (any SyncControl)?
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
     let openFiles: OpenFileLimit
@@ -34,7 +35,13 @@ struct GatewayStats: Sendable {
         w.int(Int64(openFiles.soft))
         w.raw(",\"hard\":")
         w.int(Int64(openFiles.hard))
-        w.raw("},\"tables\":{")
+        w.raw("},\"sync\":")
+        if let syncer {
+            syncer.status.write(to: &w, openConflicts: try await store.openConflictCounts().values.reduce(0, +))
+        } else {
+            w.null()
+        }
+        w.raw(",\"tables\":{")
         for (i, table) in store.tableNames.enumerated() {
             if i > 0 { w.raw(",") }
             let c = counts[table] ?? TableCounts()
@@ -81,6 +88,11 @@ struct GatewayStats: Sendable {
         registry.makeGauge(name: "dally_store_bytes").set(store.sizeOnDisk)
         registry.makeGauge(name: "dally_store_last_seq").set(store.lastSeq)
         registry.makeGauge(name: "dally_open_files_limit").set(Int64(openFiles.soft))
+        if let status = syncer?.status {
+            for (name, value) in status.counters {
+                registry.makeGauge(name: "dally_sync_\(name)").set(value)
+            }
+        }
         return registry.emitToBuffer()
     }
 

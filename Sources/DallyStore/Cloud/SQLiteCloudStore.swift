@@ -118,6 +118,11 @@ public final class SQLiteCloudStore: CloudStore {
                 let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
                 return (BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes), [:])
             }
+            // A batch with no changes is a pull: nothing to apply, so nothing to remember.
+            if batch.sections.isEmpty {
+                let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
+                return (BatchAnswer(batchID: batch.batchID, replayed: false, results: [], changes: changes), [:])
+            }
             var applier = BatchApplier(batch: batch, tables: tables, versions: versionsAtStart)
             let results = try applier.apply(db: db)
             try db.execute(

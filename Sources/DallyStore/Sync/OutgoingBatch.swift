@@ -9,8 +9,8 @@ public struct OutgoingBatch: Sendable {
     /// The encoded ``BatchRequest``, uncompressed: a retry resends exactly these bytes.
     public let body: [UInt8]
     public let rows: Int
-    /// Sends attempted before this one.
-    public let attempts: Int
+    /// Whether this batch was in flight already (sent before, perhaps by an earlier process).
+    public let resent: Bool
 }
 
 extension ReplicaStore {
@@ -25,9 +25,9 @@ extension ReplicaStore {
         let tables = self.tables
         let replicaID = self.replicaID
         return try await groupCommit.perform { db, context in
-            if let row = try Row.fetchOne(db, sql: "SELECT batch, body, attempts FROM dally_inflight LIMIT 1") {
+            if let row = try Row.fetchOne(db, sql: "SELECT batch, body FROM dally_inflight LIMIT 1") {
                 let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight_rows") ?? 0
-                return OutgoingBatch(batchID: row[0], body: Array(row[1] as Data), rows: rows, attempts: row[2])
+                return OutgoingBatch(batchID: row[0], body: Array(row[1] as Data), rows: rows, resent: true)
             }
             var sections: [BatchRequest.Section] = []
             var budget = maxRows
@@ -51,16 +51,9 @@ extension ReplicaStore {
                 since: try Self.cloudCursors(tables: tables, db: db), sections: sections)
             let body = request.encode()
             try db.execute(
-                sql: "INSERT INTO dally_inflight (batch, created_at, attempts, body) VALUES (?, ?, 0, ?)",
+                sql: "INSERT INTO dally_inflight (batch, created_at, body) VALUES (?, ?, ?)",
                 arguments: [request.batchID, context.now, Data(body)])
-            return OutgoingBatch(batchID: request.batchID, body: body, rows: request.rowCount, attempts: 0)
-        }
-    }
-
-    /// Notes one more attempt to send the batch in flight.
-    public func recordAttempt(batchID: String) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE dally_inflight SET attempts = attempts + 1 WHERE batch = ?", arguments: [batchID])
+            return OutgoingBatch(batchID: request.batchID, body: body, rows: request.rowCount, resent: false)
         }
     }
 

@@ -1,0 +1,110 @@
+import DallyCore
+import DallyHTTP
+import DallyStore
+import Hummingbird
+
+/// `POST /v1/tables/{table}/sync`: sync now. `GET /v1/conflicts`, `POST` and `DELETE
+/// /v1/conflicts/{table}/{id}`: list and settle conflicts and rejected changes.
+struct SyncRoutes: Sendable {
+    let access: TableAccess
+    let syncer: (any SyncControl)?
+
+    func register(on router: Router<DallyRequestContext>) {
+        router.post("/v1/tables/:table/sync") { request, context in try await syncNow(request, context) }
+        router.get("/v1/conflicts") { request, _ in try await list(request) }
+        router.post("/v1/conflicts/:table/:id") { request, context in try await resolve(request, context) }
+        router.delete("/v1/conflicts/:table/:id") { request, context in try await dismiss(request, context) }
+    }
+
+    /// Runs a sync cycle (every pending table goes: the connection is open anyway) and answers
+    /// 200 with what it did, or 202 when the cloud could not be reached and the changes stay
+    /// queued for the next retry.
+    func syncNow(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        let schema = try access.schema(request, context, write: true)
+        guard !schema.policy.localOnly else {
+            throw DallyError(.syncDisabled, "table '\(schema.name)' is local_only: it never leaves this gateway")
+        }
+        guard let syncer else {
+            throw DallyError(.syncDisabled, "this gateway has no [cloud] section in its configuration")
+        }
+        var writer = JSONWriter()
+        switch await syncer.syncNow() {
+        case .synced(let report):
+            writer.raw("{\"status\":\"synced\",\"sent\":")
+            writer.int(Int64(report.sent))
+            writer.raw(",\"accepted\":")
+            writer.int(Int64(report.accepted))
+            writer.raw(",\"conflicts\":")
+            writer.int(Int64(report.conflicts))
+            writer.raw(",\"rejected\":")
+            writer.int(Int64(report.rejected))
+            writer.raw(",\"received\":")
+            writer.int(Int64(report.received))
+            writer.raw("}")
+            return JSONResponse.make(writer)
+        case .queued(let reason):
+            writer.raw("{\"status\":\"queued\",\"reason\":")
+            writer.string(reason)
+            writer.raw("}")
+            return JSONResponse.make(writer, status: .accepted)
+        }
+    }
+
+    /// `?table=&all=true&limit=`: open records (all with `all=true`) of the tables the caller
+    /// may read, newest first.
+    func list(_ request: Request) async throws -> Response {
+        let principal = try access.authorizer.principal(of: request)
+        guard case .client(let client) = principal else {
+            throw DallyError(.forbidden, "the admin token is for /stats and /metrics; use a client token for conflicts")
+        }
+        let query = try QueryParameters(request, allowed: ["table", "all", "limit"])
+        let table = query.string("table")
+        if let table {
+            guard access.store.schema(table) != nil else {
+                throw DallyError(.unknownTable, "no table named '\(table)'", field: "table")
+            }
+            guard client.mayRead(table) else {
+                throw DallyError(.forbidden, "token '\(client.name)' may not read table '\(table)'", field: "table")
+            }
+        }
+        let records = try await access.store.conflicts(
+            table: table, includeResolved: try query.bool("all", fallback: false),
+            limit: try query.limit(fallback: 100, maximum: 1000))
+        var writer = JSONWriter()
+        writer.raw("{\"conflicts\":[")
+        var first = true
+        for record in records where client.mayRead(record.table) {
+            guard let schema = access.store.schema(record.table) else { continue }
+            if !first { writer.raw(",") }
+            first = false
+            record.write(to: &writer, schema: schema)
+        }
+        writer.raw("]}")
+        return JSONResponse.make(writer)
+    }
+
+    /// Body `{"take":"local"}`, `{"take":"server"}` or `{"values":{…}}` (a full row, as PUT).
+    func resolve(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        let schema = try access.schema(request, context, write: true)
+        let id = try context.parameters.require("id")
+        let body = try await access.jsonBody(request)
+        let resolution: ConflictResolution
+        switch (body?["take"], body?["values"]) {
+        case (.string("local")?, nil): resolution = .takeLocal
+        case (.string("server")?, nil): resolution = .takeServer
+        case (nil, .some):
+            resolution = .write(try RowWrite.decode(body, id: id, kind: .put, schema: schema))
+        default:
+            throw DallyError(
+                .badRequest, "send {\"take\":\"local\"}, {\"take\":\"server\"} or {\"values\":{…}}", field: "take")
+        }
+        let row = try await access.store.resolveConflict(table: schema.name, id: id, resolution)
+        return JSONResponse.row(row, schema: schema)
+    }
+
+    func dismiss(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        let schema = try access.schema(request, context, write: true)
+        try await access.store.dismissConflict(table: schema.name, id: try context.parameters.require("id"))
+        return Response(status: .noContent)
+    }
+}

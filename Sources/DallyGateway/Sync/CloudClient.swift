@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import DallyCompression
+import DallyConfig
+import DallyCore
+import DallySync
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The gateway's side of the sync protocol over HTTP: batches up (compressed), downstream pages
+/// and the notify long-poll, authenticated as the configured gateway.
+struct CloudClient: Sendable {
+    /// Bytes a request put on the wire and took off it, bodies only.
+    struct Traffic: Sendable {
+        var sentRaw = 0
+        var sentCompressed = 0
+        var received = 0
+    }
+
+    let http: HTTPClient
+    let link: CloudLink
+    /// The largest answer accepted, compressed and decompressed.
+    let maxAnswerBytes = 256 * 1024 * 1024
+
+    private var authorization: String {
+        "Basic " + Data("\(link.gatewayID):\(link.secret)".utf8).base64EncodedString()
+    }
+
+    private var coding: ContentCoding {
+        switch link.compression {
+        case .zstd: .zstd
+        case .deflate: .deflate
+        case .none: .identity
+        }
+    }
+
+    /// Posts a batch body (uncompressed JSON) and returns the cloud's answer.
+    func post(batch body: [UInt8]) async throws(CloudError) -> (BatchAnswer, Traffic) {
+        var traffic = Traffic(sentRaw: body.count)
+        let payload: [UInt8]
+        do {
+            payload = try Compressor.compress(body, coding: coding, level: link.level)
+        } catch {
+            throw .badAnswer("cannot compress the batch: \(error)")
+        }
+        traffic.sentCompressed = payload.count
+        var request = HTTPClientRequest(url: link.url + "/v1/batches")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        if let header = coding.header { request.headers.add(name: "Content-Encoding", value: header) }
+        request.body = .bytes(ByteBuffer(bytes: payload))
+        let (document, received) = try await exchange(request, timeout: link.requestTimeout)
+        traffic.received = received
+        do {
+            return (try BatchAnswer.decode(document), traffic)
+        } catch {
+            throw .badAnswer(error.message)
+        }
+    }
+
+    /// Waits up to `wait` for tables to move past `versions`; the tables that did.
+    func notify(versions: TableVersions, replica: String, wait: Duration) async throws(CloudError) -> TableVersions {
+        let query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
+        var request = HTTPClientRequest(url: link.url + "/v1/notify?" + query)
+        request.method = .GET
+        let (document, _) = try await exchange(request, timeout: wait + link.requestTimeout)
+        do {
+            return try NotifyAnswer.decode(document).versions
+        } catch {
+            throw .badAnswer(error.message)
+        }
+    }
+
+    private func exchange(_ request: HTTPClientRequest, timeout: Duration) async throws(CloudError) -> (JSONValue, Int) {
+        var request = request
+        request.headers.add(name: "Authorization", value: authorization)
+        request.headers.add(name: "Accept-Encoding", value: "zstd, deflate")
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await http.execute(request, timeout: .milliseconds(timeout.milliseconds))
+            body = try await response.body.collect(upTo: maxAnswerBytes)
+        } catch {
+            throw .unreachable(String(describing: error))
+        }
+        let coding = response.headers.first(name: "Content-Encoding").flatMap { ContentCoding(header: $0) } ?? .identity
+        let bytes: [UInt8]
+        do {
+            bytes = try body.withUnsafeReadableBytes { raw throws(DecompressionError) in
+                try Decompressor.decompress(raw, coding: coding, maxOutput: maxAnswerBytes)
+            }
+        } catch {
+            throw .badAnswer("\(coding.rawValue) body: \(error)")
+        }
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw .badAnswer("status \(response.status.code): \(error)")
+        }
+        guard response.status == .ok else {
+            let code = document["error"]?["code"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "unknown"
+            let message = document["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
+            throw .refused(status: Int(response.status.code), code: code, message: message)
+        }
+        return (document, body.readableBytes)
+    }
+}

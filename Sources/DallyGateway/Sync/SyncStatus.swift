@@ -1,0 +1,88 @@
+import DallyCore
+import DallyStore
+
+/// What the syncer has done since start, for `/stats`.
+public struct SyncStatus: Sendable {
+    public var cycles: Int64 = 0
+    public var batchesSent: Int64 = 0
+    public var batchesResent: Int64 = 0
+    public var pulls: Int64 = 0
+    public var rowsSent: Int64 = 0
+    public var rowsAccepted: Int64 = 0
+    public var conflicts: Int64 = 0
+    public var rejected: Int64 = 0
+    public var rowsReceived: Int64 = 0
+    /// Request bodies before and after compression, and answer bodies as received.
+    public var bytesSentRaw: Int64 = 0
+    public var bytesSentCompressed: Int64 = 0
+    public var bytesReceived: Int64 = 0
+    public var failures: Int64 = 0
+    public var consecutiveFailures = 0
+    /// Milliseconds since 1970 of the last cycle that completed.
+    public var lastSuccessAt: Int64?
+    public var lastError: String?
+    /// Whether the notify long-poll is currently held at the cloud.
+    public var notifyConnected = false
+    public var notifications: Int64 = 0
+
+    mutating func record(_ report: SyncReport) {
+        rowsSent += Int64(report.sent)
+        rowsAccepted += Int64(report.accepted)
+        conflicts += Int64(report.conflicts)
+        rejected += Int64(report.rejected)
+        rowsReceived += Int64(report.received)
+    }
+
+    mutating func record(_ traffic: CloudClient.Traffic) {
+        bytesSentRaw += Int64(traffic.sentRaw)
+        bytesSentCompressed += Int64(traffic.sentCompressed)
+        bytesReceived += Int64(traffic.received)
+    }
+}
+
+/// The outcome of a sync-now request.
+public enum SyncOutcome: Sendable {
+    /// The cycle completed: what it sent and received.
+    case synced(SyncReport)
+    /// The cycle failed; the changes stay queued and are retried with backoff.
+    case queued(String)
+}
+
+/// What the HTTP routes and stats need of a running syncer, whatever its clock.
+public protocol SyncControl: Sendable {
+    func syncNow() async -> SyncOutcome
+    var status: SyncStatus { get }
+}
+
+extension SyncStatus {
+    /// Name and value of every counter, for Prometheus (`dally_sync_<name>`).
+    var counters: [(String, Int64)] {
+        [
+            ("cycles", cycles), ("batches_sent", batchesSent), ("batches_resent", batchesResent), ("pulls", pulls),
+            ("rows_sent", rowsSent), ("rows_accepted", rowsAccepted), ("conflicts", conflicts),
+            ("rows_rejected", rejected), ("rows_received", rowsReceived), ("bytes_sent_raw", bytesSentRaw),
+            ("bytes_sent_compressed", bytesSentCompressed), ("bytes_received", bytesReceived),
+            ("failures", failures), ("consecutive_failures", Int64(consecutiveFailures)),
+            ("notifications", notifications), ("notify_connected", notifyConnected ? 1 : 0),
+        ]
+    }
+
+    /// `{"cycles":…, …, "last_success_at":…, "last_error":…, "open_conflicts":…}`.
+    func write(to writer: inout JSONWriter, openConflicts: Int64) {
+        writer.raw("{")
+        for (name, value) in counters {
+            writer.key(name)
+            writer.int(value)
+            writer.raw(",")
+        }
+        writer.raw("\"compression_ratio\":")
+        if bytesSentCompressed > 0 { writer.double(Double(bytesSentRaw) / Double(bytesSentCompressed)) } else { writer.null() }
+        writer.raw(",\"last_success_at\":")
+        if let lastSuccessAt { writer.int(lastSuccessAt) } else { writer.null() }
+        writer.raw(",\"last_error\":")
+        if let lastError { writer.string(lastError) } else { writer.null() }
+        writer.raw(",\"open_conflicts\":")
+        writer.int(openConflicts)
+        writer.raw("}")
+    }
+}
