@@ -117,12 +117,27 @@ let package = Package(
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
         .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig"]),
+        .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(
             name: "DallyGatewayTests",
             dependencies: [
                 "DallyGateway",
                 "DallyConfig",
                 "DallyStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "DallySyncEndToEndTests",
+            dependencies: [
+                "DallyCloud",
+                "DallyCompression",
+                "DallyConfig",
+                "DallyCore",
+                "DallyGateway",
+                "DallyStore",
+                "DallySync",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

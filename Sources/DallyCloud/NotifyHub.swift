@@ -117,10 +117,13 @@ public final class NotifyHub<C: Clock>: Service, Sendable where C.Duration == Du
     }
 
     public func run() async throws {
+        // Answer every waiter at once, before the server starts draining; then stop ticking.
         await withGracefulShutdownHandler {
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: tick) } catch { break }
-                expire(now: clock.now)
+            await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    do { try await self.clock.sleep(for: self.tick) } catch { break }
+                    self.expire(now: self.clock.now)
+                }
             }
         } onGracefulShutdown: {
             self.close()

@@ -20,7 +20,7 @@ public struct QueryParameters {
     public func since() throws(DallyError) -> Int64 {
         guard let text = parameters["since"], !text.isEmpty else { return 0 }
         guard let value = Int64(text), value >= 0 else {
-            throw DallyError(.badQuery, "'since' must be a non-negative integer (a seq from an earlier answer)", field: "since")
+            throw DallyError(.badQuery, "'since' must be a non-negative integer (a cursor from an earlier answer)", field: "since")
         }
         return value
     }

@@ -71,6 +71,12 @@ public struct BatchRequest: Sendable, Equatable {
         }
     }
 
+    /// What the cloud records as the writer of the rows this batch changes: the replica, as
+    /// vouched for by the authenticated gateway, so one gateway cannot pose as another's replica.
+    public var origin: String { Self.origin(gateway: gateway, replica: replica) }
+
+    public static func origin(gateway: String, replica: String) -> String { "\(gateway)/\(replica)" }
+
     public var rowCount: Int { sections.reduce(0) { $0 + $1.changes.count } }
 
     // MARK: - Encoding

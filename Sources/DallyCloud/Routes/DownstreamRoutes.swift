@@ -19,10 +19,10 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     func changes(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        _ = try authenticator.gateway(of: request)
+        let gateway = try authenticator.gateway(of: request)
         let table = try context.parameters.require("table")
         let query = try QueryParameters(request, allowed: ["since", "limit", "replica"])
-        let replica = query.string("replica")
+        let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
         let page = try await store.changes(
             table: table, since: try query.since(), limit: try query.limit(fallback: maxPageRows, maximum: maxPageRows),
             excludingReplica: replica)
@@ -33,10 +33,10 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// replicas past the versions given, at once or as soon as there are; `{"versions":{}}`
     /// at the timeout.
     func notify(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        _ = try authenticator.gateway(of: request)
+        let gateway = try authenticator.gateway(of: request)
         let query = try QueryParameters(request, allowed: ["versions", "wait", "replica"])
         let asked = try TableVersions.parseQuery(Substring(query.string("versions") ?? ""))
-        let replica = query.string("replica")
+        let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
         let deadline = clock.now.advanced(by: try query.wait(maximum: maxWait))
         // Tables the cloud does not have never change; they are left out rather than refused,
         // so one table missing from the cloud's configuration does not stop notifications.

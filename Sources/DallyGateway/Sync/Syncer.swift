@@ -78,14 +78,18 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let cloud = CloudClient(http: http, link: link)
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.syncLoop(cloud) }
-                group.addTask { await self.notifyLoop(cloud) }
-                await group.waitForAll()
+        // Shutdown cancels both loops: a request under way is abandoned (a batch in flight
+        // stays recorded and is resent at the next start), the notify poll is dropped.
+        await cancelWhenGracefulShutdown {
+            await withTaskCancellationHandler {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.syncLoop(cloud) }
+                    group.addTask { await self.notifyLoop(cloud) }
+                    await group.waitForAll()
+                }
+            } onCancel: {
+                self.stop()
             }
-        } onGracefulShutdown: {
-            self.stop()
         }
         stop()
         try? await http.shutdown()
@@ -171,8 +175,30 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     private func cycle(_ cloud: CloudClient, pull: Bool) async throws -> SyncReport {
         var report = SyncReport()
         var needsPull = pull
-        while let batch = try await store.nextBatch(gateway: link.gatewayID, maxRows: link.maxBatchRows) {
-            let (answer, traffic) = try await cloud.post(batch: batch.body)
+        var rowLimit = link.maxBatchRows
+        while let batch = try await store.nextBatch(gateway: link.gatewayID, maxRows: rowLimit) {
+            let answer: BatchAnswer
+            let traffic: CloudClient.Traffic
+            let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
+            do {
+                result = .success(try await cloud.post(batch: batch.body))
+            } catch {
+                result = .failure(error)
+            }
+            switch result {
+            case .success(let exchange):
+                (answer, traffic) = exchange
+            case .failure(.refused(let status, let code, _)) where status == 413 && batch.rows > 1:
+                // Refused whole, before anything was applied: send the rows in smaller batches.
+                try await store.abandonBatch(batchID: batch.batchID)
+                rowLimit = max(1, batch.rows / 2)
+                logger.warning(
+                    "the cloud refused a batch as too large; splitting it",
+                    metadata: ["code": "\(code)", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
+                continue
+            case .failure(let error):
+                throw error
+            }
             let applied = try await store.applyAnswer(answer)
             report.add(applied)
             needsPull = applied.more

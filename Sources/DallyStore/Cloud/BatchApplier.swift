@@ -55,6 +55,7 @@ struct BatchApplier {
         var version = versions[section.table] ?? 0
         defer { versions[section.table] = version }
 
+        let origin = batch.origin
         var results: [BatchAnswer.RowResult] = []
         results.reserveCapacity(section.changes.count)
         var arguments: [DatabaseValue] = []
@@ -68,11 +69,11 @@ struct BatchApplier {
             arguments.append(.null)  // version, set once decided
             arguments.append(change.updatedAt.databaseValue)
             if change.deleted {
-                arguments.append(batch.replica.databaseValue)
+                arguments.append(origin.databaseValue)
                 arguments.append(batch.batchID.databaseValue)
             } else {
                 arguments.append(0.databaseValue)
-                arguments.append(batch.replica.databaseValue)
+                arguments.append(origin.databaseValue)
                 arguments.append(batch.batchID.databaseValue)
                 do {
                     for (value, column) in zip(change.values, columns) {
@@ -89,7 +90,7 @@ struct BatchApplier {
             if let current {
                 let currentVersion: Int64 = current[0]
                 // The same change, retried after its batch's answer was forgotten.
-                if (current[3] as String) == batch.replica, (current[4] as String) == batch.batchID {
+                if (current[3] as String) == origin, (current[4] as String) == batch.batchID {
                     results.append(.accepted(id: change.id, version: currentVersion))
                     continue
                 }

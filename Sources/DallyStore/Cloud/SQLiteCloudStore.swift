@@ -101,10 +101,15 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer {
         let tables = self.tables
-        let (answer, touched) = try await pool.write { [self] db -> (BatchAnswer, [String: Int64]) in
+        let (answer, touched) = try await pool.write { db -> (BatchAnswer, [String: Int64]) in
             let signed = Int64(bitPattern: fingerprint)
-            // Writes are serialised on the writer, and only writes change the versions.
-            let versionsAtStart = versions
+            // The table counters are read in the transaction: the in-memory copy is published
+            // after commit, possibly after the next batch has started.
+            var versionsAtStart: [String: Int64] = [:]
+            for name in tables.keys { versionsAtStart[name] = 0 }
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT tbl, version FROM cloud_tables")) {
+                versionsAtStart[row[0]] = row[1]
+            }
             if let stored = try Row.fetchOne(
                 db, sql: "SELECT fingerprint, results FROM cloud_batches WHERE gateway = ? AND batch = ?",
                 arguments: [batch.gateway, batch.batchID])
@@ -147,7 +152,7 @@ public final class SQLiteCloudStore: CloudStore {
             let version = versions[name] ?? 0
             guard since < version else { continue }
             let page = try CloudPageReader.page(
-                table, since: since, limit: budget, excludingReplica: batch.replica, tableVersion: version, db: db)
+                table, since: since, limit: budget, excludingReplica: batch.origin, tableVersion: version, db: db)
             budget -= page.rows.count
             pages.append(page)
         }

@@ -41,8 +41,7 @@ extension ReplicaStore {
             let record = ConflictLog.read(row, local: nil)
             switch resolution {
             case .takeLocal:
-                try db.execute(
-                    sql: "UPDATE dally_outbox SET parked = NULL WHERE tbl = ? AND row_id = ?", arguments: [table, id])
+                try Self.unpark(id, table: table, basedOn: record.server?.version, db: db)
             case .takeServer:
                 guard let server = record.server else {
                     throw DallyError(
@@ -58,8 +57,7 @@ extension ReplicaStore {
                     old: try CloudRowWriter.current(id, table: sql, db: db), db: db, context: &context)
             case .write(let write):
                 _ = try RowWriter.apply(write, table: sql, db: db, context: &context)
-                try db.execute(
-                    sql: "UPDATE dally_outbox SET parked = NULL WHERE tbl = ? AND row_id = ?", arguments: [table, id])
+                try Self.unpark(id, table: table, basedOn: record.server?.version, db: db)
             }
             try db.execute(
                 sql: "UPDATE dally_conflicts SET status = 'resolved' WHERE tbl = ? AND row_id = ?", arguments: [table, id])
@@ -97,6 +95,14 @@ extension ReplicaStore {
             }
             return counts
         }
+    }
+
+    /// Lets a parked change go out again, based on the cloud's latest known version (which
+    /// downstream pages keep current while the conflict is open), so it replaces that row.
+    private static func unpark(_ id: String, table: String, basedOn version: Int64?, db: Database) throws {
+        try db.execute(
+            sql: "UPDATE dally_outbox SET parked = NULL, base_version = COALESCE(?, base_version) WHERE tbl = ? AND row_id = ?",
+            arguments: [version, table, id])
     }
 
     private static func serverValues(_ json: String) throws -> [JSONMember] {

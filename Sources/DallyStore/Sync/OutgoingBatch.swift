@@ -57,6 +57,17 @@ extension ReplicaStore {
         }
     }
 
+    /// Forgets the batch in flight without applying anything, for a batch the cloud refused as
+    /// a whole before applying any of it (too large): its rows stay pending and go out again
+    /// in smaller batches.
+    public func abandonBatch(batchID: String) async throws {
+        try await groupCommit.perform { db, _ in
+            guard try String.fetchOne(db, sql: "SELECT batch FROM dally_inflight") == batchID else { return }
+            try db.execute(sql: "DELETE FROM dally_inflight_rows")
+            try db.execute(sql: "DELETE FROM dally_inflight")
+        }
+    }
+
     /// Per synced table, the highest cloud version the replica holds, in table-name order.
     public func cloudCursors() async throws -> TableVersions {
         let tables = self.tables

@@ -1,0 +1,253 @@
+import AsyncHTTPClient
+import DallyCloud
+import DallyConfig
+import DallyCore
+import DallyGateway
+import DallyStore
+import DallySync
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A real cloud and two real gateways on 127.0.0.1, each on an ephemeral port with its own
+/// temporary data directory, and an HTTP client to call them.
+///
+/// The gateways sync only when asked (`sync_interval` is an hour), so every test decides when
+/// batches go; the notify long-poll still runs, as in production.
+final class SyncSystem: @unchecked Sendable {
+    static let clientToken = "test-client-token-0123456789"
+    static let cloudAdmin = "test-cloud-admin-0123456789"
+    static let gatewayAdmin = "test-gateway-admin-0123456789"
+    static let secrets = ["gw-a": "secret-of-gateway-a-0123", "gw-b": "secret-of-gateway-b-0123"]
+
+    static let tables = """
+        [[tables]]
+        name = "orders"
+        columns = ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"]
+        conflict = "last_writer_wins"
+        [[tables]]
+        name = "notes"
+        columns = ["body TEXT"]
+        conflict = "server_wins"
+        [[tables]]
+        name = "tasks"
+        columns = ["title TEXT", "done BOOLEAN"]
+        conflict = "client_wins"
+        [[tables]]
+        name = "docs"
+        columns = ["text TEXT", "rev INTEGER"]
+        conflict = "manual"
+        """
+
+    let root = NSTemporaryDirectory() + "dally-sync-tests-" + UUID().uuidString
+    let http: HTTPClient
+    let cloudServer = LiveServer()
+    private(set) var cloud: Cloud<ContinuousClock>?
+    var gateways: [String: (server: LiveServer, gateway: Gateway)] = [:]
+
+    init() {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func cloudConfig() throws -> CloudConfig {
+        try CloudConfig.parse(
+            text: """
+                [server]
+                data_dir = "\(root)/cloud"
+                log_level = "error"
+                [limits]
+                max_body_bytes = 65536
+                max_decompressed_bytes = 262144
+                max_rows_per_batch = 500
+                max_page_rows = 50
+                [admin]
+                token = "\(Self.cloudAdmin)"
+                [[gateways]]
+                id = "gw-a"
+                secret = "\(Self.secrets["gw-a"] ?? "")"
+                [[gateways]]
+                id = "gw-b"
+                secret = "\(Self.secrets["gw-b"] ?? "")"
+                \(Self.tables)
+                """)
+    }
+
+    func gatewayConfig(_ id: String) throws -> GatewayConfig {
+        try GatewayConfig.parse(
+            text: """
+                [server]
+                data_dir = "\(root)/\(id)"
+                log_level = "error"
+                [admin]
+                token = "\(Self.gatewayAdmin)"
+                [cloud]
+                url = "http://127.0.0.1:\(cloudServer.port)"
+                gateway_id = "\(id)"
+                secret = "\(Self.secrets[id] ?? "")"
+                sync_interval = "1h"
+                notify_wait = "10s"
+                retry_min = "50ms"
+                retry_max = "500ms"
+                [[clients]]
+                name = "app"
+                token = "\(Self.clientToken)"
+                read = ["*"]
+                write = ["*"]
+                \(Self.tables)
+                """)
+    }
+
+    /// Starts (or restarts, on the same port) the cloud.
+    func startCloud() async throws {
+        let config = try cloudConfig()
+        let port = cloudServer.port
+        try await cloudServer.start { report in
+            let cloud = try Cloud(config: config, logger: Logger(label: "test"))
+            self.cloud = cloud
+            return cloud.services(port: port, onServerRunning: report)
+        }
+    }
+
+    func stopCloud() async throws {
+        try await cloudServer.stop()
+        try cloud?.store.close()
+        cloud = nil
+    }
+
+    func startGateway(_ id: String) async throws {
+        let config = try gatewayConfig(id)
+        let server = LiveServer()
+        let gateway = try Gateway(config: config, logger: Logger(label: "test"))
+        try await server.start { report in
+            [gateway.application(port: 0, onServerRunning: report), gateway.hub] + (gateway.syncer.map { [$0] } ?? [])
+        }
+        gateways[id] = (server, gateway)
+    }
+
+    func stopGateway(_ id: String) async throws {
+        guard let entry = gateways.removeValue(forKey: id) else { return }
+        try await entry.server.stop()
+        try entry.gateway.store.close()
+    }
+
+    /// A cloud and gateways `gw-a` and `gw-b`, running for `body`, then stopped.
+    static func run(_ body: (SyncSystem) async throws -> Void) async throws {
+        let system = SyncSystem()
+        do {
+            try await system.startCloud()
+            try await system.startGateway("gw-a")
+            try await system.startGateway("gw-b")
+            try await body(system)
+            try await system.shutdown()
+        } catch {
+            try? await system.shutdown()
+            throw error
+        }
+    }
+
+    func shutdown() async throws {
+        for id in gateways.keys { try await stopGateway(id) }
+        if cloud != nil { try await stopCloud() }
+        try await http.shutdown()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    // MARK: - Calls
+
+    struct Reply: Sendable {
+        let status: Int
+        let headers: HTTPHeaders
+        let body: String
+        var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
+        var errorCode: String? { json["error"]?["code"]?.string }
+    }
+
+    /// A request to gateway `id` with the client token.
+    func gateway(
+        _ id: String, _ method: HTTPMethod, _ path: String, body: String? = nil, token: String = clientToken
+    ) async throws -> Reply {
+        let port = gateways[id]?.server.port ?? 0
+        return try await send(
+            method, "http://127.0.0.1:\(port)\(path)", headers: [("Authorization", "Bearer \(token)")],
+            body: body.map { Array($0.utf8) })
+    }
+
+    /// A request to the cloud, as gateway `as` (HTTP Basic) unless `headers` say otherwise.
+    func cloudRequest(
+        _ method: HTTPMethod, _ path: String, as gateway: String? = "gw-a", secret: String? = nil,
+        headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) async throws -> Reply {
+        var all = headers
+        if let gateway {
+            let credentials = "\(gateway):\(secret ?? Self.secrets[gateway] ?? "")"
+            all.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
+        }
+        return try await send(method, "http://127.0.0.1:\(cloudServer.port)\(path)", headers: all, body: body)
+    }
+
+    private func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?) async throws
+        -> Reply
+    {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    // MARK: - Conveniences
+
+    /// Sync now on gateway `id`; the answer's JSON.
+    @discardableResult
+    func sync(_ id: String, table: String = "orders") async throws -> Reply {
+        try await gateway(id, .POST, "/v1/tables/\(table)/sync")
+    }
+
+    /// The row as gateway `id` holds it (tombstones included: a GET of a deleted row is 404, so
+    /// read it from the rows feed).
+    func row(_ id: String, table: String, _ rowID: String) async throws -> JSONValue? {
+        let reply = try await gateway(id, .GET, "/v1/tables/\(table)/rows?include_deleted=true&limit=1000")
+        return reply.json["rows"]?.array?.first { $0["id"]?.string == rowID }
+    }
+
+    /// Long-polls gateway `id`'s changes feed until `condition` holds for a change of
+    /// `rowID`, and returns that change. Waits for events, never for time.
+    func awaitChange(
+        on id: String, table: String, _ rowID: String, where condition: (JSONValue) -> Bool = { _ in true }
+    ) async throws -> JSONValue {
+        var since: Int64 = 0
+        for _ in 0..<50 {
+            let reply = try await gateway(id, .GET, "/v1/tables/\(table)/changes?since=\(since)&wait=20")
+            for change in reply.json["changes"]?.array ?? [] where change["id"]?.string == rowID && condition(change) {
+                return change
+            }
+            guard let next = reply.json["next_since"]?.int else { break }
+            since = next
+        }
+        throw TestFailure("no matching change of \(table)/\(rowID) reached \(id)")
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension JSONValue {
+    var int: Int64? { if case .int(let i) = self { i } else { nil } }
+    var string: String? { if case .string(let s) = self { s } else { nil } }
+    var array: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
+    var double: Double? {
+        switch self {
+        case .double(let d): d
+        case .int(let i): Double(i)
+        default: nil
+        }
+    }
+}
