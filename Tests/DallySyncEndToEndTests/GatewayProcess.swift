@@ -1,0 +1,43 @@
+import Foundation
+
+/// `dally gateway` as a real child process, for tests that kill it.
+final class GatewayProcess: @unchecked Sendable {
+    let process = Process()
+    private(set) var port = 0
+    /// The child's log (its standard error).
+    let logPath: String
+
+    /// The `dally` executable built next to the test bundle.
+    static var executable: URL {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return bundleDirectory.appendingPathComponent("dally")
+    }
+
+    /// Starts `dally gateway --config <file> --port 0` and waits for it to say where it listens.
+    init(config: String) throws {
+        logPath = config + "." + UUID().uuidString + ".log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = Self.executable
+        process.arguments = ["gateway", "--config", config, "--port", "0"]
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // The log is a file, not a pipe, so the child never blocks on it; poll it for the port.
+        while port == 0 {
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            if let range = log.range(of: #"address=127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                port = Int(log[range].split(separator: ":").last ?? "") ?? 0
+            } else if !process.isRunning {
+                throw TestFailure("dally gateway exited before listening:\n\(log)")
+            } else {
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// SIGKILL: no shutdown code runs, exactly like a crash or a power cut of the process.
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
