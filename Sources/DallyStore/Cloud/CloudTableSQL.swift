@@ -57,13 +57,13 @@ struct CloudTableSQL: StoredTable, Sendable {
         return [
             """
             CREATE TABLE \(sqlTable) (
-                id TEXT NOT NULL PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
                 version INTEGER NOT NULL,
                 updated_at INTEGER NOT NULL,
                 deleted INTEGER NOT NULL DEFAULT 0,
                 origin TEXT NOT NULL,
                 batch TEXT NOT NULL\(columns.isEmpty ? "" : ",\n    " + columns.joined(separator: ",\n    "))
-            ) WITHOUT ROWID
+            )
             """,
             "CREATE UNIQUE INDEX \(TableSQL.quote("t_\(schema.name)_version")) ON \(sqlTable)(version)",
         ]

@@ -1,0 +1,179 @@
+import ArgumentParser
+import DallyCore
+import DallySync
+import Foundation
+
+/// `dally bench apply`: the cloud's batch apply rate, in rows per second, four ways in one run,
+/// each into its own fresh database in a temporary directory:
+///
+/// 1. `store`: `SQLiteCloudStore.apply` on batches built beforehand (no HTTP, no JSON);
+/// 2. `http x1`: a real cloud on 127.0.0.1 receiving `POST /v1/batches` (zstd bodies, HTTP
+///    Basic as a gateway) from one gateway, one batch at a time;
+/// 3. `http xN`: the same from N concurrent gateways (distinct gateway and replica ids);
+/// 4. `sqlite`: plain GRDB inserts of the same rows into a table of the same shape, one
+///    transaction per batch: the limit to compare the other three with.
+///
+/// Every part writes the same number of rows. Rows look like orders (uuid-like id, customer
+/// TEXT, total REAL, paid BOOLEAN, items JSON, or `--columns`); with `--updates F`, a fraction
+/// F of each batch after the first updates rows created shortly before. Batches name no
+/// `since`, so answers carry no downstream page: this measures applying, not serving.
+///
+/// Rates are rows over summed batch times when batches go one at a time (with the rate over
+/// the first and the last tenth, since the table grows during a run), over wall time when
+/// gateways send at once. Random ids (the default) spread inserts over the whole primary key;
+/// `--ids ordered` shows what time-ordered ids change.
+struct BenchApply: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Measure the cloud's batch apply rate: store alone, over HTTP (1 and N gateways), raw SQLite."
+    )
+
+    @Option(name: .long, help: "Rows in each batch.")
+    var rowsPerBatch = 1000
+
+    @Option(name: .long, help: "Batches per part (split among the gateways in the concurrent part).")
+    var batches = 200
+
+    @Option(name: .long, help: "Columns of the bench table, comma-separated \"name TYPE\" (no OBJECT).")
+    var columns = BenchConfigs.orderColumns.joined(separator: ",")
+
+    @Option(name: .long, help: "New row ids: uuid (random, v4-like) or ordered (time-ordered, v7-like).")
+    var ids = BenchIDs.uuid
+
+    @Option(name: .long, help: "Fraction of each batch (after the first) that updates existing rows, 0 to 1.")
+    var updates = 0.0
+
+    @Option(name: .long, help: "SQLite synchronous mode of every database: full (the default config) or normal.")
+    var synchronous = "full"
+
+    @Option(name: .long, help: "Concurrent gateways in the concurrent HTTP part.")
+    var gateways = 4
+
+    @Option(name: .long, help: "zstd level of the request bodies (1-19).")
+    var level = 3
+
+    @Option(name: .long, help: "Log level of the servers (to standard error).")
+    var logLevel = "error"
+
+    @Flag(name: .long, help: "Keep the temporary data directories.")
+    var keep = false
+
+    func validate() throws {
+        guard rowsPerBatch >= 1, rowsPerBatch <= 1_000_000 else {
+            throw ValidationError("--rows-per-batch: 1 to 1000000")
+        }
+        guard batches >= 1 else { throw ValidationError("--batches: at least 1") }
+        guard (0...1).contains(updates) else { throw ValidationError("--updates: a fraction from 0 to 1") }
+        guard ["full", "normal"].contains(synchronous) else { throw ValidationError("--synchronous: full or normal") }
+        guard gateways >= 1, gateways <= batches else { throw ValidationError("--gateways: 1 to --batches") }
+        guard (1...19).contains(level) else { throw ValidationError("--level: 1 to 19") }
+    }
+
+    func run() async throws {
+        Startup.bootstrapLogging(level: logLevel)
+        let declarations = try BenchConfigs.columns(columns)
+        let root = try BenchOutput.temporaryDirectory("apply")
+        var results: [ApplyResult] = []
+        do {
+            let setup = try ApplySetup(
+                root: root, columns: declarations, rowsPerBatch: rowsPerBatch, batches: batches, updates: updates,
+                ids: ids, synchronousFull: synchronous == "full", gateways: gateways, level: level, logLevel: logLevel)
+            printHeader(setup)
+            let prebuilt = setup.prebuiltBatches()
+            results.append(try await ApplyStore.store(prebuilt, setup: setup))
+            results.append(try await ApplyOverHTTP(setup: setup).sequential(prebuilt))
+            results.append(try await ApplyOverHTTP(setup: setup).concurrent())
+            results.append(try await ApplyStore.rawSQLite(prebuilt, setup: setup))
+        } catch {
+            if !keep { try? FileManager.default.removeItem(atPath: root) }
+            throw error
+        }
+        if keep { print("kept \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
+        printResults(results)
+    }
+
+    private func printHeader(_ setup: ApplySetup) {
+        let rows = rowsPerBatch * batches
+        let id = ids == .uuid ? "random uuid-like" : "time-ordered uuid-like"
+        print(
+            """
+            dally bench apply: \(batches) batches x \(rowsPerBatch) rows = \(rows) rows per part, \
+            updates \(Int((updates * 100).rounded()))%, synchronous=\(synchronous), zstd level \(level), \
+            \(ProcessInfo.processInfo.activeProcessorCount) cores
+            table orders: id TEXT (\(id)), \(setup.columns.joined(separator: ", ")); data under \(setup.root)
+            """)
+    }
+
+    private func printResults(_ results: [ApplyResult]) {
+        var rows = [["part", "rows/s", "first/last 10%", "batch p50 ms", "p99 ms", "max ms", "notes"]]
+        for result in results {
+            rows.append([
+                result.label, String(Int(result.rowsPerSecond.rounded())),
+                result.trend.map { "\(Int($0.first.rounded())) / \(Int($0.last.rounded()))" } ?? "-",
+                BenchOutput.figure(result.perBatch.percentile(50)),
+                BenchOutput.figure(result.perBatch.percentile(99)), BenchOutput.figure(result.perBatch.max),
+                result.notes,
+            ])
+        }
+        print("")
+        BenchOutput.table(rows, notes: true)
+        let byName = Dictionary(results.map { ($0.name, $0.rowsPerSecond) }, uniquingKeysWith: { first, _ in first })
+        if let store = byName["store"], let raw = byName["sqlite"], raw > 0, store > 0 {
+            let http = results.filter { $0.name.hasPrefix("http") }
+                .map { "\($0.label) \(Int((100 * $0.rowsPerSecond / store).rounded()))% of store" }
+            print(
+                "\nstore = \(Int((100 * store / raw).rounded()))% of raw SQLite; " + http.joined(separator: ", ")
+                    + "; target 100000 rows/s")
+        }
+        print("")
+        for result in results { print(result.resultLine) }
+    }
+}
+
+/// What every part of `dally bench apply` shares.
+struct ApplySetup: Sendable {
+    let root: String
+    let columns: [String]
+    let schema: TableSchema
+    let rowsPerBatch: Int
+    let batches: Int
+    let updates: Double
+    let ids: BenchIDs
+    let synchronousFull: Bool
+    let gateways: Int
+    let level: Int
+    let logLevel: String
+
+    init(
+        root: String, columns: [String], rowsPerBatch: Int, batches: Int, updates: Double, ids: BenchIDs,
+        synchronousFull: Bool, gateways: Int, level: Int, logLevel: String
+    ) throws {
+        // The table as the cloud reads it from its configuration: checks the declarations.
+        let probe = try BenchConfigs.cloud(
+            directory: root + "/unused", gateways: 1, columns: columns, synchronousFull: synchronousFull,
+            logLevel: logLevel)
+        guard let schema = probe.tables.first else { throw BenchError("no table in the bench configuration") }
+        (self.root, self.columns, self.schema) = (root, columns, schema)
+        (self.rowsPerBatch, self.batches, self.updates, self.ids) = (rowsPerBatch, batches, updates, ids)
+        (self.synchronousFull, self.gateways, self.level, self.logLevel) = (synchronousFull, gateways, level, logLevel)
+    }
+
+    /// Gateway `n`'s batch stream; the same `n` gives the same rows in every part.
+    func maker(_ n: Int) -> OrderBatches {
+        OrderBatches(
+            gateway: BenchConfigs.gatewayID(n), replica: BenchConfigs.replicaID(n), columns: schema.columns,
+            rowsPerBatch: rowsPerBatch, updates: updates, ids: ids, seed: 0xDA11 &+ UInt64(n) &* 0x1_0000_0001)
+    }
+
+    /// Gateway 0's `batches` batches, base versions as a fresh store gives them.
+    func prebuiltBatches() -> [BatchRequest] {
+        var maker = maker(0)
+        return (0..<batches).map { _ in
+            let batch = maker.next()
+            maker.assumeAccepted(batch)
+            return batch
+        }
+    }
+}
+
+extension BenchIDs: ExpressibleByArgument {}

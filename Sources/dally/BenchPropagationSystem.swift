@@ -1,0 +1,189 @@
+import AsyncHTTPClient
+import DallyCloud
+import DallyCore
+import DallyGateway
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A cloud and gateways A and B on 127.0.0.1, each on a free port with its own data
+/// directory under `root`, and the HTTP client the samples use.
+struct PropagationSystem {
+    let cloud: Cloud<ContinuousClock>
+    let cloudServices: BenchServices
+    let gateways: [Gateway]
+    let gatewayServices: BenchServices
+    let http: HTTPClient
+
+    /// Gateway A's and B's base URLs.
+    var a: String { "http://127.0.0.1:\(gatewayServices.ports[0])" }
+    var b: String { "http://127.0.0.1:\(gatewayServices.ports[1])" }
+
+    static func start(root: String, synchronousFull: Bool, logLevel: String) async throws -> PropagationSystem {
+        let columns = BenchConfigs.orderColumns
+        let cloudConfig = try BenchConfigs.cloud(
+            directory: root + "/cloud", gateways: 2, columns: columns, synchronousFull: synchronousFull,
+            logLevel: logLevel)
+        let cloud = try Cloud(config: cloudConfig, logger: Logger(label: "dally.cloud"))
+        let cloudServices: BenchServices
+        do {
+            cloudServices = try await BenchServices.start(servers: 1) { report in
+                cloud.services(port: 0) { port in await report(0, port) }
+            }
+        } catch {
+            try? cloud.store.close()
+            throw error
+        }
+        var gateways: [Gateway] = []
+        do {
+            for n in 0..<2 {
+                let config = try BenchConfigs.gateway(
+                    n, directory: root + "/gateway-\(n + 1)", cloudPort: cloudServices.ports[0], columns: columns,
+                    synchronousFull: synchronousFull, logLevel: logLevel)
+                gateways.append(
+                    try Gateway(config: config, logger: Logger(label: "dally.\(BenchConfigs.gatewayID(n))")))
+            }
+            // Port 0 in the configurations: each server reports the port it bound.
+            let gatewayServices = try await BenchServices.start(servers: gateways.count) { report in
+                gateways.enumerated().flatMap { n, gateway in
+                    gateway.services { port in await report(n, port) }
+                }
+            }
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            return PropagationSystem(
+                cloud: cloud, cloudServices: cloudServices, gateways: gateways, gatewayServices: gatewayServices,
+                http: http)
+        } catch {
+            try? await cloudServices.stop()
+            for gateway in gateways { try? gateway.store.close() }
+            try? cloud.store.close()
+            throw error
+        }
+    }
+
+    /// Shuts the client down, stops the cloud (its notify hub answers the gateways' parked
+    /// polls), then the gateways, and closes every store; reports the first error.
+    func stop() async throws {
+        var failure: (any Error)?
+        do { try await http.shutdown() } catch { failure = failure ?? error }
+        do { try await cloudServices.stop() } catch { failure = failure ?? error }
+        do { try await gatewayServices.stop() } catch { failure = failure ?? error }
+        for gateway in gateways {
+            do { try gateway.store.close() } catch { failure = failure ?? error }
+        }
+        do { try cloud.store.close() } catch { failure = failure ?? error }
+        if let failure { throw failure }
+    }
+
+    // MARK: - Samples
+
+    func measure(samples: Int, warmup: Int, wait: Int) async throws -> PropagationFigures {
+        var figures = PropagationFigures()
+        var cursor = try await latestCursor(b)
+        let clock = ContinuousClock()
+        let run = UUID().uuidString.prefix(8).lowercased()
+        for i in 0..<(warmup + samples) {
+            let id = "prop-\(run)-\(i)"
+            let (b, http) = (self.b, self.http)
+            let since = cursor
+            let poll = Task { try await Self.awaitRow(id, on: b, since: since, wait: wait, http: http) }
+            do {
+                // Let the long-poll reach B and park before the clock starts.
+                try await Task.sleep(for: .milliseconds(2))
+                let start = clock.now
+                let put = try await Self.call(.PUT, a + "/v1/tables/orders/rows/\(id)", body: Self.row(i), http: http)
+                guard (200..<300).contains(put.status) else { throw BenchError("PUT on A: \(put.status) \(put.text)") }
+                let written = clock.now
+                let sync = try await Self.call(.POST, a + "/v1/tables/orders/sync", body: nil, http: http)
+                let synced = clock.now
+                guard sync.status == 200, sync.json["status"] == .string("synced") else {
+                    throw BenchError("sync-now on A: \(sync.status) \(sync.text)")
+                }
+                let (arrived, next) = try await poll.value
+                cursor = next
+                guard i >= warmup else { continue }
+                figures.endToEnd.add(arrived - start)
+                figures.put.add(written - start)
+                figures.syncNow.add(synced - written)
+                if arrived < synced { figures.beforeSyncReturned += 1 }
+            } catch {
+                poll.cancel()
+                throw error
+            }
+        }
+        return figures
+    }
+
+    /// Where B's changes feed ends now.
+    private func latestCursor(_ base: String) async throws -> Int64 {
+        var since: Int64 = 0
+        while true {
+            let page = try await Self.call(
+                .GET, base + "/v1/tables/orders/changes?since=\(since)&wait=0&limit=1000", body: nil, http: http)
+            guard page.status == 200, case .int(let next) = page.json["next_since"] else {
+                throw BenchError("changes on B: \(page.status) \(page.text)")
+            }
+            since = next
+            guard page.json["more"] == .bool(true) else { return since }
+        }
+    }
+
+    /// Long-polls `base`'s changes feed from `since` until a page holds row `id`; when that
+    /// page arrived, and the cursor after it.
+    private static func awaitRow(_ id: String, on base: String, since: Int64, wait: Int, http: HTTPClient) async throws
+        -> (ContinuousClock.Instant, Int64)
+    {
+        var since = since
+        let deadline = ContinuousClock.now + .seconds(2 * wait)
+        while ContinuousClock.now < deadline {
+            let page = try await call(
+                .GET, base + "/v1/tables/orders/changes?since=\(since)&wait=\(wait)", body: nil, http: http)
+            let arrived = ContinuousClock.now
+            guard page.status == 200, case .int(let next) = page.json["next_since"] else {
+                throw BenchError("long-poll on B: \(page.status) \(page.text)")
+            }
+            since = next
+            if case .array(let changes) = page.json["changes"], changes.contains(where: { $0["id"] == .string(id) }) {
+                return (arrived, since)
+            }
+        }
+        throw BenchError("row \(id) did not reach gateway B within \(2 * wait) s")
+    }
+
+    /// `{"values":{…}}` of a new order.
+    private static func row(_ i: Int) -> [UInt8] {
+        Array(
+            """
+            {"values":{"customer":"customer-\(i)","total":\(Double(i % 10_000) / 100 + 1),"paid":\(i % 2 == 0),\
+            "items":[{"sku":"SKU-\(1000 + i % 9000)","qty":\(1 + i % 5),"price":9.95}]}}
+            """.utf8)
+    }
+
+    struct Reply {
+        var status: Int
+        var text: String
+        var json: JSONValue
+    }
+
+    /// A request with the client token.
+    private static func call(_ method: HTTPMethod, _ url: String, body: [UInt8]?, http: HTTPClient) async throws
+        -> Reply
+    {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(BenchConfigs.clientToken)")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response = try await http.execute(request, timeout: .seconds(300))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        let text = String(buffer: bytes)
+        return Reply(
+            status: Int(response.status.code), text: String(text.prefix(500)),
+            json: (try? JSONParser.parse(text)) ?? .null)
+    }
+}
