@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds Dally (release) and starts the gateway with config/gateway.toml (or the file given).
-#   tools/run.sh                       # gateway on 127.0.0.1:8080, data in data/gateway
-#   tools/run.sh path/to/gateway.toml
+# Builds Dally (release) and starts a cloud and two gateways on loopback (`dally dev`) with the
+# embedded defaults: cloud on 127.0.0.1:8090 (config/cloud.toml), gateway-a on :8080 and
+# gateway-b on :8081 (config/gateway.toml; data in data/).
+#   tools/run.sh                    # cloud + two gateways
+#   tools/run.sh gateway [ARGS…]    # any other dally command, e.g. a gateway alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
 swift build -c release --product dally
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-exec .build/release/dally gateway --config "${1:-config/gateway.toml}"
+if [ "$#" -eq 0 ]; then set -- dev; fi
+exec .build/release/dally "$@"
