@@ -103,14 +103,14 @@ public struct Gateway {
     public var announce: @Sendable (Int) async -> Void {
         let (logger, config, hub, openFiles) = (self.logger, self.config, self.hub, self.openFiles)
         return { port in
-        logger.info(
-            "gateway listening",
-            metadata: [
-                "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
-                "tables": "\(config.tables.count)", "max_waiters": "\(hub.limit)",
-                "open_files": "\(openFiles.soft)/\(openFiles.hard)",
-                "cloud": "\(config.cloud.map { "\($0.url) as \($0.gatewayID)" } ?? "none")",
-            ])
+            logger.info(
+                "gateway listening",
+                metadata: [
+                    "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
+                    "tables": "\(config.tables.count)", "max_waiters": "\(hub.limit)",
+                    "open_files": "\(openFiles.soft)/\(openFiles.hard)",
+                    "cloud": "\(config.cloud.map { "\($0.url) as \($0.gatewayID)" } ?? "none")",
+                ])
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// The files SQLite keeps for one database in WAL mode.
 enum DatabaseFiles {
@@ -7,6 +8,34 @@ enum DatabaseFiles {
         [path, path + "-wal"].reduce(0) { total, path in
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
             return total + (size ?? 0)
+        }
+    }
+
+    /// Creates `directory` if needed, locks it against a second process and opens the database
+    /// file `name` in it as a WAL pool with the given `synchronous` mode.
+    ///
+    /// - Parameter pragmas: further statements run on every connection.
+    static func openPool(directory: String, name: String, synchronousFull: Bool, pragmas: [String] = []) throws
+        -> (pool: DatabasePool, path: String, lock: DataDirectoryLock)
+    {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create data directory \(directory): \(error.localizedDescription)")
+        }
+        let lock = try DataDirectoryLock(directory: directory)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")")
+            for pragma in pragmas { try db.execute(sql: pragma) }
+        }
+        configuration.maximumReaderCount = 4
+        let path = directory + "/" + name
+        do {
+            return (try DatabasePool(path: path, configuration: configuration), path, lock)
+        } catch {
+            lock.release()
+            throw error
         }
     }
 }

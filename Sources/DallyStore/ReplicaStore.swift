@@ -53,19 +53,8 @@ public final class ReplicaStore: Sendable {
         synchronousFull: Bool = true,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) throws -> ReplicaStore {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError("cannot create data directory \(directory): \(error.localizedDescription)")
-        }
-        let lock = try DataDirectoryLock(directory: directory)
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")")
-        }
-        configuration.maximumReaderCount = 4
-        let path = directory + "/replica.sqlite"
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let (pool, path, lock) = try DatabaseFiles.openPool(
+            directory: directory, name: "replica.sqlite", synchronousFull: synchronousFull)
         let tableSQL = tables.map(TableSQL.init(schema:))
         try ReplicaSchema.migrator().migrate(pool)
         let (initial, replicaID) = try pool.write { db in

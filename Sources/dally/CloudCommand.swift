@@ -15,6 +15,25 @@ struct CloudCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Path of the cloud's TOML configuration.")
     var config: String = "config/cloud.toml"
 
+    @OptionGroup var overrides: ServerOverrides
+
+    func run() async throws {
+        var settings = try Startup.load { () throws(ConfigError) in try CloudConfig.load(path: config) }
+        overrides.apply(to: &settings.server)
+        if overrides.check {
+            print("\(config): OK (\(settings.tables.count) tables, \(settings.gateways.count) gateways)")
+            return
+        }
+        Startup.bootstrapLogging(level: settings.server.logLevel)
+        let cloud = try Startup.open("the cloud store") {
+            try Cloud(config: settings, logger: Logger(label: "dally.cloud"))
+        }
+        try await cloud.run()
+    }
+}
+
+/// The options every server command takes besides its configuration file.
+struct ServerOverrides: ParsableArguments {
     @Option(name: .long, help: "Listen on this port instead of the configured one (0: any free port).")
     var port: Int?
 
@@ -24,19 +43,9 @@ struct CloudCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Check the configuration and exit.")
     var check = false
 
-    func run() async throws {
-        var settings = try Startup.load { () throws(ConfigError) in try CloudConfig.load(path: config) }
-        if let port { settings.server.port = port }
-        if let dataDir { settings.server.dataDirectory = dataDir }
-        if check {
-            print("\(config): OK (\(settings.tables.count) tables, \(settings.gateways.count) gateways)")
-            return
-        }
-        Startup.bootstrapLogging(level: settings.server.logLevel)
-        let cloud = try Startup.open("the cloud store") {
-            try Cloud(config: settings, logger: Logger(label: "dally.cloud"))
-        }
-        try await cloud.run()
+    func apply(to server: inout ServerSettings) {
+        if let port { server.port = port }
+        if let dataDir { server.dataDirectory = dataDir }
     }
 }
 

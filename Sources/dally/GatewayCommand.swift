@@ -15,20 +15,12 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Path of the gateway's TOML configuration.")
     var config: String = "config/gateway.toml"
 
-    @Option(name: .long, help: "Listen on this port instead of the configured one (0: any free port).")
-    var port: Int?
-
-    @Option(name: .long, help: "Use this data directory instead of the configured one.")
-    var dataDir: String?
-
-    @Flag(name: .long, help: "Check the configuration and exit.")
-    var check = false
+    @OptionGroup var overrides: ServerOverrides
 
     func run() async throws {
         var settings = try Startup.load { () throws(ConfigError) in try GatewayConfig.load(path: config) }
-        if let port { settings.server.port = port }
-        if let dataDir { settings.server.dataDirectory = dataDir }
-        if check {
+        overrides.apply(to: &settings.server)
+        if overrides.check {
             print("\(config): OK (\(settings.tables.count) tables, \(settings.clients.count) client tokens)")
             return
         }

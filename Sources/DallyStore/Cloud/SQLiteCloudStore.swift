@@ -29,22 +29,11 @@ public final class SQLiteCloudStore: CloudStore {
     public static func open(directory: String, tables: [TableSchema], synchronousFull: Bool = true) throws
         -> SQLiteCloudStore
     {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError("cannot create data directory \(directory): \(error.localizedDescription)")
-        }
-        let lock = try DataDirectoryLock(directory: directory)
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")")
-            // Row ids arrive in random order (UUIDs), so inserts touch index pages all over the
-            // file; a larger page cache (64 MiB, SQLite's default is 2) keeps them in memory.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
-        }
-        configuration.maximumReaderCount = 4
-        let path = directory + "/cloud.sqlite"
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        // Row ids arrive in random order (UUIDs), so inserts touch index pages all over the
+        // file; a larger page cache (64 MiB, SQLite's default is 2) keeps them in memory.
+        let (pool, path, lock) = try DatabaseFiles.openPool(
+            directory: directory, name: "cloud.sqlite", synchronousFull: synchronousFull,
+            pragmas: ["PRAGMA cache_size = -65536"])
         let sql = tables.map(CloudTableSQL.init(schema:))
         try migrator().migrate(pool)
         let versions = try pool.write { db in
