@@ -21,7 +21,7 @@ final class CloudCounters: Sendable {
         self.registry = registry
     }
 
-    func record(batch: BatchRequest, answer: BatchAnswer, bodyBytes: Int?) {
+    func record(_ answer: BatchAnswer, bodyBytes: Int?) {
         var delta = Snapshot()
         delta.batches = 1
         delta.replayed = answer.replayed ? 1 : 0

@@ -94,8 +94,12 @@ public struct Gateway {
     /// Shutdown runs in reverse: the syncer stops first (a batch in flight stays recorded and
     /// is resent at the next start), then the hub answers every parked long-poll, then the
     /// server drains in-flight requests.
-    public func services(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        let app = application(onServerRunning: onServerRunning)
+    ///
+    /// - Parameter port: overrides the configured port (0 picks a free one).
+    public func services(port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> [any Service]
+    {
+        let app = application(port: port, onServerRunning: onServerRunning)
         return [app, hub] + (syncer.map { [$0] } ?? [])
     }
 

@@ -8,14 +8,11 @@ enum ReplicaSchema {
     static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
+            try db.execute(sql: ColumnCatalogue.createStatement)
             try db.execute(
                 sql: """
                     CREATE TABLE dally_meta (key TEXT NOT NULL PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                     INSERT INTO dally_meta (key, value) VALUES ('last_seq', 0);
-                    CREATE TABLE dally_columns (
-                        tbl TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
-                        PRIMARY KEY (tbl, name)
-                    ) WITHOUT ROWID;
                     CREATE TABLE dally_outbox (
                         tbl TEXT NOT NULL,
                         row_id TEXT NOT NULL,

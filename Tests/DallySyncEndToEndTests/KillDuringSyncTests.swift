@@ -60,9 +60,7 @@ import Testing
         config.server.logLevel = "error"
         let restarted = try Gateway(config: config, logger: Logger(label: "restarted"))
         let server = LiveServer()
-        try await server.start { report in
-            [restarted.application(port: 0, onServerRunning: report), restarted.hub] + (restarted.syncer.map { [$0] } ?? [])
-        }
+        try await server.start { report in restarted.services(port: 0, onServerRunning: report) }
         let gateway = Endpoint(port: server.port)
         let synced = try await call(system, gateway, .POST, "/v1/tables/orders/sync", nil)
         #expect(synced.status == 200)

@@ -121,9 +121,7 @@ final class SyncSystem: @unchecked Sendable {
         let config = try gatewayConfig(id)
         let server = LiveServer()
         let gateway = try Gateway(config: config, logger: Logger(label: "test"))
-        try await server.start { report in
-            [gateway.application(port: 0, onServerRunning: report), gateway.hub] + (gateway.syncer.map { [$0] } ?? [])
-        }
+        try await server.start { report in gateway.services(port: 0, onServerRunning: report) }
         gateways[id] = (server, gateway)
     }
 

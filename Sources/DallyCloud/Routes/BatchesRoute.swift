@@ -36,7 +36,7 @@ struct BatchesRoute: Sendable {
         let answer = try await store.apply(
             batch, fingerprint: Fingerprint.of(body), pageRows: limits.maxPageRows,
             now: Int64(Date().timeIntervalSince1970 * 1000))
-        counters.record(batch: batch, answer: answer, bodyBytes: request.headers[.contentLength].flatMap(Int.init))
+        counters.record(answer, bodyBytes: request.headers[.contentLength].flatMap(Int.init))
         return BodyCoding.response(json: answer.encode(), to: request)
     }
 }

@@ -7,6 +7,10 @@ import DallyCore
 /// "c_…"…)`: `version` is unique within the table, so `version > ?` is a tie-free cursor;
 /// `origin` (the writing replica) and `batch` (the batch that wrote the row last) let a retried
 /// batch be recognised row by row even after its stored answer has been forgotten.
+///
+/// Unlike the replica's tables these are rowid tables with a unique index on `id`: row ids
+/// arrive in random order, and appending rows while only the narrow index takes the random
+/// inserts applied batches about twice as fast as a `WITHOUT ROWID` table keyed by `id`.
 struct CloudTableSQL: StoredTable, Sendable {
     let schema: TableSchema
     let sqlTable: String

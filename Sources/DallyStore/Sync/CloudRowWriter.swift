@@ -32,7 +32,11 @@ enum CloudRowWriter {
         ]
         for value in values { arguments.append(RowDecoding.databaseValue(value)) }
         try db.cachedStatement(sql: table.upsert).execute(arguments: StatementArguments(arguments))
-        try db.execute(sql: "DELETE FROM dally_outbox WHERE tbl = ? AND row_id = ?", arguments: [schema.name, row.id])
+        // Only a dirty row (version nil) has an outbox entry; downstream rows replace clean ones.
+        if let old, old.version == nil {
+            try db.execute(
+                sql: "DELETE FROM dally_outbox WHERE tbl = ? AND row_id = ?", arguments: [schema.name, row.id])
+        }
         let wasLive = old.map { !$0.deleted } ?? false
         let wasTombstone = old?.deleted ?? false
         context.count(
