@@ -35,6 +35,9 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        // The delay-tolerant scheduler: when to wake which uplink, from deadlines, policies and
+        // availability. Pure, no I/O, no clock of its own.
+        .target(name: "DallyScheduler"),
         // The gateway ↔ cloud protocol: wire formats, conflict rule, the cloud store's interface. Pure.
         .target(name: "DallySync", dependencies: ["DallyCore"]),
         // SQLite through GRDB: the gateway's replica (outbox, cursors, group commit) and the
@@ -71,6 +74,7 @@ let package = Package(
                 "DallyHTTP",
                 "DallySync",
                 "DallyConfig",
+                "DallyScheduler",
                 "DallyStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -125,6 +129,7 @@ let package = Package(
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
         .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig"]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
+        .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler"]),
         .testTarget(
             name: "DallyGatewayTests",
             dependencies: [

@@ -81,3 +81,19 @@ extension ColumnType {
         }
     }
 }
+
+extension Value {
+    /// About how many bytes this value takes in a batch's JSON, without writing it: what the
+    /// scheduler weighs pending changes by (its size bound), not an exact count.
+    public var wireSizeEstimate: Int {
+        switch self {
+        case .null: 4
+        case .integer(let i): i < 0 ? 20 : (i < 1_000_000 ? 6 : 19)
+        case .real: 18
+        case .text(let s): s.utf8.count + 2
+        case .boolean: 5
+        case .blob(let bytes): (bytes.count + 2) / 3 * 4 + 2
+        case .json(let text): text.utf8.count
+        }
+    }
+}

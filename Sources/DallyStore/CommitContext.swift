@@ -10,6 +10,8 @@ public struct CommitContext: Sendable {
     public internal(set) var touched: [String: Int64] = [:]
     /// Per table: changes to live rows, tombstones and writes.
     var deltas: [String: TableCounts] = [:]
+    /// Per table: what this commit added to the outbox.
+    public internal(set) var outbox: [String: Outbox.Growth] = [:]
 
     init(lastSeq: Int64, now: Int64) {
         self.lastSeq = lastSeq
@@ -21,6 +23,10 @@ public struct CommitContext: Sendable {
         lastSeq += 1
         touched[table] = lastSeq
         return lastSeq
+    }
+
+    mutating func recordPending(_ table: String, bytes: Int, firstDirtyAt: Int64?) {
+        outbox[table, default: Outbox.Growth()].add(bytes: Int64(bytes), firstDirtyAt: firstDirtyAt)
     }
 
     mutating func count(_ table: String, live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0) {

@@ -35,7 +35,8 @@ final class CommitLedger: Sendable {
             return state.observers
         }
         guard !context.touched.isEmpty else { return }
-        let notice = ReplicaStore.CommitNotice(tables: context.touched, lastSeq: context.lastSeq)
+        let notice = ReplicaStore.CommitNotice(
+            tables: context.touched, lastSeq: context.lastSeq, outbox: context.outbox)
         for observer in observers { observer(notice) }
     }
 }

@@ -1,3 +1,4 @@
+import DallyCore
 import GRDB
 
 /// The outbox: one entry per row with changes the cloud has not accepted.
@@ -8,24 +9,35 @@ import GRDB
 /// the scheduler computes the deadline.
 public enum Outbox {
     static let upsert = """
-        INSERT INTO dally_outbox (tbl, row_id, first_dirty_at, last_write_at, base_version, writes)
-        VALUES (?, ?, ?, ?, ?, 1)
-        ON CONFLICT(tbl, row_id) DO UPDATE SET last_write_at = excluded.last_write_at, writes = writes + 1
+        INSERT INTO dally_outbox (tbl, row_id, first_dirty_at, last_write_at, base_version, writes, bytes)
+        VALUES (?, ?, ?, ?, ?, 1, ?)
+        ON CONFLICT(tbl, row_id) DO UPDATE SET
+            last_write_at = excluded.last_write_at, writes = writes + 1, bytes = excluded.bytes
         """
 
     /// Adds or refreshes the entry for a row just written.
     ///
-    /// - Parameter coalesced: whether the row was already dirty, so that an entry exists and
-    ///   this write replaces its pending state (the replica keeps the invariant: a row of a
-    ///   synced table has a null version exactly while it has an outbox entry).
+    /// - Parameters:
+    ///   - coalesced: whether the row was already dirty, so that an entry exists and this write
+    ///     replaces its pending state (the replica keeps the invariant: a row of a synced table
+    ///     has a null version exactly while it has an outbox entry).
+    ///   - bytes: about how large the pending state is on the wire; it replaces the size of
+    ///     the state it coalesces.
     static func record(
-        table: String, rowID: String, baseVersion: Int64?, coalesced: Bool, db: Database,
+        table: String, rowID: String, baseVersion: Int64?, coalesced: Bool, bytes: Int, db: Database,
         context: inout CommitContext
     ) throws {
         try db.cachedStatement(sql: upsert).execute(arguments: [
-            table, rowID, context.now, context.now, baseVersion,
+            table, rowID, context.now, context.now, baseVersion, bytes,
         ])
         if coalesced { context.count(table, coalesced: 1) }
+        context.recordPending(table, bytes: bytes, firstDirtyAt: coalesced ? nil : context.now)
+    }
+
+    /// The wire size the outbox weighs a row by: its id, its values and the fixed parts of a
+    /// batch row (`[id, base, updated_at, "put", …]`).
+    static func estimatedBytes(id: String, values: [Value]) -> Int {
+        values.reduce(id.utf8.count + 40) { $0 + $1.wireSizeEstimate + 1 }
     }
 
     /// One pending entry, as the scheduler and stats see it.
@@ -41,11 +53,68 @@ public enum Outbox {
         public let writes: Int64
     }
 
-    /// Depth and age of the outbox for one table.
+    /// What one commit added to a table's outbox, told to commit observers so that the
+    /// scheduler can follow the outbox without querying it after every write.
+    public struct Growth: Sendable, Equatable {
+        /// Bytes of the pending states written; a coalescing write counts whole, so this is
+        /// an upper bound on the outbox's growth.
+        public var bytes: Int64 = 0
+        /// Rows that became dirty.
+        public var newEntries: Int64 = 0
+        /// The first-dirty time of the earliest new entry.
+        public var firstDirtyAt: Int64?
+
+        public init() {}
+
+        mutating func add(bytes: Int64, firstDirtyAt: Int64?) {
+            self.bytes += bytes
+            guard let firstDirtyAt else { return }
+            newEntries += 1
+            self.firstDirtyAt = min(self.firstDirtyAt ?? firstDirtyAt, firstDirtyAt)
+        }
+    }
+
+    /// Depth, size and age of the outbox for one table.
     public struct Summary: Sendable, Equatable {
         public let table: String
+        /// Entries waiting to be sent: neither parked nor in a batch in flight.
         public let pending: Int64
-        /// Milliseconds since 1970 of the oldest first-dirty time, nil when nothing is pending.
+        /// Their estimated wire size.
+        public let bytes: Int64
+        /// Milliseconds since 1970 of their oldest first-dirty time, nil when none waits.
         public let oldestFirstDirtyAt: Int64?
+        /// Entries in a batch in flight, and entries parked (by a conflict or an error).
+        public let inFlight: Int64
+        public let parked: Int64
+
+        public init(
+            table: String, pending: Int64, bytes: Int64, oldestFirstDirtyAt: Int64?, inFlight: Int64 = 0,
+            parked: Int64 = 0
+        ) {
+            self.table = table
+            self.pending = pending
+            self.bytes = bytes
+            self.oldestFirstDirtyAt = oldestFirstDirtyAt
+            self.inFlight = inFlight
+            self.parked = parked
+        }
+    }
+
+    /// Per table, the waiting entries' count, bytes and oldest first-dirty time, and how many
+    /// are in flight or parked.
+    static func summaries(db: Database) throws -> [Summary] {
+        let sql = """
+            SELECT o.tbl,
+                SUM(o.parked IS NULL AND r.row_id IS NULL),
+                SUM(CASE WHEN o.parked IS NULL AND r.row_id IS NULL THEN o.bytes ELSE 0 END),
+                MIN(CASE WHEN o.parked IS NULL AND r.row_id IS NULL THEN o.first_dirty_at END),
+                SUM(r.row_id IS NOT NULL),
+                SUM(o.parked IS NOT NULL)
+            FROM dally_outbox o LEFT JOIN dally_inflight_rows r ON r.tbl = o.tbl AND r.row_id = o.row_id
+            GROUP BY o.tbl ORDER BY o.tbl
+            """
+        return try Row.fetchAll(db, sql: sql).map {
+            Summary(table: $0[0], pending: $0[1], bytes: $0[2], oldestFirstDirtyAt: $0[3], inFlight: $0[4], parked: $0[5])
+        }
     }
 }

@@ -62,6 +62,23 @@ enum ReplicaSchema {
                 sql: "INSERT INTO dally_settings (key, value) VALUES ('replica_id', ?)",
                 arguments: [UUID().uuidString.lowercased()])
         }
+        migrator.registerMigration("v3-scheduler") { db in
+            // Pending bytes weigh the scheduler's size bound; several batches may be in flight
+            // at once (one stuck on an uplink that went down must not hold back tables that
+            // may use another), so each in-flight row names its batch, and each batch the
+            // tables it carries up (`uploads`) and asks down (`pulls`), which decide the
+            // uplinks it may be resent on. `dally_pulls` keeps download periods across restarts.
+            try db.execute(
+                sql: """
+                    ALTER TABLE dally_outbox ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE dally_inflight ADD COLUMN uploads TEXT;
+                    ALTER TABLE dally_inflight ADD COLUMN pulls TEXT;
+                    ALTER TABLE dally_inflight_rows ADD COLUMN batch TEXT;
+                    UPDATE dally_inflight_rows SET batch = (SELECT batch FROM dally_inflight LIMIT 1);
+                    CREATE INDEX dally_inflight_rows_batch ON dally_inflight_rows (batch);
+                    CREATE TABLE dally_pulls (tbl TEXT NOT NULL PRIMARY KEY, pulled_at INTEGER NOT NULL) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -18,14 +18,17 @@ import GRDB
 /// ```
 public final class ReplicaStore: Sendable {
     /// What a commit changed, passed to commit observers: the tables written (with the highest
-    /// sequence number each received) and the last sequence number overall.
+    /// sequence number each received), the last sequence number overall, and what the commit
+    /// added to each table's outbox.
     public struct CommitNotice: Sendable {
         public let tables: [String: Int64]
         public let lastSeq: Int64
+        public let outbox: [String: Outbox.Growth]
 
-        public init(tables: [String: Int64], lastSeq: Int64) {
+        public init(tables: [String: Int64], lastSeq: Int64, outbox: [String: Outbox.Growth] = [:]) {
             self.tables = tables
             self.lastSeq = lastSeq
+            self.outbox = outbox
         }
     }
 
@@ -196,13 +199,9 @@ public final class ReplicaStore: Sendable {
         return try await pool.read { db in try PageReader.changes(tables: tables, since: since, limit: limit, db: db) }
     }
 
-    /// Outbox depth and oldest first-dirty time for every table with pending entries.
+    /// Outbox depth, size and oldest first-dirty time for every table with entries.
     public func outboxSummary() async throws -> [Outbox.Summary] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT tbl, COUNT(*), MIN(first_dirty_at) FROM dally_outbox GROUP BY tbl ORDER BY tbl"
-            ).map { Outbox.Summary(table: $0[0], pending: $0[1], oldestFirstDirtyAt: $0[2]) }
-        }
+        try await pool.read { db in try Outbox.summaries(db: db) }
     }
 
     /// All outbox entries of `table`, oldest first.

@@ -71,7 +71,8 @@ enum RowWriter {
         if !schema.policy.localOnly {
             try Outbox.record(
                 table: schema.name, rowID: write.id, baseVersion: old?.version,
-                coalesced: old != nil && old?.version == nil, db: db, context: &context)
+                coalesced: old != nil && old?.version == nil,
+                bytes: Outbox.estimatedBytes(id: write.id, values: deleted ? [] : values), db: db, context: &context)
         }
         context.count(
             schema.name,

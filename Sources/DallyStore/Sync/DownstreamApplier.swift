@@ -63,10 +63,12 @@ public struct SyncReport: Sendable, Equatable {
 }
 
 extension ReplicaStore {
-    /// Applies pages fetched with `GET /v1/tables/{t}/changes` in one transaction.
-    public func applyChanges(_ pages: [ChangePage]) async throws -> SyncReport {
+    /// Applies pages of cloud changes in one transaction, and records that `pulled` (the
+    /// tables the request asked for) were brought up to date now.
+    public func applyChanges(_ pages: [ChangePage], pulled: [String] = []) async throws -> SyncReport {
         let tables = self.tables
         return try await groupCommit.perform { db, context in
+            try PullLog.record(pulled, at: context.now, db: db)
             var report = SyncReport()
             for page in pages {
                 report.received += try DownstreamApplier.apply(page, tables: tables, db: db, context: &context)

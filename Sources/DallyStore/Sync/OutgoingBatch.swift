@@ -11,60 +11,135 @@ public struct OutgoingBatch: Sendable {
     public let rows: Int
     /// Whether this batch was in flight already (sent before, perhaps by an earlier process).
     public let resent: Bool
+    /// The tables whose changes it carries up, and the tables whose changes it asks down:
+    /// together they decide which network classes may carry it.
+    public let uploads: [String]
+    public let pulls: [String]
+}
+
+/// Which tables a batch may carry: those the uplink about to send it may carry.
+public struct BatchScope: Sendable, Equatable {
+    /// Tables whose pending changes may go up; nil for every synced table.
+    public var uploads: Set<String>?
+    /// Tables whose changes may come down in the answer; nil for every synced table.
+    public var pulls: Set<String>?
+
+    public init(uploads: Set<String>?, pulls: Set<String>?) {
+        self.uploads = uploads
+        self.pulls = pulls
+    }
+
+    /// Every synced table, both ways.
+    public static let everything = BatchScope(uploads: nil, pulls: nil)
+
+    func allowsUpload(_ table: String) -> Bool { uploads?.contains(table) ?? true }
+    func allowsPull(_ table: String) -> Bool { pulls?.contains(table) ?? true }
+
+    /// Whether a batch in flight fits: everything it carries, both ways, is allowed.
+    func fits(_ flight: InFlight) -> Bool {
+        flight.uploads.allSatisfy(allowsUpload) && flight.pulls.allSatisfy(allowsPull)
+    }
+}
+
+/// A batch recorded as in flight: sent (or about to be), answer not yet applied.
+public struct InFlight: Sendable, Equatable {
+    public let batchID: String
+    /// Milliseconds since 1970 when it was built.
+    public let createdAt: Int64
+    public let uploads: [String]
+    public let pulls: [String]
 }
 
 extension ReplicaStore {
-    /// The batch to send next, or nil when nothing is pending.
+    /// The batch to send next within `scope`, or nil when nothing is pending there.
     ///
-    /// A batch in flight (sent before, answer not applied, perhaps before a restart) comes
-    /// first and unchanged: same id, same body, so the cloud recognises the retry. Otherwise a
-    /// new batch is built from the outbox, oldest entries first, and recorded as in flight, with
-    /// the local sequence number of every row it carries, before it is returned, so that
-    /// nothing leaves the box that the replica does not remember sending.
-    public func nextBatch(gateway: String, maxRows: Int) async throws -> OutgoingBatch? {
+    /// A batch in flight that fits the scope (sent before, answer not applied, perhaps before
+    /// a restart) comes first and unchanged: same id, same body, so the cloud recognises the
+    /// retry. Otherwise a new batch is built from the outbox entries the scope allows that are
+    /// neither parked nor in another batch in flight, oldest first, and recorded as in flight,
+    /// with the local sequence number of every row it carries, before it is returned, so that
+    /// nothing leaves the box that the replica does not remember sending. Its `since` names the
+    /// tables the scope lets come down.
+    public func nextBatch(gateway: String, maxRows: Int, scope: BatchScope = .everything) async throws
+        -> OutgoingBatch?
+    {
         let tables = self.tables
         let replicaID = self.replicaID
         return try await groupCommit.perform { db, context in
-            if let row = try Row.fetchOne(db, sql: "SELECT batch, body FROM dally_inflight LIMIT 1") {
-                let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight_rows") ?? 0
-                return OutgoingBatch(batchID: row[0], body: Array(row[1] as Data), rows: rows, resent: true)
+            for flight in try Self.inFlight(db: db) where scope.fits(flight) {
+                guard let body = try Data.fetchOne(
+                    db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
+                else { continue }
+                let rows = try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE batch = ?", arguments: [flight.batchID]) ?? 0
+                return OutgoingBatch(
+                    batchID: flight.batchID, body: Array(body), rows: rows, resent: true, uploads: flight.uploads,
+                    pulls: flight.pulls)
             }
+            let batchID = UUID().uuidString.lowercased()
             var sections: [BatchRequest.Section] = []
             var budget = maxRows
             let pendingTables = try String.fetchAll(
                 db, sql: "SELECT DISTINCT tbl FROM dally_outbox WHERE parked IS NULL ORDER BY tbl")
-            for name in pendingTables where budget > 0 {
+            for name in pendingTables where budget > 0 && scope.allowsUpload(name) {
                 guard let table = tables[name], !table.schema.policy.localOnly else { continue }
                 let (section, seqs) = try Self.pendingSection(table, limit: budget, db: db)
                 guard !section.changes.isEmpty else { continue }
                 for (id, seq) in seqs {
                     try db.execute(
-                        sql: "INSERT INTO dally_inflight_rows (tbl, row_id, seq) VALUES (?, ?, ?)",
-                        arguments: [name, id, seq])
+                        sql: "INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch) VALUES (?, ?, ?, ?)",
+                        arguments: [name, id, seq, batchID])
                 }
                 budget -= section.changes.count
                 sections.append(section)
             }
             guard !sections.isEmpty else { return nil }
+            let since = try Self.cloudCursors(tables: tables, db: db).entries.filter { scope.allowsPull($0.table) }
             let request = BatchRequest(
-                batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
-                since: try Self.cloudCursors(tables: tables, db: db), sections: sections)
+                batchID: batchID, gateway: gateway, replica: replicaID, since: TableVersions(since),
+                sections: sections)
             let body = request.encode()
+            let uploads = sections.map(\.table)
+            let pulls = since.map(\.table)
             try db.execute(
-                sql: "INSERT INTO dally_inflight (batch, created_at, body) VALUES (?, ?, ?)",
-                arguments: [request.batchID, context.now, Data(body)])
-            return OutgoingBatch(batchID: request.batchID, body: body, rows: request.rowCount, resent: false)
+                sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
+                arguments: [batchID, context.now, Data(body), Self.list(uploads), Self.list(pulls)])
+            return OutgoingBatch(
+                batchID: batchID, body: body, rows: request.rowCount, resent: false, uploads: uploads, pulls: pulls)
         }
     }
 
-    /// Forgets the batch in flight without applying anything, for a batch the cloud refused as
+    /// The batches in flight, oldest first.
+    public func inFlight() async throws -> [InFlight] {
+        try await pool.read { db in try Self.inFlight(db: db) }
+    }
+
+    static func inFlight(db: Database) throws -> [InFlight] {
+        try Row.fetchAll(
+            db, sql: "SELECT batch, created_at, uploads, pulls, body FROM dally_inflight ORDER BY created_at, batch"
+        ).map { row in
+            let batchID: String = row[0]
+            if let uploads: String = row[2], let pulls: String = row[3] {
+                return InFlight(batchID: batchID, createdAt: row[1], uploads: Self.names(uploads), pulls: Self.names(pulls))
+            }
+            // Recorded before batches named their tables: read them from the body.
+            let request = try BatchRequest.decode(JSONParser.parse(Array(row[4] as Data)), maxRows: .max)
+            return InFlight(
+                batchID: batchID, createdAt: row[1], uploads: request.sections.map(\.table),
+                pulls: request.since.entries.map(\.table))
+        }
+    }
+
+    private static func list(_ names: [String]) -> String { names.joined(separator: " ") }
+    private static func names(_ list: String) -> [String] { list.split(separator: " ").map(String.init) }
+
+    /// Forgets a batch in flight without applying anything, for a batch the cloud refused as
     /// a whole before applying any of it (too large): its rows stay pending and go out again
     /// in smaller batches.
     public func abandonBatch(batchID: String) async throws {
         try await groupCommit.perform { db, _ in
-            guard try String.fetchOne(db, sql: "SELECT batch FROM dally_inflight") == batchID else { return }
-            try db.execute(sql: "DELETE FROM dally_inflight_rows")
-            try db.execute(sql: "DELETE FROM dally_inflight")
+            try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batchID])
+            try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batchID])
         }
     }
 
@@ -81,7 +156,7 @@ extension ReplicaStore {
             tables.values.filter { !$0.schema.policy.localOnly }.map(\.schema.name).sorted().map { ($0, stored[$0] ?? 0) })
     }
 
-    /// The pending rows of one table as a batch section (every column, in schema order), with
+    /// The waiting rows of one table as a batch section (every column, in schema order), with
     /// the local sequence number of each row as sent.
     private static func pendingSection(_ table: TableSQL, limit: Int, db: Database) throws
         -> (BatchRequest.Section, [(String, Int64)])
@@ -90,7 +165,9 @@ extension ReplicaStore {
         let sql = """
             SELECT o.base_version, \(table.selectList(qualifiedBy: "t"))
             FROM dally_outbox o JOIN \(table.sqlTable) t ON t.id = o.row_id
-            WHERE o.tbl = ? AND o.parked IS NULL ORDER BY o.first_dirty_at, o.row_id LIMIT ?
+            WHERE o.tbl = ? AND o.parked IS NULL
+                AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
+            ORDER BY o.first_dirty_at, o.row_id LIMIT ?
             """
         var changes: [BatchRequest.Change] = []
         var seqs: [(String, Int64)] = []
