@@ -29,22 +29,30 @@ public struct Gateway {
 
     /// Opens the replica and builds the routes.
     ///
+    /// - Parameters:
+    ///   - clock: what the long-polls and the scheduler sleep on.
+    ///   - now: wall-clock milliseconds since 1970, for what outlives the process (first-dirty
+    ///     times, deadlines, pulls). Tests move it with their clock.
     /// - Throws: ``StoreError`` when the replica cannot be opened or migrated.
-    public init<C: Clock>(config: GatewayConfig, logger: Logger, clock: C = ContinuousClock()) throws
-    where C.Duration == Duration {
+    public init<C: Clock>(
+        config: GatewayConfig, logger: Logger, clock: C = ContinuousClock(),
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) throws where C.Duration == Duration {
         self.config = config
         self.logger = logger
         openFiles = OpenFileLimit.raise()
         let store = try ReplicaStore.open(
             directory: config.server.dataDirectory, tables: config.tables,
-            synchronousFull: config.store.synchronousFull)
+            synchronousFull: config.store.synchronousFull, now: now)
         self.store = store
         let hub = ChangeHub(
             latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
         self.hub = hub
         store.observeCommits { hub.publish($0) }
         let syncer: (any SyncControl & Service)? = config.cloud.map {
-            Syncer(store: store, link: $0, clock: clock, logger: logger)
+            Syncer(
+                store: store, link: $0, uplinks: config.uplinks, networkClasses: config.networkClasses,
+                tables: config.tables, clock: clock, now: now, logger: logger)
         }
         self.syncer = syncer
 
@@ -58,6 +66,7 @@ public struct Gateway {
         RowRoutes(access: access).register(on: router)
         BatchRoute(access: access, maxRows: config.limits.maxRowsPerBatch).register(on: router)
         SyncRoutes(access: access, syncer: syncer).register(on: router)
+        UplinkRoutes(authorizer: authorizer, syncer: syncer).register(on: router)
         FeedRoutes(
             access: access, hub: hub, pageCache: ChangesPageCache(), maxPageRows: config.limits.maxPageRows,
             maxWait: config.limits.maxWait

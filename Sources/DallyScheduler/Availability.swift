@@ -39,6 +39,10 @@ public struct Availability: Sendable, Equatable {
         retryAt = now + delay
     }
 
+    /// Ends the wait now (a sync-now asks for one immediate try); the failure count stays, so
+    /// a further failure waits longer.
+    public mutating func endBackoff() { retryAt = nil }
+
     /// A request or a probe got through: the backoff is over.
     public mutating func recordSuccess() {
         failures = 0

@@ -1,4 +1,7 @@
 import AsyncHTTPClient
+import DallyCompression
+import DallyCore
+import DallySync
 import Foundation
 import Hummingbird
 import Logging
@@ -7,7 +10,8 @@ import NIOHTTP1
 
 /// Sits between a gateway and the cloud: forwards a batch to the cloud, lets it be applied,
 /// then holds the answer back until `release` ends, so the batch is in flight at the gateway
-/// while already applied at the cloud. Notify polls are refused, so the gateway only syncs when told.
+/// while already applied at the cloud. Pure pulls (batches without sections, such as the one
+/// at start) pass through. Notify polls are refused, so the gateway only syncs when told.
 struct HoldingProxy: Sendable {
     let upstream: String
     let http: HTTPClient
@@ -24,9 +28,15 @@ struct HoldingProxy: Sendable {
             for field in request.headers where ["authorization", "content-encoding", "content-type"].contains(field.name.canonicalName) {
                 forward.headers.add(name: field.name.rawName, value: field.value)
             }
-            forward.body = .bytes(try await request.body.collect(upTo: 16 << 20))
+            let body = try await request.body.collect(upTo: 16 << 20)
+            forward.body = .bytes(body)
             let answer = try await http.execute(forward, timeout: .seconds(30))
-            _ = try await answer.body.collect(upTo: 16 << 20)
+            let answerBody = try await answer.body.collect(upTo: 16 << 20)
+            guard try Self.carriesChanges(body, coding: request.headers[.contentEncoding]) else {
+                var headers: HTTPFields = [.contentType: "application/json"]
+                if let coding = answer.headers.first(name: "Content-Encoding") { headers[.contentEncoding] = coding }
+                return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: answerBody))
+            }
             applied.yield()
             for await _ in release {}
             return Response(status: .gatewayTimeout)
@@ -35,5 +45,11 @@ struct HoldingProxy: Sendable {
             Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"shutting_down","message":"proxy"}}"#)))
         }
         return router
+    }
+
+    static func carriesChanges(_ body: ByteBuffer, coding: String?) throws -> Bool {
+        let coding = coding.flatMap { ContentCoding(header: $0) } ?? .identity
+        let bytes = try Decompressor.decompress(Array(body.readableBytesView), coding: coding, maxOutput: 64 << 20)
+        return try !BatchRequest.decode(JSONParser.parse(bytes), maxRows: .max).sections.isEmpty
     }
 }

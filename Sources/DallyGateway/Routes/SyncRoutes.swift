@@ -16,9 +16,10 @@ struct SyncRoutes: Sendable {
         router.delete("/v1/conflicts/:table/:id") { request, context in try await dismiss(request, context) }
     }
 
-    /// Runs a sync cycle (every pending table goes: the connection is open anyway) and answers
-    /// 200 with what it did, or 202 when the cloud could not be reached and the changes stay
-    /// queued for the next retry.
+    /// Sends the table's pending changes and pulls it now, whatever its delay but only over the
+    /// networks its policy allows (everything else the woken uplink may carry goes along), and
+    /// answers 200 with what the cycle did, or 202 when no allowed uplink is available or the
+    /// cloud could not be reached: the changes stay queued and go at the first chance.
     func syncNow(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
         guard !schema.policy.localOnly else {
@@ -28,7 +29,7 @@ struct SyncRoutes: Sendable {
             throw DallyError(.syncDisabled, "this gateway has no [cloud] section in its configuration")
         }
         var writer = JSONWriter()
-        switch await syncer.syncNow() {
+        switch await syncer.syncNow(table: schema.name) {
         case .synced(let report):
             writer.raw("{\"status\":\"synced\",\"sent\":")
             writer.int(Int64(report.sent))

@@ -41,6 +41,13 @@ struct GatewayStats: Sendable {
         } else {
             w.null()
         }
+        w.raw(",\"uplinks\":[")
+        for (i, uplink) in (syncer?.uplinkSnapshots ?? []).enumerated() {
+            if i > 0 { w.raw(",") }
+            uplink.write(to: &w)
+        }
+        w.raw("]")
+        let schedules = syncer?.tableSchedules ?? [:]
         w.raw(",\"tables\":{")
         for (i, table) in store.tableNames.enumerated() {
             if i > 0 { w.raw(",") }
@@ -57,8 +64,22 @@ struct GatewayStats: Sendable {
             w.int(c.coalesced)
             w.raw(",\"outbox_pending\":")
             w.int(pending?.pending ?? 0)
+            w.raw(",\"outbox_bytes\":")
+            w.int(pending?.bytes ?? 0)
+            w.raw(",\"outbox_in_flight\":")
+            w.int(pending?.inFlight ?? 0)
+            w.raw(",\"outbox_parked\":")
+            w.int(pending?.parked ?? 0)
             w.raw(",\"outbox_oldest_age_ms\":")
             if let oldest = pending?.oldestFirstDirtyAt { w.int(max(0, now - oldest)) } else { w.null() }
+            if let schedule = schedules[table] {
+                w.raw(",\"max_delay_ms\":")
+                w.int(schedule.maxDelayMs)
+                w.raw(",\"deadline_in_ms\":")
+                if let oldest = pending?.oldestFirstDirtyAt { w.int(oldest + schedule.maxDelayMs - now) } else { w.null() }
+                w.raw(",\"deadline_misses\":")
+                w.int(schedule.deadlineMisses)
+            }
             w.raw("}")
         }
         w.raw("},\"requests\":")
@@ -82,6 +103,21 @@ struct GatewayStats: Sendable {
             registry.makeGauge(name: "dally_outbox_pending", labels: labels).set(outbox[table]?.pending ?? 0)
             let age = outbox[table]?.oldestFirstDirtyAt.map { Double(max(0, now - $0)) / 1000 } ?? 0
             registry.makeGauge(name: "dally_outbox_oldest_age_seconds", labels: labels).set(age)
+            registry.makeGauge(name: "dally_outbox_bytes", labels: labels).set(outbox[table]?.bytes ?? 0)
+            registry.makeGauge(name: "dally_outbox_in_flight", labels: labels).set(outbox[table]?.inFlight ?? 0)
+            if let schedule = syncer?.tableSchedules[table] {
+                registry.makeGauge(name: "dally_table_deadline_misses", labels: labels).set(schedule.deadlineMisses)
+                registry.makeGauge(name: "dally_table_max_delay_seconds", labels: labels)
+                    .set(Double(schedule.maxDelayMs) / 1000.0)
+            }
+        }
+        for uplink in syncer?.uplinkSnapshots ?? [] {
+            let labels = [("uplink", uplink.name), ("class", uplink.networkClass)]
+            registry.makeGauge(name: "dally_uplink_available", labels: labels).set(Int64(uplink.available ? 1 : 0))
+            registry.makeGauge(name: "dally_uplink_usable", labels: labels).set(Int64(uplink.usable ? 1 : 0))
+            for (name, value) in uplink.counters {
+                registry.makeGauge(name: "dally_uplink_\(name)", labels: labels).set(value)
+            }
         }
         registry.makeGauge(name: "dally_longpoll_waiters").set(Int64(hub.waiting))
         registry.makeGauge(name: "dally_longpoll_waiters_limit").set(Int64(hub.limit))

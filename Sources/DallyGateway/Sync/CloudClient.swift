@@ -7,8 +7,9 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The gateway's side of the sync protocol over HTTP: batches up (compressed), downstream pages
-/// and the notify long-poll, authenticated as the configured gateway.
+/// The gateway's side of the sync protocol over HTTP, through one uplink: batches up
+/// (compressed), the notify long-poll and the availability probe, authenticated as the
+/// configured gateway.
 struct CloudClient: Sendable {
     /// Bytes a request put on the wire and took off it, bodies only.
     struct Traffic: Sendable {
@@ -19,6 +20,8 @@ struct CloudClient: Sendable {
 
     let http: HTTPClient
     let link: CloudLink
+    /// The uplink's base URL for the cloud (its own, or the `[cloud]` one).
+    let baseURL: String
     /// The largest answer accepted, compressed and decompressed.
     let maxAnswerBytes = 256 * 1024 * 1024
 
@@ -44,7 +47,7 @@ struct CloudClient: Sendable {
             throw .badAnswer("cannot compress the batch: \(error)")
         }
         traffic.sentCompressed = payload.count
-        var request = HTTPClientRequest(url: link.url + "/v1/batches")
+        var request = HTTPClientRequest(url: baseURL + "/v1/batches")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let header = coding.header { request.headers.add(name: "Content-Encoding", value: header) }
@@ -58,16 +61,32 @@ struct CloudClient: Sendable {
         }
     }
 
-    /// Waits up to `wait` for tables to move past `versions`; the tables that did.
-    func notify(versions: TableVersions, replica: String, wait: Duration) async throws(CloudError) -> TableVersions {
+    /// Waits up to `wait` for tables to move past `versions`; the tables that did, and the
+    /// answer's size on the wire.
+    func notify(versions: TableVersions, replica: String, wait: Duration) async throws(CloudError)
+        -> (TableVersions, Int)
+    {
         let query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
-        var request = HTTPClientRequest(url: link.url + "/v1/notify?" + query)
+        var request = HTTPClientRequest(url: baseURL + "/v1/notify?" + query)
         request.method = .GET
-        let (document, _) = try await exchange(request, timeout: wait + link.requestTimeout)
+        let (document, received) = try await exchange(request, timeout: wait + link.requestTimeout)
         do {
-            return try NotifyAnswer.decode(document).versions
+            return (try NotifyAnswer.decode(document).versions, received)
         } catch {
             throw .badAnswer(error.message)
+        }
+    }
+
+    /// Whether the cloud answers `GET /healthz` within `timeout`: the uplink's cheap probe.
+    func probe(timeout: Duration) async -> Bool {
+        var request = HTTPClientRequest(url: baseURL + "/healthz")
+        request.method = .GET
+        do {
+            let response = try await http.execute(request, timeout: .milliseconds(timeout.milliseconds))
+            _ = try await response.body.collect(upTo: 4096)
+            return response.status == .ok
+        } catch {
+            return false
         }
     }
 

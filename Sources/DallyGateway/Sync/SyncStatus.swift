@@ -1,4 +1,5 @@
 import DallyCore
+import DallyScheduler
 import DallyStore
 
 /// What the syncer has done since start, for `/stats`.
@@ -24,6 +25,8 @@ public struct SyncStatus: Sendable {
     /// Whether the notify long-poll is currently held at the cloud.
     public var notifyConnected = false
     public var notifications: Int64 = 0
+    /// Per table: deadlines that passed while no uplink the table may use was available.
+    public var deadlineMisses: [String: Int64] = [:]
 
     mutating func record(_ report: SyncReport) {
         rowsSent += Int64(report.sent)
@@ -50,8 +53,62 @@ public enum SyncOutcome: Sendable {
 
 /// What the HTTP routes and stats need of a running syncer, whatever its clock.
 public protocol SyncControl: Sendable {
-    func syncNow() async -> SyncOutcome
+    /// Sends the table's pending changes and pulls it now, over the networks its policy allows.
+    func syncNow(table: String) async -> SyncOutcome
     var status: SyncStatus { get }
+    var uplinkSnapshots: [UplinkSnapshot] { get }
+    var tableSchedules: [String: TableSchedule] { get }
+    func setAvailability(uplink: String, to mode: AvailabilityOverride) throws(DallyError) -> UplinkSnapshot
+}
+
+/// One uplink's state and counters at the moment of asking.
+public struct UplinkSnapshot: Sendable {
+    public let name: String
+    public let networkClass: String
+    public let url: String
+    public let override: AvailabilityOverride
+    /// Up by override or probe; usable also means not waiting out a retry backoff.
+    public let available: Bool
+    public let usable: Bool
+    /// Milliseconds since 1970 when a backoff ends.
+    public let retryAt: Int64?
+    public let eager: Bool
+    /// Name and value of each counter (`wake_ups`, `requests`, `bytes_up`, …).
+    public let counters: [(String, Int64)]
+
+    /// `{"name":…,"class":…,"availability":"auto","available":true,…,"wake_ups":…}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.raw("{\"name\":")
+        writer.string(name)
+        writer.raw(",\"class\":")
+        writer.string(networkClass)
+        writer.raw(",\"url\":")
+        writer.string(url)
+        writer.raw(",\"availability\":")
+        writer.string(override.rawValue)
+        writer.raw(",\"available\":")
+        writer.bool(available)
+        writer.raw(",\"usable\":")
+        writer.bool(usable)
+        writer.raw(",\"retry_at\":")
+        if let retryAt { writer.int(retryAt) } else { writer.null() }
+        writer.raw(",\"eager\":")
+        writer.bool(eager)
+        for (name, value) in counters {
+            writer.raw(",")
+            writer.key(name)
+            writer.int(value)
+        }
+        writer.raw("}")
+    }
+}
+
+/// A table's schedule at the moment of asking: its delay and the deadlines it missed.
+public struct TableSchedule: Sendable {
+    public let maxDelayMs: Int64
+    public let deadlineMisses: Int64
+    /// The last deadline counted as missed, milliseconds since 1970.
+    public let missedDeadline: Int64?
 }
 
 extension SyncStatus {

@@ -1,5 +1,6 @@
-import AsyncHTTPClient
 import DallyConfig
+import DallyCore
+import DallyScheduler
 import DallyStore
 import DallySync
 import Foundation
@@ -7,61 +8,187 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Moves changes between the replica and the cloud.
+/// Moves changes between the replica and the cloud, when the ``Scheduler`` says and over the
+/// uplinks it picks.
 ///
-/// One loop runs sync cycles: send the outbox as batches (each persisted as in flight before it
-/// leaves, resent unchanged until answered), apply each answer with its downstream page, and
-/// pull further when the cloud says more is waiting. A cycle starts on a sync-now request, on
-/// a notification, or every `sync_interval` (until the delay-tolerant scheduler replaces the
-/// interval). A failed cycle is retried after a capped, jittered backoff; a sync-now cuts the
-/// wait short. A second loop holds one notify long-poll at the cloud and asks for a pull when
-/// a followed table changes elsewhere.
+/// The decision loop asks the scheduler what to do given the outbox, the download periods, the
+/// batches in flight, sync-now requests and which uplinks are usable; it runs a cycle on the
+/// uplink it is told to wake, or sleeps on the injected clock until the next deadline or until
+/// something changes (a write that moves the plan earlier, a sync-now, a notification, an
+/// uplink coming up). A cycle sends every pending change its uplink's class may carry, each
+/// batch persisted as in flight before it leaves, and pulls every table that may come down
+/// over it. Beside it run one probe loop per uplink and one notify long-poll.
+///
+/// Times that must outlive the process (first-dirty times, pulls) are wall-clock milliseconds
+/// from `now`; the clock only sleeps. Tests inject both, so they move time by hand.
 public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Duration {
-    private struct State {
-        /// A cycle was asked for while none was waiting to start.
+    struct State {
+        /// A new decision was asked for while the loop was not waiting.
         var poked = false
         var wakeup: CheckedContinuation<Void, Never>?
-        /// Sync-now requests, numbered; a cycle serves every request numbered up to the count
-        /// at its start.
-        var requested: UInt64 = 0
-        var waiters: [(number: UInt64, continuation: CheckedContinuation<SyncOutcome, Never>)] = []
-        var pullRequested = false
+        /// When the loop plans to wake (ms since 1970); nil while it is busy or waits for an
+        /// event only. A write whose deadline comes earlier pokes it.
+        var plannedWake: Int64?
+        var sleeping = false
+        /// Per table: pending bytes as of the last look at the outbox plus what commits added
+        /// since, an upper bound that tells when the size bound may have been passed.
+        var pendingBytes: [String: Int64] = [:]
+        var urgentUploads: Set<String> = []
+        var urgentPulls: Set<String> = []
+        var waiters: [(table: String, continuation: CheckedContinuation<SyncOutcome, Never>)] = []
+        /// What cycles did since the waiters were last answered.
+        var report = SyncReport()
         var stopped = false
         var status = SyncStatus()
+        /// Per table, the deadline already counted as missed.
+        var missedDeadline: [String: Int64] = [:]
+        /// Per batch id, the uplink it was last sent on.
+        var lastUplink: [String: String] = [:]
     }
 
-    private let store: ReplicaStore
-    private let link: CloudLink
-    private let clock: C
-    private let logger: Logger
-    private let backoff: Backoff
-    private let state = Mutex(State())
+    let store: ReplicaStore
+    let link: CloudLink
+    let scheduler: Scheduler
+    let uplinks: [Uplink]
+    let notifyClasses: Set<String>
+    let clock: C
+    let now: @Sendable () -> Int64
+    let logger: Logger
+    let backoff: Backoff
+    let state = Mutex(State())
+    /// Told whenever an uplink's availability changes, for the notify loop.
+    let availabilityChanged = Signal()
 
-    public init(store: ReplicaStore, link: CloudLink, clock: C, logger: Logger) {
+    /// - Parameters:
+    ///   - uplinks: at least one; their classes must be in `networkClasses`, which is in cost
+    ///     order (cheapest first).
+    ///   - now: wall-clock milliseconds since 1970, the same the store uses.
+    public init(
+        store: ReplicaStore, link: CloudLink, uplinks: [UplinkConfig], networkClasses: [String], tables: [TableSchema],
+        clock: C, now: @escaping @Sendable () -> Int64, logger: Logger
+    ) {
         self.store = store
         self.link = link
         self.clock = clock
+        self.now = now
         self.logger = logger
         self.backoff = Backoff(minimum: link.retryMin, maximum: link.retryMax)
+        let runtime = uplinks.map { config in
+            Uplink(config: config, cost: networkClasses.firstIndex(of: config.networkClass) ?? networkClasses.count, link: link)
+        }
+        self.uplinks = runtime
+        self.notifyClasses = Set(link.notifyNetworks)
+        self.scheduler = Scheduler(
+            tables: tables.map(Self.rules), uplinks: runtime.map(\.rules), flushBytes: Int64(link.flushBytes))
+        store.observeCommits { [weak self] notice in self?.noticeCommit(notice) }
+    }
+
+    static func rules(_ schema: TableSchema) -> TableRules {
+        let policy = schema.policy
+        return TableRules(
+            name: schema.name, localOnly: policy.localOnly, maxDelay: policy.uploadRows.maxDelay.milliseconds,
+            uploadNetworks: Set(policy.uploadRows.networks), period: policy.downloadRows.period.milliseconds,
+            downloadNetworks: Set(policy.downloadRows.networks))
     }
 
     public var status: SyncStatus { state.withLock { $0.status } }
 
-    /// Runs a cycle as soon as possible and returns its outcome.
-    public func syncNow() async -> SyncOutcome {
-        await withCheckedContinuation { continuation in
+    // MARK: - Requests from outside
+
+    /// Sends `table`'s pending changes and pulls it as soon as an uplink its policy allows is
+    /// usable, whatever its delay; answers when that is done, or when it cannot be done now
+    /// (the changes then go at the first allowed availability).
+    public func syncNow(table: String) async -> SyncOutcome {
+        // A sync-now overrides waiting, the retry backoff included: every uplink the table may
+        // use gets one immediate try.
+        if let rules = scheduler.tables.first(where: { $0.name == table }) {
+            for uplink in uplinks
+            where rules.uploadNetworks.contains(uplink.config.networkClass)
+                || rules.downloadNetworks.contains(uplink.config.networkClass)
+            {
+                uplink.endBackoff()
+            }
+        }
+        return await withCheckedContinuation { continuation in
             let stopped = state.withLock { state in
                 guard !state.stopped else { return true }
-                state.requested += 1
-                state.pullRequested = true
-                state.waiters.append((state.requested, continuation))
+                state.urgentUploads.insert(table)
+                state.urgentPulls.insert(table)
+                state.waiters.append((table, continuation))
                 return false
             }
             if stopped { continuation.resume(returning: .queued("the gateway is stopping")) } else { poke() }
         }
     }
 
-    private func poke() {
+    /// Sets an uplink's availability override, as the admin API asks.
+    ///
+    /// - Throws: ``DallyError`` `not_found` for an unknown uplink.
+    public func setAvailability(uplink name: String, to mode: AvailabilityOverride) throws(DallyError) -> UplinkSnapshot {
+        guard let uplink = uplinks.first(where: { $0.name == name }) else {
+            throw DallyError(
+                .notFound, "no uplink '\(name)'; configured: \(uplinks.map(\.name).joined(separator: ", "))")
+        }
+        if uplink.setOverride(mode, now: now()) { availabilityDidChange(uplink, cause: "override \(mode.rawValue)") }
+        poke()
+        return snapshot(of: uplink)
+    }
+
+    public var uplinkSnapshots: [UplinkSnapshot] { uplinks.map(snapshot) }
+
+    public var tableSchedules: [String: TableSchedule] {
+        let (misses, missed) = state.withLock { ($0.status.deadlineMisses, $0.missedDeadline) }
+        var schedules: [String: TableSchedule] = [:]
+        for table in scheduler.tables {
+            schedules[table.name] = TableSchedule(
+                maxDelayMs: table.maxDelay, deadlineMisses: misses[table.name] ?? 0, missedDeadline: missed[table.name])
+        }
+        return schedules
+    }
+
+    func snapshot(of uplink: Uplink) -> UplinkSnapshot {
+        let availability = uplink.availability
+        return UplinkSnapshot(
+            name: uplink.name, networkClass: uplink.config.networkClass, url: uplink.config.url,
+            override: availability.override, available: availability.isAvailable, usable: uplink.isUsable(at: now()),
+            retryAt: availability.retryAt, eager: uplink.config.eager, counters: uplink.counters.all)
+    }
+
+    func availabilityDidChange(_ uplink: Uplink, cause: String) {
+        let availability = uplink.availability
+        logger.notice(
+            "uplink availability changed",
+            metadata: [
+                "uplink": "\(uplink.name)", "class": "\(uplink.config.networkClass)",
+                "available": "\(availability.isAvailable)", "cause": "\(cause)",
+            ])
+        availabilityChanged.fire()
+        poke()
+    }
+
+    /// Decides whether a commit can move the plan earlier, and pokes the loop if so: a table
+    /// that became dirty with a deadline before the planned wake, a table past the size bound,
+    /// or changes an eager uplink may carry.
+    func noticeCommit(_ notice: ReplicaStore.CommitNotice) {
+        guard !notice.outbox.isEmpty else { return }
+        let now = self.now()
+        let eagerClasses = Set(uplinks.filter { $0.config.eager && $0.isUsable(at: now) }.map(\.config.networkClass))
+        let wake = state.withLock { state -> Bool in
+            var wake = !state.sleeping
+            for (table, growth) in notice.outbox {
+                guard let rules = scheduler.tables.first(where: { $0.name == table }) else { continue }
+                let bytes = state.pendingBytes[table, default: 0] + growth.bytes
+                state.pendingBytes[table] = bytes
+                if bytes >= scheduler.flushBytes { wake = true }
+                if let first = growth.firstDirtyAt, first + rules.maxDelay < (state.plannedWake ?? .max) { wake = true }
+                if !eagerClasses.isDisjoint(with: rules.uploadNetworks) { wake = true }
+            }
+            return wake
+        }
+        if wake { poke() }
+    }
+
+    func poke() {
         let wakeup = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let wakeup = state.wakeup else {
                 state.poked = true
@@ -73,18 +200,22 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         wakeup?.resume()
     }
 
+    // MARK: - Service
+
     public func run() async throws {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let cloud = CloudClient(http: http, link: link)
-        // Shutdown cancels both loops: a request under way is abandoned (a batch in flight
+        for table in scheduler.tables where !uplinks.contains(where: { table.uploadNetworks.contains($0.config.networkClass) }) {
+            logger.warning(
+                "no uplink may carry this table's changes; they wait until the configuration adds one",
+                metadata: ["table": "\(table.name)", "networks": "\(table.uploadNetworks.sorted())"])
+        }
+        // Shutdown cancels every loop: a request under way is abandoned (a batch in flight
         // stays recorded and is resent at the next start), the notify poll is dropped.
         await cancelWhenGracefulShutdown {
             await withTaskCancellationHandler {
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await self.syncLoop(cloud) }
-                    group.addTask { await self.notifyLoop(cloud) }
+                    group.addTask { await self.decisionLoop() }
+                    group.addTask { await self.notifyLoop() }
+                    for uplink in self.uplinks { group.addTask { await self.probeLoop(uplink) } }
                     await group.waitForAll()
                 }
             } onCancel: {
@@ -92,7 +223,7 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
             }
         }
         stop()
-        try? await http.shutdown()
+        for uplink in uplinks { await uplink.shutdown() }
     }
 
     private func stop() {
@@ -102,152 +233,57 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
             return state.waiters
         }
         for waiter in waiters { waiter.continuation.resume(returning: .queued("the gateway is stopping")) }
+        availabilityChanged.fire()
         poke()
     }
 
-    private var stopped: Bool { state.withLock { $0.stopped } || Task.isCancelled }
+    var stopped: Bool { state.withLock { $0.stopped } || Task.isCancelled }
 
-    // MARK: - Sync cycles
+    /// Sleeps `duration` on the clock; false when cancelled.
+    func sleep(for duration: Duration) async -> Bool {
+        do {
+            try await clock.sleep(for: duration)
+            return true
+        } catch {
+            return false
+        }
+    }
+}
 
-    private func syncLoop(_ cloud: CloudClient) async {
-        var delay = Duration.zero
-        while !stopped {
-            await waitForPoke(upTo: delay)
-            if stopped { break }
-            let (served, pull) = state.withLock { state in
-                defer { state.pullRequested = false }
-                return (state.requested, state.pullRequested)
-            }
-            let outcome: SyncOutcome
-            do {
-                let report = try await cycle(cloud, pull: pull)
-                outcome = .synced(report)
-                state.withLock { state in
-                    state.status.cycles += 1
-                    state.status.consecutiveFailures = 0
-                    state.status.lastSuccessAt = Int64(Date().timeIntervalSince1970 * 1000)
+/// A broadcast that can fire many times: each waiter is woken by the next firing (or its
+/// task's cancellation).
+final class Signal: Sendable {
+    private struct State {
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    func wait() async {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let cancelled = state.withLock { state in
+                    if Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
                 }
-                delay = link.syncInterval
-            } catch {
-                let failures = state.withLock { state in
-                    state.status.failures += 1
-                    state.status.consecutiveFailures += 1
-                    state.status.lastError = "\(error)"
-                    return state.status.consecutiveFailures
-                }
-                delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
-                logger.warning(
-                    "sync failed; retrying", metadata: ["error": "\(error)", "retry_in": "\(delay)", "failures": "\(failures)"])
-                outcome = .queued("\(error)")
+                if cancelled { continuation.resume() }
             }
-            let waiters = state.withLock { state in
-                let due = state.waiters.filter { $0.number <= served }
-                state.waiters.removeAll { $0.number <= served }
-                return due
-            }
-            for waiter in waiters { waiter.continuation.resume(returning: outcome) }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
-    /// Waits for a poke, or `delay`.
-    private func waitForPoke(upTo delay: Duration) async {
-        let clock = self.clock
-        let timer = Task { [weak self] in
-            do { try await clock.sleep(for: delay) } catch { return }
-            self?.poke()
+    func fire() {
+        let all = state.withLock { state in
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
         }
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state in
-                if state.poked || state.stopped {
-                    state.poked = false
-                    return true
-                }
-                state.wakeup = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
-        timer.cancel()
-    }
-
-    /// Sends everything pending, then pulls what the answers left behind (or everything, when
-    /// asked to).
-    private func cycle(_ cloud: CloudClient, pull: Bool) async throws -> SyncReport {
-        var report = SyncReport()
-        var needsPull = pull
-        var rowLimit = link.maxBatchRows
-        while let batch = try await store.nextBatch(gateway: link.gatewayID, maxRows: rowLimit) {
-            let answer: BatchAnswer
-            let traffic: CloudClient.Traffic
-            let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
-            do {
-                result = .success(try await cloud.post(batch: batch.body))
-            } catch {
-                result = .failure(error)
-            }
-            switch result {
-            case .success(let exchange):
-                (answer, traffic) = exchange
-            case .failure(.refused(let status, let code, _)) where status == 413 && batch.rows > 1:
-                // Refused whole, before anything was applied: send the rows in smaller batches.
-                try await store.abandonBatch(batchID: batch.batchID)
-                rowLimit = max(1, batch.rows / 2)
-                logger.warning(
-                    "the cloud refused a batch as too large; splitting it",
-                    metadata: ["code": "\(code)", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
-                continue
-            case .failure(let error):
-                throw error
-            }
-            let applied = try await store.applyAnswer(answer)
-            report.add(applied)
-            needsPull = applied.more
-            state.withLock { state in
-                state.status.batchesSent += 1
-                if batch.resent { state.status.batchesResent += 1 }
-                state.status.record(applied)
-                state.status.record(traffic)
-            }
-        }
-        while needsPull {
-            let request = BatchRequest(
-                batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
-                since: try await store.cloudCursors(), sections: [])
-            let (answer, traffic) = try await cloud.post(batch: request.encode())
-            let applied = try await store.applyChanges(answer.changes)
-            report.add(applied)
-            needsPull = applied.more
-            state.withLock { state in
-                state.status.pulls += 1
-                state.status.record(applied)
-                state.status.record(traffic)
-            }
-        }
-        return report
-    }
-
-    // MARK: - Notify
-
-    private func notifyLoop(_ cloud: CloudClient) async {
-        var failures = 0
-        while !stopped {
-            do {
-                let cursors = try await store.cloudCursors()
-                state.withLock { $0.status.notifyConnected = true }
-                let changed = try await cloud.notify(versions: cursors, replica: store.replicaID, wait: link.notifyWait)
-                failures = 0
-                if !changed.isEmpty {
-                    state.withLock { $0.status.notifications += 1 }
-                    // Wait for the pull, so the next poll carries the new cursors.
-                    _ = await syncNow()
-                }
-            } catch {
-                state.withLock { $0.status.notifyConnected = false }
-                failures += 1
-                let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
-                logger.debug("notify long-poll failed", metadata: ["error": "\(error)", "retry_in": "\(delay)"])
-                do { try await clock.sleep(for: delay) } catch { return }
-            }
-        }
+        for waiter in all { waiter.resume() }
     }
 }

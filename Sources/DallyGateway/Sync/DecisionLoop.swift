@@ -1,0 +1,132 @@
+import DallyScheduler
+import DallyStore
+import Foundation
+
+extension Syncer {
+    /// Asks the scheduler, acts, repeats: the heart of the syncer.
+    func decisionLoop() async {
+        var storeFailures = 0
+        while !stopped {
+            let situation: Situation
+            do {
+                situation = try await look()
+                storeFailures = 0
+            } catch {
+                if stopped { return }
+                storeFailures += 1
+                let delay = backoff.delay(afterFailures: storeFailures, unit: Double.random(in: 0..<1))
+                logger.error("cannot read the outbox; retrying", metadata: ["error": "\(error)", "retry_in": "\(delay)"])
+                guard await sleep(for: delay) else { return }
+                continue
+            }
+            countMisses(scheduler.stranded(situation))
+            switch scheduler.decide(situation) {
+            case .wake(let wake):
+                guard let uplink = uplinks.first(where: { $0.name == wake.uplink }) else { continue }
+                await cycle(on: uplink, reasons: wake.reasons)
+            case .sleep(let until):
+                answerWaiters(situation)
+                await waitForPoke(until: until)
+            }
+        }
+    }
+
+    /// The situation now: the outbox and pulls from the store, the rest from memory.
+    private func look() async throws -> Situation {
+        let summaries = try await store.outboxSummary()
+        let flights = try await store.inFlight()
+        let pulledAt = try await store.pullTimes()
+        let now = self.now()
+        var situation = Situation(now: now, usable: [], pulledAt: pulledAt)
+        for uplink in uplinks {
+            let availability = uplink.availability
+            if availability.isUsable(at: now) {
+                situation.usable.insert(uplink.name)
+            } else if availability.isAvailable, let retryAt = availability.retryAt {
+                situation.backingOff[uplink.name] = retryAt
+            }
+        }
+        for summary in summaries where summary.pending > 0 {
+            situation.pending[summary.table] = PendingUploads(
+                rows: summary.pending, bytes: summary.bytes, oldestFirstDirtyAt: summary.oldestFirstDirtyAt)
+        }
+        situation.inFlight = flights.map { FlightTables(uploads: $0.uploads, pulls: $0.pulls) }
+        state.withLock { state in
+            state.pendingBytes = Dictionary(uniqueKeysWithValues: summaries.map { ($0.table, $0.bytes) })
+            // A sync-now for a table with nothing to send is served by its pull alone.
+            state.urgentUploads = state.urgentUploads.filter { table in
+                situation.pending[table] != nil || flights.contains { $0.uploads.contains(table) }
+            }
+            situation.urgentUploads = state.urgentUploads
+            situation.urgentPulls = state.urgentPulls
+        }
+        return situation
+    }
+
+    /// Counts each table's deadline that passes with no allowed uplink usable, once.
+    private func countMisses(_ stranded: [(table: String, deadline: Int64)]) {
+        let fresh = state.withLock { state in
+            stranded.filter { entry in
+                guard state.missedDeadline[entry.table] != entry.deadline else { return false }
+                state.missedDeadline[entry.table] = entry.deadline
+                state.status.deadlineMisses[entry.table, default: 0] += 1
+                return true
+            }
+        }
+        for entry in fresh {
+            logger.warning(
+                "deadline passed with no allowed uplink available; the changes wait for one",
+                metadata: ["table": "\(entry.table)", "deadline_ms": "\(entry.deadline)"])
+        }
+    }
+
+    /// Answers the sync-now requests whose table has nothing left to do, or cannot be served now.
+    private func answerWaiters(_ situation: Situation) {
+        let (waiters, report, lastError) = state.withLock { state in
+            defer {
+                state.waiters.removeAll()
+                state.report = SyncReport()
+            }
+            return (state.waiters, state.report, state.status.lastError)
+        }
+        for waiter in waiters {
+            if !situation.urgentUploads.contains(waiter.table) && !situation.urgentPulls.contains(waiter.table) {
+                waiter.continuation.resume(returning: .synced(report))
+            } else if !situation.backingOff.isEmpty, let lastError {
+                waiter.continuation.resume(returning: .queued("the cloud could not be reached: \(lastError)"))
+            } else {
+                waiter.continuation.resume(
+                    returning: .queued("no uplink that table '\(waiter.table)' may use is available"))
+            }
+        }
+    }
+
+    /// Waits for a poke, or until `time` (ms since 1970) on the clock.
+    private func waitForPoke(until time: Int64?) async {
+        let timer: Task<Void, Never>? = time.map { time in
+            let delay = Duration.milliseconds(max(0, time - now()))
+            return Task { [weak self] in
+                guard let self, await self.sleep(for: delay) else { return }
+                self.poke()
+            }
+        }
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if state.poked || state.stopped {
+                    state.poked = false
+                    return true
+                }
+                state.wakeup = continuation
+                state.plannedWake = time
+                state.sleeping = true
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        state.withLock { state in
+            state.sleeping = false
+            state.plannedWake = nil
+        }
+        timer?.cancel()
+    }
+}

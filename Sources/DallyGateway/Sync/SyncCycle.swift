@@ -1,0 +1,138 @@
+import DallyScheduler
+import DallyStore
+import DallySync
+import Foundation
+
+extension Syncer {
+    /// The most batches one cycle sends before the scheduler decides again, so that a stream
+    /// of writes on an eager uplink cannot keep other uplinks' due work waiting.
+    static var maxBatchesPerCycle: Int { 100 }
+
+    /// One wake-up of `uplink`: resend the batches in flight it may carry, send every pending
+    /// change it may carry, and pull every table that may come down over it (riding on the
+    /// batches' answers, or as a pull of its own).
+    func cycle(on uplink: Uplink, reasons: Set<DallyScheduler.WakeReason>) async {
+        uplink.count { $0.wakeUps += 1 }
+        logger.debug(
+            "waking uplink", metadata: ["uplink": "\(uplink.name)", "reasons": "\(reasons.map(\.rawValue).sorted())"])
+        let scope = scheduler.scope(of: uplink.rules)
+        let (urgentUploads, urgentPulls) = state.withLock { ($0.urgentUploads, $0.urgentPulls) }
+        let result: Result<SyncReport, any Error>
+        do {
+            result = .success(try await exchange(on: uplink, scope: BatchScope(uploads: scope.uploads, pulls: scope.pulls)))
+        } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success(let report):
+            state.withLock { state in
+                // Only what was asked before the cycle began is served by it.
+                state.urgentUploads.subtract(urgentUploads.intersection(scope.uploads))
+                state.urgentPulls.subtract(urgentPulls.intersection(scope.pulls))
+                state.report.add(report)
+                state.status.cycles += 1
+                state.status.consecutiveFailures = 0
+                state.status.lastSuccessAt = Int64(Date().timeIntervalSince1970 * 1000)
+            }
+        case .failure(let error):
+            let (failures, delay) = uplink.recordFailure(now: now(), backoff: backoff)
+            state.withLock { state in
+                state.status.failures += 1
+                state.status.consecutiveFailures += 1
+                state.status.lastError = "\(error)"
+            }
+            logger.warning(
+                "sync failed; retrying",
+                metadata: [
+                    "uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(delay)", "failures": "\(failures)",
+                ])
+        }
+    }
+
+    private func exchange(on uplink: Uplink, scope: BatchScope) async throws -> SyncReport {
+        var report = SyncReport()
+        // Tables this wake must still bring up to date: a batch's answer does that for the
+        // tables its `since` names, which for a batch built on another uplink may be fewer.
+        var unpulled = scope.pulls ?? []
+        var more = false
+        var rowLimit = link.maxBatchRows
+        var batches = 0
+        while batches < Self.maxBatchesPerCycle,
+            let batch = try await store.nextBatch(gateway: link.gatewayID, maxRows: rowLimit, scope: scope)
+        {
+            batches += 1
+            noteAttempt(batch, on: uplink)
+            let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
+            do {
+                result = .success(try await uplink.client.post(batch: batch.body))
+            } catch {
+                result = .failure(error)
+            }
+            let answer: BatchAnswer
+            let traffic: CloudClient.Traffic
+            switch result {
+            case .success(let exchange):
+                (answer, traffic) = exchange
+            case .failure(.refused(let status, let code, _)) where status == 413 && batch.rows > 1:
+                // Refused whole, before anything was applied: send the rows in smaller batches.
+                uplink.recordAnswer(CloudClient.Traffic(), now: now())
+                try await store.abandonBatch(batchID: batch.batchID)
+                rowLimit = max(1, batch.rows / 2)
+                logger.warning(
+                    "the cloud refused a batch as too large; splitting it",
+                    metadata: ["code": "\(code)", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
+                continue
+            case .failure(let error):
+                throw error
+            }
+            uplink.recordAnswer(traffic, now: now())
+            let applied = try await store.applyAnswer(answer)
+            report.add(applied)
+            unpulled.subtract(batch.pulls)
+            more = applied.more
+            state.withLock { state in
+                state.lastUplink[batch.batchID] = nil
+                state.status.batchesSent += 1
+                if batch.resent { state.status.batchesResent += 1 }
+                state.status.record(applied)
+                state.status.record(traffic)
+            }
+        }
+        var needsPull = more || !unpulled.isEmpty
+        while needsPull {
+            let pulls = (scope.pulls ?? []).sorted()
+            let cursors = try await store.cloudCursors().entries.filter { pulls.contains($0.table) }
+            let request = BatchRequest(
+                batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
+                since: TableVersions(cursors), sections: [])
+            let (answer, traffic) = try await uplink.client.post(batch: request.encode())
+            uplink.recordAnswer(traffic, now: now())
+            let applied = try await store.applyChanges(answer.changes, pulled: pulls)
+            report.add(applied)
+            needsPull = applied.more
+            state.withLock { state in
+                state.status.pulls += 1
+                state.status.record(applied)
+                state.status.record(traffic)
+            }
+        }
+        return report
+    }
+
+    /// Counts a resend as a retry on the same uplink, or as a re-route from another.
+    private func noteAttempt(_ batch: OutgoingBatch, on uplink: Uplink) {
+        let previous = state.withLock { state in
+            defer { state.lastUplink[batch.batchID] = uplink.name }
+            return state.lastUplink[batch.batchID]
+        }
+        guard batch.resent else { return }
+        if let previous, previous != uplink.name {
+            uplink.count { $0.rerouted += 1 }
+            logger.info(
+                "resending a batch in flight over another uplink",
+                metadata: ["batch": "\(batch.batchID)", "from": "\(previous)", "to": "\(uplink.name)"])
+        } else {
+            uplink.count { $0.retries += 1 }
+        }
+    }
+}

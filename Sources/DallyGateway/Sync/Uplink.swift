@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import DallyConfig
+import DallyCore
+import DallyScheduler
+import Logging
+import Synchronization
+
+/// One way to reach the cloud at run time: its HTTP client (through its proxy, if any), its
+/// availability and its counters.
+final class Uplink: Sendable {
+    let config: UplinkConfig
+    let rules: UplinkRules
+    let client: CloudClient
+    private let state: Mutex<State>
+
+    private struct State {
+        var availability = Availability()
+        var counters = UplinkCounters()
+        /// Milliseconds since 1970 of the last exchange that got an answer: traffic that proves
+        /// the uplink works, so a probe is not needed on top.
+        var lastAnswerAt: Int64?
+    }
+
+    init(config: UplinkConfig, cost: Int, link: CloudLink) {
+        self.config = config
+        rules = UplinkRules(name: config.name, networkClass: config.networkClass, cost: cost, eager: config.eager)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
+        if let proxy = config.proxy { configuration.proxy = .server(host: proxy.host, port: proxy.port) }
+        client = CloudClient(
+            http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
+            baseURL: config.url)
+        state = Mutex(State())
+    }
+
+    var name: String { config.name }
+    var availability: Availability { state.withLock { $0.availability } }
+    var counters: UplinkCounters { state.withLock { $0.counters } }
+    var lastAnswerAt: Int64? { state.withLock { $0.lastAnswerAt } }
+
+    func isUsable(at now: Int64) -> Bool { state.withLock { $0.availability.isUsable(at: now) } }
+
+    /// Sets the override; returns whether availability changed.
+    func setOverride(_ mode: AvailabilityOverride, now: Int64) -> Bool {
+        change { state in
+            state.availability.override = mode
+            // The OS (or an operator) says the network is there: try it at once.
+            if mode == .available { state.availability.recordSuccess() }
+        }
+    }
+
+    /// Records a probe's answer; returns whether availability changed.
+    func recordProbe(up: Bool, now: Int64) -> Bool {
+        change { state in
+            state.counters.probes += 1
+            state.availability.probedUp = up
+            if up {
+                state.lastAnswerAt = now
+                state.availability.recordSuccess()
+            } else {
+                state.counters.probeFailures += 1
+            }
+        }
+    }
+
+    private func change(_ body: (inout State) -> Void) -> Bool {
+        state.withLock { state in
+            let before = state.availability.isAvailable
+            body(&state)
+            let changed = before != state.availability.isAvailable
+            if changed { state.counters.availabilityChanges += 1 }
+            return changed
+        }
+    }
+
+    /// Records an exchange that got an answer.
+    func recordAnswer(_ traffic: CloudClient.Traffic, now: Int64) {
+        state.withLock { state in
+            state.lastAnswerAt = now
+            state.availability.recordSuccess()
+            state.counters.requests += 1
+            state.counters.bytesUp += Int64(traffic.sentCompressed)
+            state.counters.bytesDown += Int64(traffic.received)
+        }
+    }
+
+    /// Lets the next request go at once, without forgetting the failures counted so far.
+    func endBackoff() { state.withLock { $0.availability.endBackoff() } }
+
+    /// Records a failed exchange and starts (or extends) the backoff.
+    func recordFailure(now: Int64, backoff: Backoff) -> (failures: Int, delay: Duration) {
+        state.withLock { state in
+            state.counters.requests += 1
+            state.counters.failures += 1
+            let failures = state.availability.failures + 1
+            let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
+            state.availability.recordFailure(at: now, delay: delay.milliseconds)
+            return (failures, delay)
+        }
+    }
+
+    func count(_ update: (inout UplinkCounters) -> Void) { state.withLock { update(&$0.counters) } }
+
+    func shutdown() async { try? await client.http.shutdown() }
+}
+
+/// What one uplink has done since start, for `/stats` and `/metrics`.
+struct UplinkCounters: Sendable {
+    /// Cycles the scheduler started on this uplink: each a radio wake-up.
+    var wakeUps: Int64 = 0
+    var requests: Int64 = 0
+    var failures: Int64 = 0
+    /// Bodies as they crossed the wire (compressed).
+    var bytesUp: Int64 = 0
+    var bytesDown: Int64 = 0
+    /// Batches sent again on this uplink after an unanswered attempt on it (or before a
+    /// restart), and batches it took over from another uplink.
+    var retries: Int64 = 0
+    var rerouted: Int64 = 0
+    var probes: Int64 = 0
+    var probeFailures: Int64 = 0
+    var availabilityChanges: Int64 = 0
+    /// Notify long-polls held over this uplink.
+    var notifyPolls: Int64 = 0
+
+    var all: [(String, Int64)] {
+        [
+            ("wake_ups", wakeUps), ("requests", requests), ("failures", failures), ("bytes_up", bytesUp),
+            ("bytes_down", bytesDown), ("retries", retries), ("rerouted", rerouted), ("probes", probes),
+            ("probe_failures", probeFailures), ("availability_changes", availabilityChanges),
+            ("notify_polls", notifyPolls),
+        ]
+    }
+}
