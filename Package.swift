@@ -124,6 +124,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // What tests share: a clock moved by hand.
+        .target(name: "DallyTestSupport", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression"]),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
@@ -136,6 +138,7 @@ let package = Package(
                 "DallyGateway",
                 "DallyConfig",
                 "DallyStore",
+                "DallyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -148,8 +151,10 @@ let package = Package(
                 "DallyConfig",
                 "DallyCore",
                 "DallyGateway",
+                "DallyScheduler",
                 "DallyStore",
                 "DallySync",
+                "DallyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

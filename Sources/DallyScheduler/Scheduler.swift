@@ -47,6 +47,20 @@ public struct Scheduler: Sendable {
         )
     }
 
+    /// The tables a batch carrying `uploads` over `uplink` asks down: those `uplink` may bring
+    /// down that may also come down over every class the uploads allow. A batch whose answer
+    /// is lost is resent unchanged, and the cloud answers a resend from its record, downstream
+    /// pages included; so that the batch can be resent over any class its uploads allow, it
+    /// asks down nothing that one of those classes forbids. The tables left out are pulled
+    /// on their own in the same wake.
+    public func pulls(riding uploads: [String], on uplink: UplinkRules) -> Set<String> {
+        var classes = Set(uplinks.map(\.networkClass))
+        for name in uploads { classes.formIntersection(tablesByName[name]?.uploadNetworks ?? []) }
+        return Set(
+            tables.filter { $0.downloadNetworks.contains(uplink.networkClass) && classes.isSubset(of: $0.downloadNetworks) }
+                .map(\.name))
+    }
+
     /// The classes a batch in flight may travel over: those every table it carries allows.
     public func allowedClasses(uploads: [String], pulls: [String]) -> Set<String> {
         var allowed = Set(uplinks.map(\.networkClass))

@@ -1,5 +1,6 @@
 import DallyCore
 import DallyStore
+import DallyTestSupport
 import Testing
 
 @testable import DallyGateway

@@ -119,6 +119,8 @@ extension Syncer {
                 state.wakeup = continuation
                 state.plannedWake = time
                 state.sleeping = true
+                state.status.idle = true
+                state.status.nextWakeAt = time
                 return false
             }
             if now { continuation.resume() }
@@ -126,6 +128,7 @@ extension Syncer {
         state.withLock { state in
             state.sleeping = false
             state.plannedWake = nil
+            state.status.idle = false
         }
         timer?.cancel()
     }

@@ -19,7 +19,11 @@ extension Syncer {
         let (urgentUploads, urgentPulls) = state.withLock { ($0.urgentUploads, $0.urgentPulls) }
         let result: Result<SyncReport, any Error>
         do {
-            result = .success(try await exchange(on: uplink, scope: BatchScope(uploads: scope.uploads, pulls: scope.pulls)))
+            let (scheduler, rules) = (self.scheduler, uplink.rules)
+            let batchScope = BatchScope(
+                uploads: scope.uploads, pulls: scope.pulls,
+                pullsRiding: { uploads in scheduler.pulls(riding: uploads, on: rules) })
+            result = .success(try await exchange(on: uplink, scope: batchScope))
         } catch {
             result = .failure(error)
         }

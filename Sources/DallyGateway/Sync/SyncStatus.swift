@@ -27,6 +27,10 @@ public struct SyncStatus: Sendable {
     public var notifications: Int64 = 0
     /// Per table: deadlines that passed while no uplink the table may use was available.
     public var deadlineMisses: [String: Int64] = [:]
+    /// Whether the scheduler is waiting (nothing to do now), and when it plans to wake next
+    /// (milliseconds since 1970; nil: only when something changes).
+    public var idle = false
+    public var nextWakeAt: Int64?
 
     mutating func record(_ report: SyncReport) {
         rowsSent += Int64(report.sent)
@@ -140,6 +144,10 @@ extension SyncStatus {
         if let lastError { writer.string(lastError) } else { writer.null() }
         writer.raw(",\"open_conflicts\":")
         writer.int(openConflicts)
+        writer.raw(",\"idle\":")
+        writer.bool(idle)
+        writer.raw(",\"next_wake_at\":")
+        if let nextWakeAt { writer.int(nextWakeAt) } else { writer.null() }
         writer.raw("}")
     }
 }

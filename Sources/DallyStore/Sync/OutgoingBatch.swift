@@ -18,15 +18,21 @@ public struct OutgoingBatch: Sendable {
 }
 
 /// Which tables a batch may carry: those the uplink about to send it may carry.
-public struct BatchScope: Sendable, Equatable {
+public struct BatchScope: Sendable {
     /// Tables whose pending changes may go up; nil for every synced table.
     public var uploads: Set<String>?
     /// Tables whose changes may come down in the answer; nil for every synced table.
     public var pulls: Set<String>?
+    /// Narrows `pulls` for a new batch given the tables it carries up (a batch must stay
+    /// resendable over every class its uploads allow); nil keeps `pulls`.
+    public var pullsRiding: (@Sendable ([String]) -> Set<String>)?
 
-    public init(uploads: Set<String>?, pulls: Set<String>?) {
+    public init(
+        uploads: Set<String>?, pulls: Set<String>?, pullsRiding: (@Sendable ([String]) -> Set<String>)? = nil
+    ) {
         self.uploads = uploads
         self.pulls = pulls
+        self.pullsRiding = pullsRiding
     }
 
     /// Every synced table, both ways.
@@ -94,7 +100,10 @@ extension ReplicaStore {
                 sections.append(section)
             }
             guard !sections.isEmpty else { return nil }
-            let since = try Self.cloudCursors(tables: tables, db: db).entries.filter { scope.allowsPull($0.table) }
+            let riding = scope.pullsRiding?(sections.map(\.table))
+            let since = try Self.cloudCursors(tables: tables, db: db).entries.filter {
+                scope.allowsPull($0.table) && riding?.contains($0.table) != false
+            }
             let request = BatchRequest(
                 batchID: batchID, gateway: gateway, replica: replicaID, since: TableVersions(since),
                 sections: sections)

@@ -1,13 +1,14 @@
+import DallyCore
 import Synchronization
 
 /// A clock that moves only when the test says so: sleepers wake when ``advance(by:)`` passes
 /// their deadline, so timeouts are tested without waiting for real time.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+public final class ManualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol {
+        public var offset: Duration
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -23,12 +24,25 @@ final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
-    /// How many sleepers are waiting.
-    var sleeping: Int { state.withLock { $0.sleepers.count } }
+    /// The wall-clock time this clock's zero stands for, in milliseconds since 1970.
+    public let epochMillis: Int64
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    public init(epochMillis: Int64 = 1_800_000_000_000) {
+        self.epochMillis = epochMillis
+    }
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
+
+    /// Wall-clock milliseconds since 1970 that move with this clock, for code that takes a
+    /// `now` function beside its clock.
+    public var wallMillis: @Sendable () -> Int64 {
+        { [self] in epochMillis + now.offset.milliseconds }
+    }
+    /// How many sleepers are waiting.
+    public var sleeping: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -50,7 +64,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has passed.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let due: [Sleeper] = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now

@@ -1,0 +1,143 @@
+import AsyncHTTPClient
+import DallyCompression
+import DallyCore
+import DallySync
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// One uplink's network, seen from outside the gateway: forwards every request to the cloud and
+/// records what crossed it — bytes both ways (request and status lines, headers and bodies as
+/// sent), and, decoded, which tables each batch carried up, asked down, and got back.
+///
+/// `refuseBatches` makes the network fail batches (502, nothing forwarded), as a link that
+/// drops mid-transfer does.
+final class InspectingProxy: Sendable {
+    /// One request that crossed this network.
+    struct Exchange: Sendable {
+        let path: String
+        var batchID: String?
+        /// Tables whose changes went up, tables named in `since`, tables in the answer's
+        /// results and downstream pages.
+        var uploads: Set<String> = []
+        var pulls: Set<String> = []
+        var answered: Set<String> = []
+        var forwarded = true
+    }
+
+    private struct State {
+        var exchanges: [Exchange] = []
+        var bytesUp = 0
+        var bytesDown = 0
+        var refuseBatches = false
+        /// Paths of requests as they arrive, answered or not (a long-poll is held).
+        var started: [String] = []
+    }
+
+    let http: HTTPClient
+    private let state = Mutex(State())
+    private let upstreamURL = Mutex("")
+    let server = LiveServer()
+
+    init(upstream: String, http: HTTPClient) {
+        upstreamURL.withLock { $0 = upstream }
+        self.http = http
+    }
+
+    var upstream: String { upstreamURL.withLock { $0 } }
+
+    var exchanges: [Exchange] { state.withLock { $0.exchanges } }
+    var started: [String] { state.withLock { $0.started } }
+    var bytes: (up: Int, down: Int) { state.withLock { ($0.bytesUp, $0.bytesDown) } }
+    var batches: [Exchange] { exchanges.filter { $0.path == "/v1/batches" } }
+    /// Every table any byte of which crossed this network, either way.
+    var tablesSeen: Set<String> {
+        exchanges.reduce(into: Set<String>()) { $0.formUnion($1.uploads.union($1.pulls).union($1.answered)) }
+    }
+
+    func refuseBatches(_ refuse: Bool) { state.withLock { $0.refuseBatches = refuse } }
+
+    func start(upstream: String) async throws {
+        upstreamURL.withLock { $0 = upstream }
+        try await server.start { report in
+            [
+                Application(
+                    router: router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                    onServerRunning: { await report($0.localAddress?.port ?? 0) }, logger: Logger(label: "proxy"))
+            ]
+        }
+    }
+
+    var url: String { "http://127.0.0.1:\(server.port)" }
+
+    private func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.post("/v1/batches") { request, _ in try await self.forward(request) }
+        router.get("/v1/notify") { request, _ in try await self.forward(request) }
+        router.get("/healthz") { request, _ in try await self.forward(request) }
+        return router
+    }
+
+    private func forward(_ request: Request) async throws -> Response {
+        let path = request.uri.path
+        state.withLock { $0.started.append(path) }
+        let body = try await request.body.collect(upTo: 64 << 20)
+        var exchange = Exchange(path: path)
+        var requestBytes = "\(request.method.rawValue) \(request.uri.description) HTTP/1.1\r\n".utf8.count + 2
+        for field in request.headers { requestBytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        requestBytes += body.readableBytes
+        if path == "/v1/batches" {
+            let batch = try BatchRequest.decode(
+                JSONParser.parse(try Self.decoded(body, coding: request.headers[.contentEncoding])), maxRows: .max)
+            exchange.batchID = batch.batchID
+            exchange.uploads = Set(batch.sections.map(\.table))
+            exchange.pulls = Set(batch.since.entries.map(\.table))
+        }
+        let refuse = path == "/v1/batches" && state.withLock { $0.refuseBatches }
+        if refuse {
+            exchange.forwarded = false
+            record(exchange, up: requestBytes, down: 64)
+            return Response(
+                status: .badGateway,
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"bad_gateway","message":"link dropped"}}"#)))
+        }
+        var forward = HTTPClientRequest(url: upstream + request.uri.description)
+        forward.method = request.method == .post ? .POST : .GET
+        for field in request.headers
+        where ["authorization", "content-encoding", "content-type", "accept-encoding"].contains(field.name.canonicalName) {
+            forward.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if path == "/v1/batches" { forward.body = .bytes(body) }
+        let answer = try await http.execute(forward, timeout: .seconds(120))
+        let answerBody = try await answer.body.collect(upTo: 64 << 20)
+        var responseBytes = "HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n".utf8.count + 2
+        for header in answer.headers { responseBytes += header.name.utf8.count + header.value.utf8.count + 4 }
+        responseBytes += answerBody.readableBytes
+        if path == "/v1/batches", answer.status == .ok {
+            let decoded = try BatchAnswer.decode(
+                JSONParser.parse(try Self.decoded(answerBody, coding: answer.headers.first(name: "Content-Encoding"))))
+            exchange.answered = Set(decoded.results.map(\.table)).union(decoded.changes.map(\.table))
+        }
+        record(exchange, up: requestBytes, down: responseBytes)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let coding = answer.headers.first(name: "Content-Encoding") { headers[.contentEncoding] = coding }
+        return Response(
+            status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: answerBody))
+    }
+
+    private func record(_ exchange: Exchange, up: Int, down: Int) {
+        state.withLock { state in
+            state.exchanges.append(exchange)
+            state.bytesUp += up
+            state.bytesDown += down
+        }
+    }
+
+    static func decoded(_ body: ByteBuffer, coding: String?) throws -> [UInt8] {
+        let coding = coding.flatMap { ContentCoding(header: $0) } ?? .identity
+        return try Decompressor.decompress(Array(body.readableBytesView), coding: coding, maxOutput: 256 << 20)
+    }
+}

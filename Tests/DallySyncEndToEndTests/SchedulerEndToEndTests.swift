@@ -1,0 +1,170 @@
+import DallyCore
+import Foundation
+import Testing
+
+/// The scheduler end to end: a real gateway with two uplinks (`wifi`, `lte`) to a real cloud,
+/// each through a proxy that records what crossed it, time moved by hand.
+@Suite struct SchedulerEndToEndTests {
+    /// Notes (wifi only) never cross lte; orders go at their deadline over lte while wifi is
+    /// down; a notes deadline that passes with wifi down is counted as missed and the notes go
+    /// the moment wifi is back; local-only tasks never leave the box; the gateway's counters
+    /// agree with what the proxies saw.
+    @Test func policiesHoldPerUplinkAndMissesAreCounted() async throws {
+        try await UplinkSystem.run { system in
+            let t0 = system.t0
+            // At start every table is due for its first pull: one wake of the cheapest uplink.
+            try await system.settle("first pull") { system.uplink("wifi", in: $0)?["wake_ups"]?.int == 1 }
+            #expect(system.wifi.batches.count == 1)
+            #expect(system.wifi.batches.first?.uploads.isEmpty == true)
+            #expect(system.wifi.batches.first?.pulls == ["orders", "notes", "docs"])
+
+            try await system.put("orders", "o1", #"{"customer":"Ada","total":3}"#)
+            try await system.put("notes", "n1", #"{"body":"a photo"}"#)
+            try await system.put("tasks", "t1", #"{"title":"stays here"}"#)
+            try await system.settle("deadline of o1 planned") { $0["sync"]?["next_wake_at"]?.int == t0 + 120_000 }
+            #expect(system.wifi.batches.count == 1)
+
+            try await system.setUplink("wifi", "unavailable")
+            system.advance(by: .seconds(119))
+            try await system.settle("a second before the deadline") { $0["sync"]?["next_wake_at"]?.int == t0 + 120_000 }
+            #expect(system.lte.exchanges.isEmpty)
+            system.advance(by: .seconds(1))
+            let afterOrders = try await system.settle("orders over lte") {
+                system.uplink("lte", in: $0)?["wake_ups"]?.int == 1
+            }
+            #expect(system.lte.batches.count == 1)
+            #expect(system.lte.batches.first?.uploads == ["orders"])
+            #expect(!system.lte.tablesSeen.contains("notes"))
+            #expect(afterOrders["tables"]?["orders"]?["outbox_pending"]?.int == 0)
+            #expect(afterOrders["tables"]?["notes"]?["outbox_pending"]?.int == 1)
+            #expect(afterOrders["sync"]?["next_wake_at"]?.int == t0 + 600_000)
+
+            // The notes deadline passes with no wifi: counted once, nothing crosses lte.
+            system.advance(by: .seconds(480))
+            let missed = try await system.settle("notes deadline missed") {
+                $0["tables"]?["notes"]?["deadline_misses"]?.int == 1
+            }
+            #expect(missed["tables"]?["orders"]?["deadline_misses"]?.int == 0)
+            #expect(system.lte.batches.count == 1)
+            #expect(system.uplink("lte", in: missed)?["wake_ups"]?.int == 1)
+            system.advance(by: .seconds(60))
+            try await system.settle("still waiting") { $0["tables"]?["notes"]?["outbox_pending"]?.int == 1 }
+            #expect(try await system.stats()["tables"]?["notes"]?["deadline_misses"]?.int == 1)
+
+            // Wifi is back: the notes go at once, over wifi.
+            try await system.setUplink("wifi", "auto")
+            let delivered = try await system.settle("notes over wifi") {
+                system.uplink("wifi", in: $0)?["wake_ups"]?.int == 2
+            }
+            #expect(delivered["tables"]?["notes"]?["outbox_pending"]?.int == 0)
+            #expect(system.wifi.batches.last?.uploads == ["notes"])
+            #expect(!system.lte.tablesSeen.contains("notes"))
+            #expect(!system.wifi.tablesSeen.contains("tasks") && !system.lte.tablesSeen.contains("tasks"))
+            #expect(delivered["tables"]?["tasks"]?["outbox_pending"]?.int == 0)
+
+            // What the gateway counted is what crossed each network.
+            for (name, proxy) in [("wifi", system.wifi), ("lte", system.lte)] {
+                let counters = system.uplink(name, in: delivered)
+                #expect(counters?["requests"]?.int == Int64(proxy.exchanges.count))
+                #expect((counters?["bytes_up"]?.int ?? 0) > 0)
+                #expect((counters?["bytes_up"]?.int ?? .max) < Int64(proxy.bytes.up))
+                #expect((counters?["bytes_down"]?.int ?? .max) < Int64(proxy.bytes.down))
+            }
+            let cloud = try await system.base.cloudRequest(
+                .GET, "/stats", as: nil, headers: [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")]
+            ).json
+            #expect(cloud["tables"]?["orders"]?["live"]?.int == 1)
+            #expect(cloud["tables"]?["notes"]?["live"]?.int == 1)
+            #expect(cloud["tables"]?["tasks"]?["live"]?.int == 0)
+        }
+    }
+
+    /// A batch whose wifi transfer fails is resent over lte with the same batch id, and the
+    /// cloud applies it once.
+    @Test func aBatchInFlightOnAFailingUplinkIsReroutedWithItsID() async throws {
+        try await UplinkSystem.run { system in
+            try await system.settle("first pull") { system.uplink("wifi", in: $0)?["wake_ups"]?.int == 1 }
+            system.wifi.refuseBatches(true)
+            try await system.put("orders", "o1", #"{"customer":"Ada"}"#)
+            try await system.put("orders", "o2", #"{"customer":"Bob"}"#)
+            system.advance(by: .seconds(120))
+            let stats = try await system.settle("re-routed") { system.uplink("lte", in: $0)?["rerouted"]?.int == 1 }
+            #expect(stats["tables"]?["orders"]?["outbox_pending"]?.int == 0)
+            #expect(stats["tables"]?["orders"]?["outbox_in_flight"]?.int == 0)
+            let refused = try #require(system.wifi.exchanges.last { !$0.forwarded })
+            let resent = try #require(system.lte.batches.first)
+            #expect(refused.batchID == resent.batchID)
+            #expect(resent.uploads == ["orders"])
+            // The batch asked down only what lte may bring: notes (wifi only) were left out.
+            #expect(!resent.pulls.contains("notes"))
+            #expect(system.uplink("wifi", in: stats)?["failures"]?.int == 1)
+            let cloud = try await system.base.cloudRequest(
+                .GET, "/stats", as: nil, headers: [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")]
+            ).json
+            #expect(cloud["tables"]?["orders"]?["version"]?.int == 2)
+        }
+    }
+
+    /// Pending changes keep their deadlines across a restart: the clock moves on while the
+    /// gateway is down, and the restarted gateway sends at the original deadline, not later.
+    @Test func aRestartKeepsTheOriginalDeadlines() async throws {
+        try await UplinkSystem.run { system in
+            let t0 = system.t0
+            try await system.settle("first pull") { system.uplink("wifi", in: $0)?["wake_ups"]?.int == 1 }
+            try await system.put("orders", "o1", #"{"customer":"Ada"}"#)
+            try await system.settle("deadline planned") { $0["sync"]?["next_wake_at"]?.int == t0 + 120_000 }
+            try await system.stopGateway()
+            system.advance(by: .seconds(90))
+            try await system.startGateway()
+            // The pull was recorded before the restart: nothing is due until o1's deadline.
+            let restarted = try await system.settle("deadline kept") {
+                $0["sync"]?["next_wake_at"]?.int == t0 + 120_000
+            }
+            #expect(system.uplink("wifi", in: restarted)?["wake_ups"]?.int == 0)
+            #expect(system.wifi.batches.count == 1)
+            system.advance(by: .seconds(30))
+            let sent = try await system.settle("sent at the deadline") {
+                system.uplink("wifi", in: $0)?["wake_ups"]?.int == 1
+            }
+            #expect(sent["tables"]?["orders"]?["outbox_pending"]?.int == 0)
+            #expect(system.wifi.batches.last?.uploads == ["orders"])
+        }
+    }
+
+    /// A sync-now sends at once, but only over a network the table allows: notes wait while
+    /// wifi is down (202), and go when it is back.
+    @Test func syncNowOverridesTheDelayNotTheNetworks() async throws {
+        try await UplinkSystem.run { system in
+            try await system.settle("first pull") { system.uplink("wifi", in: $0)?["wake_ups"]?.int == 1 }
+            try await system.setUplink("wifi", "unavailable")
+            try await system.put("notes", "n1", #"{"body":"a photo"}"#)
+            let queued = try await system.call(.POST, "/v1/tables/notes/sync")
+            #expect(queued.status == 202)
+            #expect(queued.json["reason"]?.string?.contains("notes") == true)
+            #expect(system.lte.exchanges.isEmpty)
+            try await system.put("orders", "o1", #"{"customer":"Ada"}"#)
+            let synced = try await system.call(.POST, "/v1/tables/orders/sync")
+            #expect(synced.status == 200)
+            #expect(synced.json["accepted"]?.int == 1)
+            #expect(system.lte.batches.map(\.uploads) == [["orders"]])
+            try await system.setUplink("wifi", "available")
+            let stats = try await system.settle("notes after wifi") { $0["tables"]?["notes"]?["outbox_pending"]?.int == 0 }
+            #expect(system.wifi.batches.last?.uploads == ["notes"])
+            #expect(!system.lte.tablesSeen.contains("notes"))
+            #expect(stats["tables"]?["notes"]?["deadline_misses"]?.int == 0)
+        }
+    }
+
+    /// The notify long-poll is held only over classes `notify_networks` allows.
+    @Test func notifyRunsOnlyOverAllowedClasses() async throws {
+        try await UplinkSystem.run(notifyNetworks: ["wifi"]) { system in
+            try await system.settle("notify held over wifi") { _ in system.wifi.started.contains("/v1/notify") }
+            try await system.setUplink("wifi", "unavailable")
+            try await system.put("orders", "o1", #"{"customer":"Ada"}"#)
+            _ = try await system.call(.POST, "/v1/tables/orders/sync")
+            try await system.settle("idle") { _ in true }
+            #expect(!system.lte.started.contains("/v1/notify"))
+            #expect(system.lte.batches.count == 1)
+        }
+    }
+}

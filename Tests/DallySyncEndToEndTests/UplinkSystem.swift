@@ -1,0 +1,185 @@
+import AsyncHTTPClient
+import DallyConfig
+import DallyCore
+import DallyGateway
+import DallyTestSupport
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A real cloud and one gateway with two uplinks to it, `wifi` and `lte`, each through its own
+/// loopback port (an ``InspectingProxy``) so that what crosses each network is seen from
+/// outside the gateway. The gateway's scheduler runs on a ``ManualClock``: time moves only when
+/// a test says, so deadlines are tested without waiting for them.
+///
+/// Policies, after the Simba paper's photo example: `orders` (think photo metadata) may wait
+/// 2 minutes and use any network; `notes` (think the photos) may wait 10 minutes and use wifi
+/// only, both ways; `tasks` is local only; `docs` keeps the defaults. Every download period is
+/// an hour, so pulls do not clutter the traces.
+final class UplinkSystem: @unchecked Sendable {
+    let base = SyncSystem()
+    let clock = ManualClock()
+    let wifi: InspectingProxy
+    let lte: InspectingProxy
+    let gatewayServer = LiveServer()
+    private(set) var gateway: Gateway?
+    let notifyNetworks: [String]
+
+    /// The moment the clock started, in milliseconds since 1970.
+    var t0: Int64 { clock.epochMillis }
+
+    init(notifyNetworks: [String] = []) {
+        self.notifyNetworks = notifyNetworks
+        wifi = InspectingProxy(upstream: "", http: base.http)
+        lte = InspectingProxy(upstream: "", http: base.http)
+    }
+
+    static let policies = """
+        [[tables]]
+        name = "orders"
+        columns = ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"]
+        upload = { max_delay = "2m", networks = ["wifi", "cellular"] }
+        download = { period = "1h" }
+        [[tables]]
+        name = "notes"
+        columns = ["body TEXT"]
+        upload = { max_delay = "10m", networks = ["wifi"] }
+        download = { period = "1h", networks = ["wifi"] }
+        [[tables]]
+        name = "tasks"
+        columns = ["title TEXT", "done BOOLEAN"]
+        local_only = true
+        [[tables]]
+        name = "docs"
+        columns = ["text TEXT", "rev INTEGER"]
+        download = { period = "1h" }
+        """
+
+    func gatewayConfig() throws -> GatewayConfig {
+        let networks = notifyNetworks.map { "\"\($0)\"" }.joined(separator: ", ")
+        return try GatewayConfig.parse(
+            text: """
+                [server]
+                data_dir = "\(base.root)/gw-a"
+                log_level = "error"
+                [admin]
+                token = "\(SyncSystem.gatewayAdmin)"
+                [network]
+                classes = ["wired", "wifi", "cellular"]
+                [cloud]
+                url = "\(wifi.url)"
+                gateway_id = "gw-a"
+                secret = "\(SyncSystem.secrets["gw-a"] ?? "")"
+                notify_wait = "10s"
+                notify_networks = [\(networks)]
+                retry_min = "1s"
+                retry_max = "4s"
+                [[uplinks]]
+                name = "wifi"
+                class = "wifi"
+                url = "\(wifi.url)"
+                probe_interval = "off"
+                [[uplinks]]
+                name = "lte"
+                class = "cellular"
+                url = "\(lte.url)"
+                probe_interval = "off"
+                [[clients]]
+                name = "app"
+                token = "\(SyncSystem.clientToken)"
+                read = ["*"]
+                write = ["*"]
+                \(Self.policies)
+                """)
+    }
+
+    func start() async throws {
+        try await base.startCloud()
+        let cloud = "http://127.0.0.1:\(base.cloudServer.port)"
+        try await wifi.start(upstream: cloud)
+        try await lte.start(upstream: cloud)
+        try await startGateway()
+    }
+
+    func startGateway() async throws {
+        let gateway = try Gateway(
+            config: try gatewayConfig(), logger: Logger(label: "test"), clock: clock, now: clock.wallMillis)
+        self.gateway = gateway
+        try await gatewayServer.start { report in gateway.services(port: 0, onServerRunning: report) }
+    }
+
+    func stopGateway() async throws {
+        try await gatewayServer.stop()
+        try gateway?.store.close()
+        gateway = nil
+    }
+
+    func shutdown() async {
+        try? await stopGateway()
+        try? await wifi.server.stop()
+        try? await lte.server.stop()
+        try? await base.shutdown()
+    }
+
+    static func run(notifyNetworks: [String] = [], _ body: (UplinkSystem) async throws -> Void) async throws {
+        let system = UplinkSystem(notifyNetworks: notifyNetworks)
+        do {
+            try await system.start()
+            try await body(system)
+            await system.shutdown()
+        } catch {
+            await system.shutdown()
+            throw error
+        }
+    }
+
+    // MARK: - Calls
+
+    func call(
+        _ method: HTTPMethod, _ path: String, body: String? = nil, token: String = SyncSystem.clientToken
+    ) async throws -> SyncSystem.Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(gatewayServer.port)\(path)")
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await base.http.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    func put(_ table: String, _ id: String, _ values: String) async throws {
+        let reply = try await call(.PUT, "/v1/tables/\(table)/rows/\(id)", body: #"{"values":\#(values)}"#)
+        guard reply.status == 200 else { throw TestFailure("PUT \(table)/\(id): \(reply.status) \(reply.body)") }
+    }
+
+    func setUplink(_ name: String, _ availability: String) async throws {
+        let reply = try await call(
+            .PUT, "/v1/admin/uplinks/\(name)", body: #"{"availability":"\#(availability)"}"#,
+            token: SyncSystem.gatewayAdmin)
+        guard reply.status == 200 else { throw TestFailure("PUT uplink \(name): \(reply.status) \(reply.body)") }
+    }
+
+    func stats() async throws -> JSONValue {
+        try await call(.GET, "/stats", token: SyncSystem.gatewayAdmin).json
+    }
+
+    func uplink(_ name: String, in stats: JSONValue) -> JSONValue? {
+        stats["uplinks"]?.array?.first { $0["name"]?.string == name }
+    }
+
+    /// Waits until the scheduler is idle and `condition` holds of `/stats`; the stats then.
+    /// Polls real time only to notice the state; every decision runs on the manual clock.
+    @discardableResult
+    func settle(_ what: String, where condition: (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
+        for _ in 0..<1_000 {
+            let stats = try await stats()
+            if stats["sync"]?["idle"]?.bool == true, condition(stats) { return stats }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("the scheduler did not settle: \(what); last stats: \(try await stats())")
+    }
+
+    /// Moves the gateway's time forward.
+    func advance(by duration: Duration) { clock.advance(by: duration) }
+}
