@@ -127,7 +127,7 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
                     state.status.consecutiveFailures = 0
                     state.status.lastSuccessAt = Int64(Date().timeIntervalSince1970 * 1000)
                 }
-                delay = link.syncInterval
+                delay = .seconds(5)  // TODO scheduler: sync_interval is gone; the scheduler decides when to send
             } catch {
                 let failures = state.withLock { state in
                     state.status.failures += 1
