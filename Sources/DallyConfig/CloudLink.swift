@@ -37,8 +37,12 @@ public struct CloudLink: Sendable, Equatable {
     public var compression: Compression = .zstd
     /// The compression level, within ``Compression/levels``; unused for ``Compression/none``.
     public var level = 3
-    /// How often the outbox is sent to the cloud (until the delay-tolerant scheduler decides).
-    public var syncInterval: Duration = .seconds(5)
+    /// A table whose pending changes pass this many bytes is sent at once, before its deadline
+    /// (its `upload.max_delay`).
+    public var flushBytes = 1_048_576
+    /// The network classes over which the notify long-poll may be held. Empty means never:
+    /// downloads then go only by each table's `download.period`.
+    public var notifyNetworks: [String]
     /// How long the cloud holds a notify long-poll before answering that nothing changed.
     public var notifyWait: Duration = .seconds(60)
     /// The longest wait for the cloud's answer to one request; a notify long-poll may take
@@ -51,22 +55,36 @@ public struct CloudLink: Sendable, Equatable {
     /// The most outbox rows sent in one batch.
     public var maxBatchRows = 5_000
 
-    /// A link with every optional key at its default.
+    /// A link with every optional key at its default; ``notifyNetworks`` holds
+    /// ``GatewayConfig/defaultNetworkClasses``, the classes a file without `[network]` declares.
     public init(url: String, gatewayID: String, secret: String) {
         self.url = url
         self.gatewayID = gatewayID
         self.secret = secret
+        self.notifyNetworks = GatewayConfig.defaultNetworkClasses
     }
 
     static let keys = [
-        "url", "gateway_id", "secret", "compression", "level", "sync_interval", "notify_wait",
+        "url", "gateway_id", "secret", "compression", "level", "flush_bytes", "notify_networks", "notify_wait",
         "request_timeout", "retry_min", "retry_max", "max_batch_rows",
     ]
 
+    /// Keys that were once accepted, with what to write instead. Refused with that hint rather
+    /// than as unknown keys, so that an old file says how to move on.
+    static let removedKeys = [
+        "sync_interval": "removed: changes now go by each table's upload.max_delay; see [[uplinks]]"
+    ]
+
     /// Reads `[cloud]` from a gateway file; nil when it is absent. The secret must not be one
-    /// of `otherTokens` (the gateway's admin and client tokens).
-    static func read(_ root: TOMLSection, otherTokens: Set<String>) throws(KeyError) -> CloudLink? {
+    /// of `otherTokens` (the gateway's admin and client tokens); `notify_networks` must name
+    /// only `networkClasses`, and defaults to all of them.
+    static func read(
+        _ root: TOMLSection, otherTokens: Set<String>, networkClasses: [String]
+    ) throws(KeyError) -> CloudLink? {
         guard let section = try root.section("cloud") else { return nil }
+        for (key, reason) in removedKeys.sorted(by: { $0.key < $1.key }) where section.table[key] != nil {
+            throw KeyError(key: section.keyPath(key), reason: reason)
+        }
         try section.refuseUnknownKeys(keys)
         let url = try readURL(section)
         let gatewayID = try section.requiredString("gateway_id")
@@ -91,7 +109,8 @@ public struct CloudLink: Sendable, Equatable {
             )
         }
 
-        link.syncInterval = try section.duration("sync_interval", default: link.syncInterval, minimum: .milliseconds(100))
+        link.flushBytes = try section.int("flush_bytes", default: link.flushBytes, range: 1_024...1_073_741_824)
+        link.notifyNetworks = try TableDeclarations.readNetworks(section, "notify_networks", classes: networkClasses)
         link.notifyWait = try section.duration(
             "notify_wait", default: link.notifyWait, minimum: .seconds(1), maximum: .seconds(600))
         link.requestTimeout = try section.duration("request_timeout", default: link.requestTimeout, minimum: .seconds(1))

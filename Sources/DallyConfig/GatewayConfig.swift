@@ -20,6 +20,9 @@ public struct GatewayConfig: Sendable {
     /// How to reach the cloud (`[cloud]`); nil when the section is absent and the gateway runs
     /// standalone.
     public var cloud: CloudLink?
+    /// The ways to reach the cloud (`[[uplinks]]`). With `[cloud]` and no `[[uplinks]]`, one
+    /// uplink named `default` of the cheapest class to `[cloud] url`; empty without `[cloud]`.
+    public var uplinks: [UplinkConfig]
 
     /// `[server]`; see ``ServerSettings/gatewayDefaults`` for what is left out.
     public typealias Server = ServerSettings
@@ -63,7 +66,8 @@ public struct GatewayConfig: Sendable {
         clients: [ClientToken],
         networkClasses: [String] = defaultNetworkClasses,
         tables: [TableSchema],
-        cloud: CloudLink? = nil
+        cloud: CloudLink? = nil,
+        uplinks: [UplinkConfig] = []
     ) {
         self.server = server
         self.store = store
@@ -73,6 +77,18 @@ public struct GatewayConfig: Sendable {
         self.networkClasses = networkClasses
         self.tables = tables
         self.cloud = cloud
+        self.uplinks = uplinks
+    }
+
+    /// The tables whose changes no uplink may carry: not local-only, yet none of their row
+    /// upload networks is the class of a configured uplink. Their changes would wait in the
+    /// outbox for ever, so the gateway warns about them at start. Empty without `[cloud]`.
+    public func tablesWithoutUplink() -> [String] {
+        guard cloud != nil else { return [] }
+        let classes = Set(uplinks.map(\.networkClass))
+        return tables.filter { table in
+            !table.policy.localOnly && !table.policy.uploadRows.networks.contains(where: classes.contains)
+        }.map(\.name)
     }
 
     /// Reads and validates the file at `path`.
@@ -88,7 +104,7 @@ public struct GatewayConfig: Sendable {
     }
 
     static func parse(_ root: TOMLSection) throws(KeyError) -> GatewayConfig {
-        try root.refuseUnknownKeys(["server", "store", "limits", "admin", "clients", "network", "tables", "cloud"])
+        try root.refuseUnknownKeys(["server", "store", "limits", "admin", "clients", "network", "tables", "cloud", "uplinks"])
         let server = try ServerSettings.read(root, defaults: .gatewayDefaults)
         let store = try StoreSettings.read(root)
         var limits = Limits()
@@ -98,10 +114,11 @@ public struct GatewayConfig: Sendable {
         let tables = try TableDeclarations.read(root, networkClasses: networkClasses)
         var tokens: Set<String> = [adminToken]
         let clients = try readClients(root, tables: Set(tables.map(\.name)), tokens: &tokens)
-        let cloud = try CloudLink.read(root, otherTokens: tokens)
+        let cloud = try CloudLink.read(root, otherTokens: tokens, networkClasses: networkClasses)
+        let uplinks = try UplinkConfig.read(root, cloud: cloud, networkClasses: networkClasses)
         return GatewayConfig(
             server: server, store: store, limits: limits, adminToken: adminToken, clients: clients,
-            networkClasses: networkClasses, tables: tables, cloud: cloud
+            networkClasses: networkClasses, tables: tables, cloud: cloud, uplinks: uplinks
         )
     }
 

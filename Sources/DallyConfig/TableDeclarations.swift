@@ -117,18 +117,22 @@ enum TableDeclarations {
     /// The networks a policy gets when it names none.
     static func defaultNetworks(_ classes: [String]?) -> [String] { classes ?? GatewayConfig.defaultNetworkClasses }
 
-    static func readNetworks(_ section: TOMLSection, classes: [String]?) throws(KeyError) -> [String] {
-        guard let networks = try section.stringArray("networks") else { return defaultNetworks(classes) }
+    /// Reads the network classes listed under `key` (an array of class names), each one of
+    /// `classes` when those are known; ``defaultNetworks(_:)`` when the key is absent.
+    static func readNetworks(
+        _ section: TOMLSection, _ key: String = "networks", classes: [String]?
+    ) throws(KeyError) -> [String] {
+        guard let networks = try section.stringArray(key) else { return defaultNetworks(classes) }
         for (i, network) in networks.enumerated() {
-            let key = "\(section.keyPath("networks"))[\(i)]"
+            let elementKey = "\(section.keyPath(key))[\(i)]"
             if let classes, !classes.contains(network) {
                 throw KeyError(
-                    key: key,
+                    key: elementKey,
                     reason: "unknown network class '\(network)'; declared classes: \(classes.joined(separator: ", "))"
                 )
             }
             guard Identifier.isValidName(network) else {
-                throw KeyError(key: key, reason: "bad network class name '\(network)'")
+                throw KeyError(key: elementKey, reason: "bad network class name '\(network)'")
             }
         }
         return networks

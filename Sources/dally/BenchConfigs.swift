@@ -101,7 +101,6 @@ enum BenchConfigs {
                 url = "http://127.0.0.1:\(cloudPort)"
                 gateway_id = "\(gatewayID(n))"
                 secret = "\(secret(n))"
-                sync_interval = "1h"
                 notify_wait = "60s"
                 retry_min = "50ms"
                 retry_max = "1s"

@@ -60,7 +60,8 @@ struct CloudLinkValidTests {
         #expect(cloud.secret == secret)
         #expect(cloud.compression == CloudLink.Compression.zstd)
         #expect(cloud.level == 3)
-        #expect(cloud.syncInterval == .seconds(5))
+        #expect(cloud.flushBytes == 1_048_576)
+        #expect(cloud.notifyNetworks == ["wired", "wifi", "cellular", "satellite"])
         #expect(cloud.notifyWait == .seconds(60))
         #expect(cloud.requestTimeout == .seconds(30))
         #expect(cloud.retryMin == .milliseconds(500))
@@ -75,7 +76,8 @@ struct CloudLinkValidTests {
                 withCloud("""
                     compression = "deflate"
                     level = 9
-                    sync_interval = "100ms"
+                    flush_bytes = 1024
+                    notify_networks = ["satellite", "wifi"]
                     notify_wait = "10m"
                     request_timeout = "1s"
                     retry_min = "2s"
@@ -84,7 +86,8 @@ struct CloudLinkValidTests {
                     """)))
         #expect(cloud.compression == CloudLink.Compression.deflate)
         #expect(cloud.level == 9)
-        #expect(cloud.syncInterval == .milliseconds(100))
+        #expect(cloud.flushBytes == 1_024)
+        #expect(cloud.notifyNetworks == ["satellite", "wifi"])
         #expect(cloud.notifyWait == .seconds(600))
         #expect(cloud.requestTimeout == .seconds(1))
         #expect(cloud.retryMin == .seconds(2))
@@ -117,6 +120,27 @@ struct CloudLinkValidTests {
     @Test func gatewayIDMayUseDashAndUnderscore() throws {
         let text = withCloud().replacingOccurrences(of: "\"gateway-a\"", with: "\"Shop_7-north\"")
         #expect(try link(text)?.gatewayID == "Shop_7-north")
+    }
+
+    @Test func flushBytesLimitsAreInclusive() throws {
+        #expect(try link(withCloud("flush_bytes = 1024"))?.flushBytes == 1_024)
+        #expect(try link(withCloud("flush_bytes = 1073741824"))?.flushBytes == 1_073_741_824)
+    }
+
+    @Test func notifyNetworksDefaultToTheDeclaredClasses() throws {
+        let text = "[network]\nclasses = [\"ethernet\", \"lte\"]\n" + withCloud()
+        #expect(try link(text)?.notifyNetworks == ["ethernet", "lte"])
+    }
+
+    @Test func notifyNetworksKeepTheirOrder() throws {
+        let text =
+            "[network]\nclasses = [\"ethernet\", \"lte\", \"sat\"]\n" + withCloud("notify_networks = [\"sat\", \"ethernet\"]")
+        #expect(try link(text)?.notifyNetworks == ["sat", "ethernet"])
+    }
+
+    @Test func emptyNotifyNetworksMeanNeverHoldTheLongPoll() throws {
+        let cloud = try #require(try link(withCloud("notify_networks = []")))
+        #expect(cloud.notifyNetworks.isEmpty)
     }
 }
 
@@ -184,12 +208,50 @@ struct CloudLinkRefusalTests {
     }
 
     @Test func durationLimits() {
-        expectRefusal(withCloud("sync_interval = \"99ms\""), key: "cloud.sync_interval", reason: "at least 100ms")
         expectRefusal(withCloud("notify_wait = \"999ms\""), key: "cloud.notify_wait", reason: "at least 1s")
         expectRefusal(withCloud("notify_wait = \"10m1s\""), key: "cloud.notify_wait", reason: "at most 10m")
         expectRefusal(withCloud("request_timeout = \"500ms\""), key: "cloud.request_timeout", reason: "at least 1s")
         expectRefusal(withCloud("retry_min = \"0s\""), key: "cloud.retry_min", reason: "at least 1ms")
-        expectRefusal(withCloud("sync_interval = \"often\""), key: "cloud.sync_interval", reason: "bad duration")
+    }
+
+    @Test(arguments: ["\"5s\"", "\"1h\"", "\"often\"", "5"])
+    func syncIntervalIsRemoved(_ value: String) throws {
+        // Any value, even a valid duration: the key no longer does anything, and keeping it
+        // quietly would let an operator believe it still sets the pace.
+        let text = withCloud("sync_interval = \(value)")
+        let error = try #require(
+            expectRefusal(
+                text, key: "cloud.sync_interval",
+                reason: "removed: changes now go by each table's upload.max_delay; see [[uplinks]]"))
+        #expect(!error.reason.contains("unknown key"))
+        #expect(error.line == line(containing: "sync_interval", in: text))
+    }
+
+    @Test func flushBytesOutOfRange() throws {
+        for bytes in [1_023, 0, -1, 1_073_741_825] {
+            let error = try #require(
+                expectRefusal(withCloud("flush_bytes = \(bytes)"), key: "cloud.flush_bytes", reason: "out of range"))
+            #expect(error.reason == "\(bytes) is out of range 1024…1073741824")
+        }
+        expectRefusal(withCloud("flush_bytes = \"1MiB\""), key: "cloud.flush_bytes", reason: "wrong type")
+    }
+
+    @Test func notifyNetworksMustBeDeclaredClasses() throws {
+        let text = withCloud("notify_networks = [\"wifi\", \"lora\"]")
+        let error = try #require(
+            expectRefusal(
+                text, key: "cloud.notify_networks[1]",
+                reason: "unknown network class 'lora'; declared classes: wired, wifi, cellular, satellite"))
+        #expect(error.line == line(containing: "notify_networks", in: text))
+        // Declared classes replace the defaults: "wifi" is no longer one.
+        expectRefusal(
+            "[network]\nclasses = [\"ethernet\", \"lte\"]\n" + withCloud("notify_networks = [\"wifi\"]"),
+            key: "cloud.notify_networks[0]", reason: "unknown network class 'wifi'; declared classes: ethernet, lte")
+    }
+
+    @Test func notifyNetworksWrongTypes() {
+        expectRefusal(withCloud("notify_networks = \"wifi\""), key: "cloud.notify_networks", reason: "wrong type")
+        expectRefusal(withCloud("notify_networks = [\"wifi\", 2]"), key: "cloud.notify_networks[1]", reason: "wrong type")
     }
 
     @Test func maxBatchRowsOutOfRange() {
@@ -201,6 +263,8 @@ struct CloudLinkRefusalTests {
         let text = withCloud("timeout = \"30s\"")
         let error = try #require(expectRefusal(text, key: "cloud.timeout", reason: "unknown key"))
         #expect(error.reason.contains("request_timeout"))
+        #expect(error.reason.contains("flush_bytes, notify_networks"))
+        #expect(!error.reason.contains("sync_interval"))
         #expect(error.line == line(containing: "timeout = \"30s\"", in: text))
     }
 

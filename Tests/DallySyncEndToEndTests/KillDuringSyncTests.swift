@@ -97,7 +97,6 @@ import Testing
         url = "@CLOUD@"
         gateway_id = "gw-a"
         secret = "\(SyncSystem.secrets["gw-a"] ?? "")"
-        sync_interval = "1h"
         retry_min = "50ms"
         retry_max = "500ms"
         [[clients]]

@@ -87,7 +87,6 @@ final class SyncSystem: @unchecked Sendable {
                 url = "http://127.0.0.1:\(cloudServer.port)"
                 gateway_id = "\(id)"
                 secret = "\(Self.secrets[id] ?? "")"
-                sync_interval = "1h"
                 notify_wait = "10s"
                 retry_min = "50ms"
                 retry_max = "500ms"
