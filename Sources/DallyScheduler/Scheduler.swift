@@ -61,6 +61,15 @@ public struct Scheduler: Sendable {
                 .map(\.name))
     }
 
+    /// Tables whose download period ran out, or that a sync-now or a notification asked for.
+    public func duePulls(_ situation: Situation) -> Set<String> {
+        Set(
+            tables.filter { table in
+                situation.urgentPulls.contains(table.name)
+                    || (situation.pulledAt[table.name].map { $0 + table.period <= situation.now } ?? true)
+            }.map(\.name))
+    }
+
     /// The classes a batch in flight may travel over: those every table it carries allows.
     public func allowedClasses(uploads: [String], pulls: [String]) -> Set<String> {
         var allowed = Set(uplinks.map(\.networkClass))
@@ -118,6 +127,7 @@ public struct Scheduler: Sendable {
     func dueItems(_ situation: Situation) -> [DueItem] {
         var items: [DueItem] = []
         let now = situation.now
+        let duePulls = duePulls(situation)
         for table in tables {
             if let pending = situation.pending[table.name], pending.rows > 0 {
                 if situation.urgentUploads.contains(table.name) {
@@ -133,7 +143,7 @@ public struct Scheduler: Sendable {
             }
             if situation.urgentPulls.contains(table.name) {
                 items.append(DueItem(classes: table.downloadNetworks, reason: .pullRequested))
-            } else if situation.pulledAt[table.name].map({ $0 + table.period <= now }) ?? true {
+            } else if duePulls.contains(table.name) {
                 items.append(DueItem(classes: table.downloadNetworks, reason: .period))
             }
         }

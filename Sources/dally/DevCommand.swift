@@ -71,6 +71,15 @@ struct DevCommand: AsyncParsableCommand {
             link.secret = credential.secret
         }
         settings.cloud = link
+        // Uplinks that went to the file's cloud go to this one.
+        for i in settings.uplinks.indices where settings.uplinks[i].url == base.cloud?.url {
+            settings.uplinks[i].url = link.url
+        }
+        if settings.uplinks.isEmpty {
+            settings.uplinks = [
+                UplinkConfig(name: UplinkConfig.defaultName, networkClass: settings.networkClasses[0], url: link.url)
+            ]
+        }
         return settings
     }
 }

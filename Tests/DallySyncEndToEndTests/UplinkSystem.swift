@@ -115,8 +115,11 @@ final class UplinkSystem: @unchecked Sendable {
         gateway = nil
     }
 
+    /// Stops the gateway, then the cloud (which answers a notify poll the proxies still hold),
+    /// then the proxies.
     func shutdown() async {
         try? await stopGateway()
+        try? await base.stopCloud()
         try? await wifi.server.stop()
         try? await lte.server.stop()
         try? await base.shutdown()

@@ -23,7 +23,7 @@ extension Syncer {
             switch scheduler.decide(situation) {
             case .wake(let wake):
                 guard let uplink = uplinks.first(where: { $0.name == wake.uplink }) else { continue }
-                await cycle(on: uplink, reasons: wake.reasons)
+                await cycle(on: uplink, reasons: wake.reasons, duePulls: scheduler.duePulls(situation))
             case .sleep(let until):
                 answerWaiters(situation)
                 await waitForPoke(until: until)

@@ -9,9 +9,10 @@ extension Syncer {
     static var maxBatchesPerCycle: Int { 100 }
 
     /// One wake-up of `uplink`: resend the batches in flight it may carry, send every pending
-    /// change it may carry, and pull every table that may come down over it (riding on the
-    /// batches' answers, or as a pull of its own).
-    func cycle(on uplink: Uplink, reasons: Set<DallyScheduler.WakeReason>) async {
+    /// change it may carry, and pull what may come down over it: every such table rides on
+    /// the batches' answers, and a pull of its own follows when a table that is due
+    /// (`duePulls`) did not ride, or the cloud said more is waiting.
+    func cycle(on uplink: Uplink, reasons: Set<DallyScheduler.WakeReason>, duePulls: Set<String>) async {
         uplink.count { $0.wakeUps += 1 }
         logger.debug(
             "waking uplink", metadata: ["uplink": "\(uplink.name)", "reasons": "\(reasons.map(\.rawValue).sorted())"])
@@ -23,7 +24,7 @@ extension Syncer {
             let batchScope = BatchScope(
                 uploads: scope.uploads, pulls: scope.pulls,
                 pullsRiding: { uploads in scheduler.pulls(riding: uploads, on: rules) })
-            result = .success(try await exchange(on: uplink, scope: batchScope))
+            result = .success(try await exchange(on: uplink, scope: batchScope, duePulls: duePulls))
         } catch {
             result = .failure(error)
         }
@@ -53,11 +54,11 @@ extension Syncer {
         }
     }
 
-    private func exchange(on uplink: Uplink, scope: BatchScope) async throws -> SyncReport {
+    private func exchange(on uplink: Uplink, scope: BatchScope, duePulls: Set<String>) async throws -> SyncReport {
         var report = SyncReport()
-        // Tables this wake must still bring up to date: a batch's answer does that for the
-        // tables its `since` names, which for a batch built on another uplink may be fewer.
-        var unpulled = scope.pulls ?? []
+        // Due tables this wake must still bring up to date: a batch's answer does that for the
+        // tables its `since` names, which may be fewer than the uplink may carry.
+        var unpulled = duePulls.intersection(scope.pulls ?? [])
         var more = false
         var rowLimit = link.maxBatchRows
         var batches = 0
