@@ -167,4 +167,30 @@ import Testing
             #expect(system.lte.batches.count == 1)
         }
     }
+
+    /// Bad input to the uplink admin route changes nothing and says why.
+    @Test func uplinkOverridesRefuseBadInput() async throws {
+        try await UplinkSystem.run { system in
+            let admin = SyncSystem.gatewayAdmin
+            let unknown = try await system.call(.PUT, "/v1/admin/uplinks/nope", body: #"{"availability":"auto"}"#, token: admin)
+            #expect(unknown.status == 404)
+            #expect(unknown.errorCode == "not_found")
+            #expect(unknown.json["error"]?["message"]?.string?.contains("wifi, lte") == true)
+            for body in [#"{"availability":"sometimes"}"#, #"{"state":"auto"}"#, #"[]"#, #"{}"#] {
+                let reply = try await system.call(.PUT, "/v1/admin/uplinks/wifi", body: body, token: admin)
+                #expect(reply.status == 400, "\(body)")
+                #expect(reply.errorCode == "bad_request", "\(body)")
+            }
+            let malformed = try await system.call(.PUT, "/v1/admin/uplinks/wifi", body: "{", token: admin)
+            #expect(malformed.errorCode == "malformed_json")
+            let client = try await system.call(.PUT, "/v1/admin/uplinks/wifi", body: #"{"availability":"auto"}"#)
+            #expect(client.status == 403)
+            let listed = try await system.call(.GET, "/v1/admin/uplinks", token: admin)
+            #expect(listed.json["uplinks"]?.array?.map { $0["availability"]?.string } == ["auto", "auto"])
+            #expect(listed.json["uplinks"]?.array?.map { $0["availability_changes"]?.int } == [0, 0])
+            let set = try await system.call(.PUT, "/v1/admin/uplinks/lte", body: #"{"availability":"unavailable"}"#, token: admin)
+            #expect(set.json["available"]?.bool == false)
+            #expect(set.json["availability_changes"]?.int == 1)
+        }
+    }
 }
