@@ -55,6 +55,11 @@ public struct Gateway {
                 tables: config.tables, clock: clock, now: now, logger: logger)
         }
         self.syncer = syncer
+        for table in config.tablesWithoutUplink() {
+            logger.warning(
+                "no uplink may carry this table's changes; they wait in the outbox until the configuration adds one",
+                metadata: ["table": "\(table)"])
+        }
 
         let registry = PrometheusCollectorRegistry()
         let requests = RequestCounter(registry: registry)

@@ -23,7 +23,16 @@ extension Syncer {
             switch scheduler.decide(situation) {
             case .wake(let wake):
                 guard let uplink = uplinks.first(where: { $0.name == wake.uplink }) else { continue }
+                let requests = uplink.counters.requests
                 await cycle(on: uplink, reasons: wake.reasons, duePulls: scheduler.duePulls(situation))
+                if uplink.counters.requests == requests {
+                    // The scheduler saw work the cycle could not do (or the store failed before
+                    // a request): do not spin on it.
+                    logger.warning(
+                        "a wake-up sent nothing; deciding again after retry_min or a change",
+                        metadata: ["uplink": "\(uplink.name)", "reasons": "\(wake.reasons.map(\.rawValue).sorted())"])
+                    await waitForPoke(until: now() + backoff.minimum.milliseconds)
+                }
             case .sleep(let until):
                 answerWaiters(situation)
                 await waitForPoke(until: until)

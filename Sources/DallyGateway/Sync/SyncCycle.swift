@@ -82,6 +82,7 @@ extension Syncer {
                 // Refused whole, before anything was applied: send the rows in smaller batches.
                 uplink.recordAnswer(CloudClient.Traffic(), now: now())
                 try await store.abandonBatch(batchID: batch.batchID)
+                state.withLock { _ = $0.lastUplink.removeValue(forKey: batch.batchID) }
                 rowLimit = max(1, batch.rows / 2)
                 logger.warning(
                     "the cloud refused a batch as too large; splitting it",

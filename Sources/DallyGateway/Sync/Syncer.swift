@@ -203,11 +203,6 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     // MARK: - Service
 
     public func run() async throws {
-        for table in scheduler.tables where !uplinks.contains(where: { table.uploadNetworks.contains($0.config.networkClass) }) {
-            logger.warning(
-                "no uplink may carry this table's changes; they wait until the configuration adds one",
-                metadata: ["table": "\(table.name)", "networks": "\(table.uploadNetworks.sorted())"])
-        }
         // Shutdown cancels every loop: a request under way is abandoned (a batch in flight
         // stays recorded and is resent at the next start), the notify poll is dropped.
         await cancelWhenGracefulShutdown {
