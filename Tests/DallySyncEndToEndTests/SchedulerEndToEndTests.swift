@@ -193,4 +193,34 @@ import Testing
             #expect(set.json["availability_changes"]?.int == 1)
         }
     }
+
+    /// Wifi flaps every few seconds while notes and orders are written: nothing is stranded,
+    /// notes never cross lte, and every note reaches the cloud.
+    @Test func flappingAvailabilityNeverStrandsAChange() async throws {
+        try await UplinkSystem.run { system in
+            try await system.settle("first pull") { system.uplink("wifi", in: $0)?["wake_ups"]?.int == 1 }
+            for step in 0..<40 {
+                try await system.setUplink("wifi", step % 2 == 0 ? "unavailable" : "auto")
+                try await system.put("notes", "n\(step)", #"{"body":"note \#(step)"}"#)
+                if step % 3 == 0 { try await system.put("orders", "o\(step)", #"{"customer":"c\#(step)"}"#) }
+                system.advance(by: .seconds(Int64(3 + step % 5)))
+                try await system.settle("step \(step)")
+            }
+            try await system.setUplink("wifi", "auto")
+            system.advance(by: .seconds(600))
+            let stats = try await system.settle("everything delivered") {
+                $0["tables"]?["notes"]?["outbox_pending"]?.int == 0 && $0["tables"]?["orders"]?["outbox_pending"]?.int == 0
+            }
+            #expect(stats["tables"]?["notes"]?["outbox_in_flight"]?.int == 0)
+            #expect(!system.lte.tablesSeen.contains("notes"))
+            // Every deadline fell while wifi was up (they are minutes away, the flaps seconds).
+            #expect(stats["tables"]?["notes"]?["deadline_misses"]?.int == 0)
+            #expect(stats["tables"]?["orders"]?["deadline_misses"]?.int == 0)
+            let cloud = try await system.base.cloudRequest(
+                .GET, "/stats", as: nil, headers: [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")]
+            ).json
+            #expect(cloud["tables"]?["notes"]?["live"]?.int == 40)
+            #expect(cloud["tables"]?["orders"]?["live"]?.int == 14)
+        }
+    }
 }
