@@ -6,8 +6,10 @@
 /// available uplink the due table allows, and the cycle that follows sends everything pending
 /// that may use that uplink's class (the radio is awake anyway) and pulls every table that may
 /// come down over it. Waking at the earliest deadline and taking everything pending is the
-/// greedy algorithm for interval stabbing, so while every class is up no schedule meets the
-/// deadlines with fewer wake-ups.
+/// greedy algorithm for interval stabbing: while every class is up, no schedule meets the
+/// deadlines with fewer wake-ups of each class. Across classes it is not a global optimum by
+/// design: a due table goes over its cheapest allowed class, even when a costlier class that
+/// must wake soon anyway could have carried it too (metered bytes cost more than a wake-up).
 ///
 /// It also wakes early for a table whose pending bytes pass ``flushBytes``, for a sync-now
 /// (which overrides the delay, never the networks), for a download period that ran out or a
@@ -182,7 +184,7 @@ public struct Scheduler: Sendable {
         let waiting = dueItems(situation)
         for (name, retryAt) in situation.backingOff {
             guard let uplink = uplinks.first(where: { $0.name == name }),
-                waiting.contains(where: { $0.classes.contains(uplink.networkClass) })
+                waiting.contains(where: { $0.classes.contains(uplink.networkClass) && ($0.uplink ?? name) == name })
             else { continue }
             consider(retryAt)
         }

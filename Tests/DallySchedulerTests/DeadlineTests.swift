@@ -122,10 +122,9 @@ struct DeadlineTests {
     }
 
     /// An eager item can only be served by its own uplink, so another uplink of the same class
-    /// coming out of backoff serves nothing; yet `nextTime` matches backoffs against due items by
-    /// class alone, and sleeps only until that retry. Harmless (the service re-decides and sleeps
-    /// again, the radio stays off) but not "the end of a backoff that keeps a due item waiting".
-    @Test(.disabled("bug: nextTime counts a backoff of a non-eager uplink as ending the wait of an eager item"))
+    /// coming out of backoff serves nothing, and must not cut the sleep short (it once did:
+    /// backoffs were matched to due items by class alone).
+    @Test
     func aBackoffOfAnotherUplinkDoesNotEndAnEagerWait() {
         let plain = UplinkRules(name: "wlan0", networkClass: "wifi", cost: 1)
         let eager = UplinkRules(name: "wlan1", networkClass: "wifi", cost: 1, eager: true)
