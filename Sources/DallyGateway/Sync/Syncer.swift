@@ -129,7 +129,7 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
             throw DallyError(
                 .notFound, "no uplink '\(name)'; configured: \(uplinks.map(\.name).joined(separator: ", "))")
         }
-        if uplink.setOverride(mode, now: now()) { availabilityDidChange(uplink, cause: "override \(mode.rawValue)") }
+        if uplink.setOverride(mode) { availabilityDidChange(uplink, cause: "override \(mode.rawValue)") }
         poke()
         return snapshot(of: uplink)
     }

@@ -41,7 +41,7 @@ final class Uplink: Sendable {
     func isUsable(at now: Int64) -> Bool { state.withLock { $0.availability.isUsable(at: now) } }
 
     /// Sets the override; returns whether availability changed.
-    func setOverride(_ mode: AvailabilityOverride, now: Int64) -> Bool {
+    func setOverride(_ mode: AvailabilityOverride) -> Bool {
         change { state in
             state.availability.override = mode
             // The OS (or an operator) says the network is there: try it at once.
