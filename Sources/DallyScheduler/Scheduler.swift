@@ -39,6 +39,9 @@ public struct Scheduler: Sendable {
         self.tablesByName = Dictionary(self.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The rules of a synced table; nil for a local-only or unknown one.
+    public func rules(of table: String) -> TableRules? { tablesByName[table] }
+
     // MARK: - Scope
 
     /// The tables an uplink may carry up and bring down: those whose policies name its class.

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import DallyCompression
 import DallyCore
 import DallySync
 import Foundation
@@ -48,8 +47,7 @@ struct HoldingProxy: Sendable {
     }
 
     static func carriesChanges(_ body: ByteBuffer, coding: String?) throws -> Bool {
-        let coding = coding.flatMap { ContentCoding(header: $0) } ?? .identity
-        let bytes = try Decompressor.decompress(Array(body.readableBytesView), coding: coding, maxOutput: 64 << 20)
+        let bytes = try InspectingProxy.decoded(body, coding: coding)
         return try !BatchRequest.decode(JSONParser.parse(bytes), maxRows: .max).sections.isEmpty
     }
 }

@@ -93,6 +93,7 @@ struct GatewayStats: Sendable {
         let outbox = try await outboxByTable()
         let counts = store.counts
         let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let schedules = syncer?.tableSchedules ?? [:]
         for table in store.tableNames {
             let c = counts[table] ?? TableCounts()
             let labels = [("table", table)]
@@ -105,7 +106,7 @@ struct GatewayStats: Sendable {
             registry.makeGauge(name: "dally_outbox_oldest_age_seconds", labels: labels).set(age)
             registry.makeGauge(name: "dally_outbox_bytes", labels: labels).set(outbox[table]?.bytes ?? 0)
             registry.makeGauge(name: "dally_outbox_in_flight", labels: labels).set(outbox[table]?.inFlight ?? 0)
-            if let schedule = syncer?.tableSchedules[table] {
+            if let schedule = schedules[table] {
                 registry.makeGauge(name: "dally_table_deadline_misses", labels: labels).set(schedule.deadlineMisses)
                 registry.makeGauge(name: "dally_table_max_delay_seconds", labels: labels)
                     .set(Double(schedule.maxDelayMs) / 1000.0)

@@ -42,11 +42,10 @@ extension Syncer {
 
     /// The situation now: the outbox and pulls from the store, the rest from memory.
     private func look() async throws -> Situation {
-        let summaries = try await store.outboxSummary()
-        let flights = try await store.inFlight()
-        let pulledAt = try await store.pullTimes()
+        let backlog = try await store.syncBacklog()
+        let (summaries, flights) = (backlog.outbox, backlog.inFlight)
         let now = self.now()
-        var situation = Situation(now: now, usable: [], pulledAt: pulledAt)
+        var situation = Situation(now: now, usable: [], pulledAt: backlog.pulledAt)
         for uplink in uplinks {
             let availability = uplink.availability
             if availability.isUsable(at: now) {
@@ -127,7 +126,6 @@ extension Syncer {
                 }
                 state.wakeup = continuation
                 state.plannedWake = time
-                state.sleeping = true
                 state.status.idle = true
                 state.status.nextWakeAt = time
                 return false
@@ -135,7 +133,6 @@ extension Syncer {
             if now { continuation.resume() }
         }
         state.withLock { state in
-            state.sleeping = false
             state.plannedWake = nil
             state.status.idle = false
         }

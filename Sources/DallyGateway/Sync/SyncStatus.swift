@@ -111,8 +111,6 @@ public struct UplinkSnapshot: Sendable {
 public struct TableSchedule: Sendable {
     public let maxDelayMs: Int64
     public let deadlineMisses: Int64
-    /// The last deadline counted as missed, milliseconds since 1970.
-    public let missedDeadline: Int64?
 }
 
 extension SyncStatus {

@@ -29,7 +29,6 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         /// When the loop plans to wake (ms since 1970); nil while it is busy or waits for an
         /// event only. A write whose deadline comes earlier pokes it.
         var plannedWake: Int64?
-        var sleeping = false
         /// Per table: pending bytes as of the last look at the outbox plus what commits added
         /// since, an upper bound that tells when the size bound may have been passed.
         var pendingBytes: [String: Int64] = [:]
@@ -101,7 +100,7 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     public func syncNow(table: String) async -> SyncOutcome {
         // A sync-now overrides waiting, the retry backoff included: every uplink the table may
         // use gets one immediate try.
-        if let rules = scheduler.tables.first(where: { $0.name == table }) {
+        if let rules = scheduler.rules(of: table) {
             for uplink in uplinks
             where rules.uploadNetworks.contains(uplink.config.networkClass)
                 || rules.downloadNetworks.contains(uplink.config.networkClass)
@@ -137,11 +136,11 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     public var uplinkSnapshots: [UplinkSnapshot] { uplinks.map(snapshot) }
 
     public var tableSchedules: [String: TableSchedule] {
-        let (misses, missed) = state.withLock { ($0.status.deadlineMisses, $0.missedDeadline) }
+        let misses = state.withLock { $0.status.deadlineMisses }
         var schedules: [String: TableSchedule] = [:]
         for table in scheduler.tables {
             schedules[table.name] = TableSchedule(
-                maxDelayMs: table.maxDelay, deadlineMisses: misses[table.name] ?? 0, missedDeadline: missed[table.name])
+                maxDelayMs: table.maxDelay, deadlineMisses: misses[table.name] ?? 0)
         }
         return schedules
     }
@@ -174,9 +173,9 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         let now = self.now()
         let eagerClasses = Set(uplinks.filter { $0.config.eager && $0.isUsable(at: now) }.map(\.config.networkClass))
         let wake = state.withLock { state -> Bool in
-            var wake = !state.sleeping
+            var wake = !state.status.idle
             for (table, growth) in notice.outbox {
-                guard let rules = scheduler.tables.first(where: { $0.name == table }) else { continue }
+                guard let rules = scheduler.rules(of: table) else { continue }
                 let bytes = state.pendingBytes[table, default: 0] + growth.bytes
                 state.pendingBytes[table] = bytes
                 if bytes >= scheduler.flushBytes { wake = true }

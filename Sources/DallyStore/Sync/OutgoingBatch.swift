@@ -119,10 +119,6 @@ extension ReplicaStore {
     }
 
     /// The batches in flight, oldest first.
-    public func inFlight() async throws -> [InFlight] {
-        try await pool.read { db in try Self.inFlight(db: db) }
-    }
-
     static func inFlight(db: Database) throws -> [InFlight] {
         try Row.fetchAll(
             db, sql: "SELECT batch, created_at, uploads, pulls, body FROM dally_inflight ORDER BY created_at, batch"

@@ -3,6 +3,12 @@ import GRDB
 /// When each table was last brought up to date from the cloud, kept across restarts so that a
 /// download period keeps counting from the last pull rather than from the start.
 enum PullLog {
+    static func times(db: Database) throws -> [String: Int64] {
+        var times: [String: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT tbl, pulled_at FROM dally_pulls") { times[row[0]] = row[1] }
+        return times
+    }
+
     static func record(_ tables: [String], at now: Int64, db: Database) throws {
         for table in tables {
             try db.execute(
@@ -11,17 +17,6 @@ enum PullLog {
                     ON CONFLICT(tbl) DO UPDATE SET pulled_at = excluded.pulled_at
                     """,
                 arguments: [table, now])
-        }
-    }
-}
-
-extension ReplicaStore {
-    /// Per table, milliseconds since 1970 of its last pull; absent for a table never pulled.
-    public func pullTimes() async throws -> [String: Int64] {
-        try await pool.read { db in
-            var times: [String: Int64] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT tbl, pulled_at FROM dally_pulls") { times[row[0]] = row[1] }
-            return times
         }
     }
 }

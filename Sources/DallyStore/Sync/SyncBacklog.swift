@@ -1,0 +1,21 @@
+import GRDB
+
+/// What the scheduler decides from, as the replica holds it: the outbox per table, the
+/// batches in flight and the last pull of each table, read in one snapshot.
+public struct SyncBacklog: Sendable {
+    public let outbox: [Outbox.Summary]
+    public let inFlight: [InFlight]
+    /// Per table, milliseconds since 1970 of its last pull.
+    public let pulledAt: [String: Int64]
+}
+
+extension ReplicaStore {
+    /// The outbox, the batches in flight and the pull times, from one read transaction.
+    public func syncBacklog() async throws -> SyncBacklog {
+        try await pool.read { db in
+            SyncBacklog(
+                outbox: try Outbox.summaries(db: db), inFlight: try Self.inFlight(db: db),
+                pulledAt: try PullLog.times(db: db))
+        }
+    }
+}
