@@ -124,8 +124,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // What tests share: a clock moved by hand.
-        .target(name: "DallyTestSupport", dependencies: ["DallyCore"]),
+        // Clocks besides the system's: one moved by hand, for tests and the frugality benchmark's simulated hour.
+        .target(name: "DallyClocks", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression"]),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
@@ -138,7 +138,7 @@ let package = Package(
                 "DallyGateway",
                 "DallyConfig",
                 "DallyStore",
-                "DallyTestSupport",
+                "DallyClocks",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -154,7 +154,7 @@ let package = Package(
                 "DallyScheduler",
                 "DallyStore",
                 "DallySync",
-                "DallyTestSupport",
+                "DallyClocks",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,6 @@
 import DallyCore
 import DallyStore
-import DallyTestSupport
+import DallyClocks
 import Testing
 
 @testable import DallyGateway

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import DallyCore
 import Foundation
-import DallyTestSupport
+import DallyClocks
 import Testing
 
 /// Long-polls through real HTTP: fan-out, disconnects, limits, timeouts, shutdown, restart.

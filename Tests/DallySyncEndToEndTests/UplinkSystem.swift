@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import DallyConfig
 import DallyCore
 import DallyGateway
-import DallyTestSupport
+import DallyClocks
 import Foundation
 import Logging
 import NIOCore
