@@ -120,14 +120,33 @@ public struct BatchAnswer: Sendable, Equatable {
             writer.raw("{\"table\":")
             writer.string(section.table)
             writer.raw(",\"rows\":[")
-            for (r, row) in section.rows.enumerated() {
+            var r = 0
+            while r < section.rows.count {
                 if r > 0 { writer.raw(",") }
+                let row = section.rows[r]
+                if case .accepted(_, let version) = row {
+                    // A run of accepted rows at consecutive versions: `[count, first version]`,
+                    // without ids, which the client has in the same order in its batch.
+                    var count = 1
+                    while r + count < section.rows.count,
+                        case .accepted(_, let next) = section.rows[r + count], next == version + Int64(count)
+                    {
+                        count += 1
+                    }
+                    writer.raw("[")
+                    writer.int(Int64(count))
+                    writer.raw(",")
+                    writer.int(version)
+                    writer.raw("]")
+                    r += count
+                    continue
+                }
+                r += 1
                 writer.raw("[")
                 writer.string(row.id)
                 switch row {
-                case .accepted(_, let version):
-                    writer.raw(",\"ok\",")
-                    writer.int(version)
+                case .accepted:
+                    break
                 case .conflict(_, let conflict):
                     writer.raw(",\"conflict\",{\"policy\":")
                     writer.string(conflict.policy.rawValue)
@@ -170,7 +189,10 @@ public struct BatchAnswer: Sendable, Equatable {
 
     // MARK: - Decoding
 
-    public static func decode(_ document: JSONValue) throws(DallyError) -> BatchAnswer {
+    /// Reads an answer to the batch `outline` describes. Accepted rows come as runs without ids
+    /// (`[count, first version]`), so the outline, the batch's row ids in order, is what names
+    /// them; an answer whose sections or rows do not line up with it is malformed.
+    public static func decode(_ document: JSONValue, outline: BatchOutline) throws(DallyError) -> BatchAnswer {
         let root = try WireObject(document, path: "")
         var changes: [ChangePage] = []
         for (i, page) in try root.array("changes").enumerated() {
@@ -178,19 +200,48 @@ public struct BatchAnswer: Sendable, Equatable {
         }
         return BatchAnswer(
             batchID: try root.string("batch"), replayed: try root.bool("replayed"),
-            results: try decodeResults(try root.required("results")), changes: changes)
+            results: try decodeResults(try root.required("results"), outline: outline), changes: changes)
     }
 
-    public static func decodeResults(_ document: JSONValue) throws(DallyError) -> [SectionResult] {
+    /// Reads a `results` array (an answer's, or one the cloud stored) for the batch `outline`
+    /// describes.
+    public static func decodeResults(_ document: JSONValue, outline: BatchOutline) throws(DallyError) -> [SectionResult] {
         guard case .array(let sections) = document else { throw WireError.malformed("results", "expected an array") }
+        guard sections.count == outline.sections.count else {
+            throw WireError.malformed("results", "expected \(outline.sections.count) sections, one per batch section")
+        }
         var results: [SectionResult] = []
         for (s, element) in sections.enumerated() {
             let object = try WireObject(element, path: "results[\(s)]")
-            var rows: [RowResult] = []
-            for (r, row) in try object.array("rows").enumerated() {
-                rows.append(try decodeRow(row, path: object.childPath("rows[\(r)]")))
+            let expected = outline.sections[s]
+            let table = try object.string("table")
+            guard table == expected.table else {
+                throw WireError.malformed("results[\(s)].table", "expected '\(expected.table)', the batch's section \(s)")
             }
-            results.append(SectionResult(table: try object.string("table"), rows: rows))
+            var rows: [RowResult] = []
+            rows.reserveCapacity(expected.ids.count)
+            for (r, item) in try object.array("rows").enumerated() {
+                let path = object.childPath("rows[\(r)]")
+                if case .array(let run) = item, run.count == 2, case .int(let count) = run[0] {
+                    let first = try WireError.version(run[1], path: "\(path)[1]")
+                    guard count >= 1, count <= expected.ids.count - rows.count else {
+                        throw WireError.malformed("\(path)[0]", "a run of \(count) accepted rows does not fit the batch's section")
+                    }
+                    for k in 0..<Int(count) {
+                        rows.append(.accepted(id: expected.ids[rows.count], version: first + Int64(k)))
+                    }
+                    continue
+                }
+                let row = try decodeRow(item, path: path)
+                guard rows.count < expected.ids.count, row.id == expected.ids[rows.count] else {
+                    throw WireError.malformed(path, "result for '\(row.id)' is out of the batch's row order")
+                }
+                rows.append(row)
+            }
+            guard rows.count == expected.ids.count else {
+                throw WireError.malformed("results[\(s)].rows", "\(rows.count) results for \(expected.ids.count) rows")
+            }
+            results.append(SectionResult(table: table, rows: rows))
         }
         return results
     }

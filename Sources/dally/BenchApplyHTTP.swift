@@ -19,6 +19,8 @@ struct ApplyOverHTTP {
         var body: [UInt8]
         var rawBytes: Int
         var rows: Int
+        /// The row ids, which name the answer's runs of accepted rows.
+        var outline: BatchOutline
     }
 
     /// What one gateway sends: bodies built beforehand, or batches built as answers come back
@@ -54,7 +56,7 @@ struct ApplyOverHTTP {
         let raw = batch.encode()
         return Prepared(
             body: try Compressor.compress(raw, coding: .zstd, level: setup.level), rawBytes: raw.count,
-            rows: batch.rowCount)
+            rows: batch.rowCount, outline: batch.outline)
     }
 
     /// Starts a cloud that knows the feeds' gateways, runs every feed at once, stops the cloud.
@@ -157,7 +159,7 @@ private struct Sender: Sendable {
                 let raw = batch.encode()
                 let body = try Compressor.compress(raw, coding: .zstd, level: level)
                 sender.prepare.add(clock.now - start)
-                maker.record(try await sender.send(.init(body: body, rawBytes: raw.count, rows: batch.rowCount)))
+                maker.record(try await sender.send(.init(body: body, rawBytes: raw.count, rows: batch.rowCount, outline: batch.outline)))
             }
         }
         return sender
@@ -185,7 +187,7 @@ private struct Sender: Sendable {
             throw BenchError(
                 "POST /v1/batches: \(response.status.code) \(String(decoding: bytes.prefix(500), as: UTF8.self))")
         }
-        let answer = try BatchAnswer.decode(try JSONParser.parse(bytes))
+        let answer = try BatchAnswer.decode(try JSONParser.parse(bytes), outline: batch.outline)
         tally.add(answer)
         (rows, rawBytes, sentBytes) = (rows + batch.rows, rawBytes + batch.rawBytes, sentBytes + batch.body.count)
         return answer

@@ -517,7 +517,7 @@ struct ReplicaSyncRoundTripTests {
         let request = try sentRequest(batch)
         let answer = try await cloud.apply(request, fingerprint: Fingerprint.of(batch.body), pageRows: 1_000, now: 1)
         // Through the wire, as the gateway would read it.
-        return try await replica.applyAnswer(BatchAnswer.decode(JSONParser.parse(answer.encode())))
+        return try await replica.applyAnswer(BatchAnswer.decode(JSONParser.parse(answer.encode()), outline: request.outline))
     }
 
     @Test func twoGatewaysConvergeThroughTheCloud() async throws {

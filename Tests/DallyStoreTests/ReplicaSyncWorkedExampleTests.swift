@@ -28,10 +28,10 @@ struct ReplicaSyncWorkedExampleTests {
     static let answer = """
         {"batch":"0b9c6a52-5f0e-4d7a-9a43-1c2e8f6d7b10","replayed":false,\
         "results":[{"table":"orders","rows":[\
-        ["o1","ok",42],\
+        [1,42],\
         ["o2","conflict",{"policy":"last_writer_wins","winner":"server","version":40,\
         "server":["o2",40,1795241170000,false,"Bob",20.0,true,null]}],\
-        ["o3","ok",43]]}],\
+        [1,43]]}],\
         "changes":[{"table":"orders","columns":["customer","total","paid","items"],\
         "since":39,"version":43,"more":false,\
         "rows":[["o2",40,1795241170000,false,"Bob",20.0,true,null],["o9",41,1795241168000,true]]}]}

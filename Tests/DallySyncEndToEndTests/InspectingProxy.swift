@@ -86,6 +86,7 @@ final class InspectingProxy: Sendable {
         state.withLock { $0.started.append(path) }
         let body = try await request.body.collect(upTo: 64 << 20)
         var exchange = Exchange(path: path)
+        var outline = BatchOutline(sections: [])
         var requestBytes = "\(request.method.rawValue) \(request.uri.description) HTTP/1.1\r\n".utf8.count + 2
         for field in request.headers { requestBytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
         requestBytes += body.readableBytes
@@ -93,6 +94,7 @@ final class InspectingProxy: Sendable {
             let batch = try BatchRequest.decode(
                 JSONParser.parse(try Self.decoded(body, coding: request.headers[.contentEncoding])), maxRows: .max)
             exchange.batchID = batch.batchID
+            outline = batch.outline
             exchange.uploads = Set(batch.sections.map(\.table))
             exchange.pulls = Set(batch.since.entries.map(\.table))
         }
@@ -118,7 +120,8 @@ final class InspectingProxy: Sendable {
         responseBytes += answerBody.readableBytes
         if path == "/v1/batches", answer.status == .ok {
             let decoded = try BatchAnswer.decode(
-                JSONParser.parse(try Self.decoded(answerBody, coding: answer.headers.first(name: "Content-Encoding"))))
+                JSONParser.parse(try Self.decoded(answerBody, coding: answer.headers.first(name: "Content-Encoding"))),
+                outline: outline)
             exchange.answered = Set(decoded.results.map(\.table)).union(decoded.changes.map(\.table))
         }
         record(exchange, up: requestBytes, down: responseBytes)

@@ -89,19 +89,65 @@ struct WireRoundTripTests {
                 Self.page,
                 ChangePage(table: "notes", columns: ["body"], since: 0, version: 3, more: false, rows: []),
             ])
-        let decoded = try BatchAnswer.decode(json(answer.encode()))
+        let decoded = try BatchAnswer.decode(json(answer.encode()), outline: Self.outline(of: answer))
         #expect(decoded == answer)
         #expect(decoded.results[0].rows.map(\.id) == ["o1", "o7", "o8", "o5", "o6", "bad id"])
 
         // The results alone, as the cloud stores them for a retry, decode to the same.
-        let stored = try BatchAnswer.decodeResults(json(BatchAnswer.encodeResults(answer.results)))
+        let stored = try BatchAnswer.decodeResults(
+            json(BatchAnswer.encodeResults(answer.results)), outline: Self.outline(of: answer))
         #expect(stored == answer.results)
     }
 
     @Test func anEmptyBatchAnswerSurvivesEncodeAndDecode() throws {
         let answer = BatchAnswer(batchID: "b", replayed: false, results: [], changes: [])
-        #expect(try BatchAnswer.decode(json(answer.encode())) == answer)
+        #expect(try BatchAnswer.decode(json(answer.encode()), outline: BatchOutline(sections: [])) == answer)
         #expect(String(decoding: answer.encode(), as: UTF8.self) == #"{"batch":"b","replayed":false,"results":[],"changes":[]}"#)
+    }
+
+    /// The row ids an answer names, as the batch it answers would list them.
+    static func outline(of answer: BatchAnswer) -> BatchOutline {
+        BatchOutline(sections: answer.results.map { .init(table: $0.table, ids: $0.rows.map(\.id)) })
+    }
+
+    @Test func acceptedRowsTravelAsRunsWithoutIds() throws {
+        let rejection = BatchAnswer.RowRejection(code: "wrong_type", message: "no", field: "total")
+        let answer = BatchAnswer(
+            batchID: "b", replayed: false,
+            results: [
+                .init(
+                    table: "t",
+                    rows: [
+                        .accepted(id: "a", version: 7), .accepted(id: "b", version: 8), .accepted(id: "c", version: 9),
+                        .rejected(id: "d", rejection), .accepted(id: "e", version: 10), .accepted(id: "f", version: 12),
+                    ])
+            ], changes: [])
+        let text = String(decoding: answer.encode(), as: UTF8.self)
+        #expect(text.contains(#""rows":[[3,7],["d","error",{"code":"wrong_type","message":"no","field":"total"}],[1,10],[1,12]]"#))
+        #expect(try BatchAnswer.decode(json(answer.encode()), outline: Self.outline(of: answer)) == answer)
+    }
+
+    @Test func anAnswerThatDoesNotLineUpWithTheBatchIsMalformed() throws {
+        let outline = BatchOutline(sections: [.init(table: "t", ids: ["a", "b"])])
+        let cases: [(String, String)] = [
+            (#"[{"table":"t","rows":[[3,7]]}]"#, "results[0].rows[0][0]"),  // a run longer than the section
+            (#"[{"table":"t","rows":[[1,7]]}]"#, "results[0].rows"),  // too few results
+            (#"[{"table":"t","rows":[["b","ok",7],["a","ok",8]]}]"#, "results[0].rows[0]"),  // out of order
+            (#"[{"table":"u","rows":[[2,7]]}]"#, "results[0].table"),  // another table
+            (#"[]"#, "results"),  // a section missing
+            (#"[{"table":"t","rows":[[0,7],[2,7]]}]"#, "results[0].rows[0][0]"),  // an empty run
+        ]
+        for (results, field) in cases {
+            do {
+                _ = try BatchAnswer.decodeResults(json(results), outline: outline)
+                Issue.record("accepted \(results)")
+            } catch let error as DallyError {
+                #expect(error.field == field, "\(results)")
+            }
+        }
+        // Ids in full form still decode, as answers stored before runs existed are written.
+        let full = try BatchAnswer.decodeResults(json(#"[{"table":"t","rows":[["a","ok",7],[1,9]]}]"#), outline: outline)
+        #expect(full[0].rows == [.accepted(id: "a", version: 7), .accepted(id: "b", version: 9)])
     }
 
     @Test func changePageSurvivesEncodeAndDecode() throws {
@@ -260,7 +306,7 @@ struct WireRefusalTests {
             ]}
             """
         do {
-            _ = try BatchAnswer.decode(json(text))
+            _ = try BatchAnswer.decode(json(text), outline: BatchOutline(sections: []))
             Issue.record("accepted a page row with too few values")
         } catch let error as DallyError {
             #expect(error.field == "changes[1].rows[1]")
@@ -271,14 +317,14 @@ struct WireRefusalTests {
     @Test func aMalformedResultNamesItsPath() throws {
         let unknownKind = #"{"batch":"b","replayed":false,"changes":[],"results":[{"table":"t","rows":[["a","ok",1],["b","maybe",1]]}]}"#
         do {
-            _ = try BatchAnswer.decode(json(unknownKind))
+            _ = try BatchAnswer.decode(json(unknownKind), outline: BatchOutline(sections: [.init(table: "t", ids: ["a", "b"])]))
             Issue.record("accepted an unknown result kind")
         } catch let error as DallyError {
             #expect(error.field == "results[0].rows[1][1]")
         }
         let negativeVersion = #"{"batch":"b","replayed":false,"changes":[],"results":[{"table":"t","rows":[["a","ok",-4]]}]}"#
         do {
-            _ = try BatchAnswer.decode(json(negativeVersion))
+            _ = try BatchAnswer.decode(json(negativeVersion), outline: BatchOutline(sections: [.init(table: "t", ids: ["a"])]))
             Issue.record("accepted a negative version")
         } catch let error as DallyError {
             #expect(error.field == "results[0].rows[0][2]")

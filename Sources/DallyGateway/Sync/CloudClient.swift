@@ -55,9 +55,11 @@ struct CloudClient: Sendable {
         let (document, received) = try await exchange(request, timeout: link.requestTimeout)
         traffic.received = received
         do {
-            return (try BatchAnswer.decode(document), traffic)
+            // The answer names accepted rows by their place in the batch; the body says which.
+            let outline = try BatchOutline.read(try JSONParser.parse(body))
+            return (try BatchAnswer.decode(document, outline: outline), traffic)
         } catch {
-            throw .badAnswer(error.message)
+            throw .badAnswer("\(error)")
         }
     }
 

@@ -112,9 +112,11 @@ extension Syncer {
     /// Waits for a poke, or until `time` (ms since 1970) on the clock.
     private func waitForPoke(until time: Int64?) async {
         let timer: Task<Void, Never>? = time.map { time in
-            let delay = Duration.milliseconds(max(0, time - now()))
+            // The deadline is fixed now, not when the task first runs: time may move before
+            // it does (a busy machine, or a test's clock), and the wake must not move with it.
+            let deadline = clock.now.advanced(by: .milliseconds(max(0, time - now())))
             return Task { [weak self] in
-                guard let self, await self.sleep(for: delay) else { return }
+                guard let self, await self.sleep(until: deadline) else { return }
                 self.poke()
             }
         }

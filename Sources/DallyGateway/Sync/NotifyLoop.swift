@@ -64,7 +64,8 @@ extension Syncer {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.availabilityChanged.wait() }
             if let retry {
-                group.addTask { _ = await self.sleep(for: .milliseconds(max(0, retry - now))) }
+                let deadline = clock.now.advanced(by: .milliseconds(max(0, retry - now)))
+                group.addTask { _ = await self.sleep(until: deadline) }
             }
             await group.next()
             group.cancelAll()

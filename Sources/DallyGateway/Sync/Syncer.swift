@@ -235,8 +235,13 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
 
     /// Sleeps `duration` on the clock; false when cancelled.
     func sleep(for duration: Duration) async -> Bool {
+        await sleep(until: clock.now.advanced(by: duration))
+    }
+
+    /// Sleeps until `deadline` on the clock; false when cancelled.
+    func sleep(until deadline: C.Instant) async -> Bool {
         do {
-            try await clock.sleep(for: duration)
+            try await clock.sleep(until: deadline, tolerance: nil)
             return true
         } catch {
             return false

@@ -111,7 +111,8 @@ public final class SQLiteCloudStore: CloudStore {
                         .batchReused,
                         "gateway '\(batch.gateway)' already sent a different batch with id '\(batch.batchID)'; a retry must resend the same body, a new batch needs a new id")
                 }
-                let results = try BatchAnswer.decodeResults(try JSONParser.parse(Array(stored[1] as Data)))
+                let results = try BatchAnswer.decodeResults(
+                    try JSONParser.parse(Array(stored[1] as Data)), outline: batch.outline)
                 let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
                 return (BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes), [:])
             }
