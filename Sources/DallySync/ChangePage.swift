@@ -45,12 +45,17 @@ public struct ChangePage: Sendable, Equatable {
     public func write(to writer: inout JSONWriter) {
         writer.raw("{\"table\":")
         writer.string(table)
-        writer.raw(",\"columns\":[")
-        for (i, column) in columns.enumerated() {
-            if i > 0 { writer.raw(",") }
-            writer.string(column)
+        // A page with no live rows needs no columns: most answers to a gateway that is the
+        // only writer are such pages, one per table, and the names are most of their bytes.
+        if rows.contains(where: { !$0.deleted }) {
+            writer.raw(",\"columns\":[")
+            for (i, column) in columns.enumerated() {
+                if i > 0 { writer.raw(",") }
+                writer.string(column)
+            }
+            writer.raw("]")
         }
-        writer.raw("],\"since\":")
+        writer.raw(",\"since\":")
         writer.int(since)
         writer.raw(",\"version\":")
         writer.int(version)
@@ -88,7 +93,7 @@ public struct ChangePage: Sendable, Equatable {
         let object = try WireObject(document, path: path)
         let table = try WireError.tableName(try object.required("table"), path: object.childPath("table"))
         var columns: [String] = []
-        for (c, name) in try object.array("columns").enumerated() {
+        for (c, name) in try object.optionalArray("columns").enumerated() {
             guard case .string(let column) = name else {
                 throw WireError.malformed(object.childPath("columns[\(c)]"), "expected a column name")
             }

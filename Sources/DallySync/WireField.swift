@@ -54,6 +54,12 @@ struct WireObject {
         return elements
     }
 
+    /// The array at `key`, or an empty one when the member is absent.
+    func optionalArray(_ key: String) throws(DallyError) -> [JSONValue] {
+        guard optional(key) != nil else { return [] }
+        return try array(key)
+    }
+
     func childPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 }
 

@@ -87,7 +87,8 @@ struct WireRoundTripTests {
             ],
             changes: [
                 Self.page,
-                ChangePage(table: "notes", columns: ["body"], since: 0, version: 3, more: false, rows: []),
+                // A page without live rows travels without its columns.
+                ChangePage(table: "notes", columns: [], since: 0, version: 3, more: false, rows: []),
             ])
         let decoded = try BatchAnswer.decode(json(answer.encode()), outline: Self.outline(of: answer))
         #expect(decoded == answer)
@@ -155,6 +156,9 @@ struct WireRoundTripTests {
         // A tombstone travels without values.
         let text = String(decoding: Self.page.encode(), as: UTF8.self)
         #expect(text.contains(#"["o8",13,1700000000600,true]"#))
+
+        let empty = ChangePage(table: "notes", columns: ["body"], since: 2, version: 3, more: false, rows: [])
+        #expect(String(decoding: empty.encode(), as: UTF8.self) == #"{"table":"notes","since":2,"version":3,"more":false,"rows":[]}"#)
     }
 
     @Test func notifyAnswerSurvivesEncodeAndDecode() throws {
