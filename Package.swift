@@ -126,12 +126,25 @@ let package = Package(
         ),
         // Clocks besides the system's: one moved by hand, for tests and the frugality benchmark's simulated hour.
         .target(name: "DallyClocks", dependencies: ["DallyCore"]),
+        // The frugality benchmark's parts: the seeded trace, the radio model, the floors, the
+        // byte-counting TCP relay, staleness, the baselines' bodies and the report table.
+        .target(
+            name: "DallyFrugal",
+            dependencies: [
+                "DallyCompression",
+                "DallyCore",
+                "DallySync",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression"]),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
         .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig"]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler"]),
+        .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),
         .testTarget(
             name: "DallyGatewayTests",
             dependencies: [

@@ -1,0 +1,149 @@
+import DallyCore
+
+/// One simulated hour of local writes for the frugality benchmark (`dally bench frugal`):
+/// what 50 local clients write through the gateway, when wifi is up, and what the cloud must
+/// end with.
+///
+/// A trace is data, not a process: the driver replays ``writes`` against a gateway on a manual
+/// clock, and the same trace feeds the baselines and the floors, so every column of the report
+/// is measured on exactly the same workload. ``generate(seed:clients:duration:wifi:)`` makes
+/// one from a seed alone, byte-identical on every machine.
+public struct FrugalTrace: Sendable, Equatable {
+    /// The tables the writes go to, in the order the gateway's configuration declares them.
+    public var tables: [TraceTable]
+    /// Every write, sorted by time, then client, then table, then row id.
+    public var writes: [TraceWrite]
+    /// When wifi is up, in milliseconds from the start, sorted and disjoint; cellular is always
+    /// up. A stretch that reaches ``duration`` stays up after the trace ends.
+    public var wifiUp: [Range<Int64>]
+    /// The length of the trace in milliseconds; every write is at a time in `0..<duration`.
+    public var duration: Int64
+    /// How many local clients write; client numbers are `0..<clients`.
+    public var clients: Int
+
+    public init(tables: [TraceTable], writes: [TraceWrite], wifiUp: [Range<Int64>], duration: Int64, clients: Int) {
+        self.tables = tables
+        self.writes = writes
+        self.wifiUp = wifiUp
+        self.duration = duration
+        self.clients = clients
+    }
+
+    /// The wall-clock time, in milliseconds since 1970, that the trace's zero stands for inside
+    /// its values (the photos' `taken_at`). The same as `ManualClock`'s default epoch, so a
+    /// driver that keeps that default sends `updated_at`s consistent with those values.
+    public static let epochMillis: Int64 = 1_800_000_000_000
+
+    /// The table named `name`, if the trace has it.
+    public func table(_ name: String) -> TraceTable? {
+        tables.first { $0.name == name }
+    }
+
+    /// What the cloud ends with once every write has arrived: per table, per row id, the last
+    /// write of that row. A row whose last write deletes it ends as that tombstone.
+    public func finalRows() -> [String: [String: TraceWrite]] {
+        var rows: [String: [String: TraceWrite]] = [:]
+        for table in tables { rows[table.name] = [:] }
+        for write in writes { rows[write.table, default: [:]][write.id] = write }
+        return rows
+    }
+
+    /// How many writes go to each table.
+    public var writesPerTable: [String: Int] {
+        var counts: [String: Int] = [:]
+        for table in tables { counts[table.name] = 0 }
+        for write in writes { counts[write.table, default: 0] += 1 }
+        return counts
+    }
+
+    /// Whether wifi is up at `time` (ms from the start); after the end it stays as it was.
+    public func isWifiUp(at time: Int64) -> Bool {
+        wifiUp.contains { $0.contains(time) || ($0.upperBound >= duration && time >= $0.lowerBound) }
+    }
+}
+
+/// How wifi behaves during a trace.
+public enum WifiPattern: String, Sendable, CaseIterable {
+    /// Wifi up for the whole trace: every table may always go over wifi.
+    case always
+    /// Wifi up about 60% of the time in 2–4 stretches, as a shop whose access point drops or a
+    /// van that leaves the depot: the first stretch starts at 0 and lasts at least 5 minutes,
+    /// and the last runs to the end so that wifi-only rows can all arrive.
+    case partial
+}
+
+/// A table of the trace, as the gateway's configuration declares it.
+public struct TraceTable: Sendable, Equatable {
+    public var name: String
+    /// Column declarations as Dally's TOML takes them, such as `"temp REAL"`.
+    public var columns: [String]
+    /// The upload policy's `max_delay`, in milliseconds.
+    public var maxDelay: Int64
+    /// The network classes the upload policy allows: `"wifi"`, `"cellular"`.
+    public var networks: [String]
+
+    public init(name: String, columns: [String], maxDelay: Int64, networks: [String]) {
+        self.name = name
+        self.columns = columns
+        self.maxDelay = maxDelay
+        self.networks = networks
+    }
+
+    /// The column names without their types, in declaration order: what a batch section's
+    /// `columns` lists.
+    public var columnNames: [String] {
+        columns.map { declaration in
+            String(declaration.prefix { $0 != " " })
+        }
+    }
+
+    /// Whether the policy allows cellular; a table that does not waits for wifi.
+    public var allowsCellular: Bool { networks.contains("cellular") }
+
+    /// This table's `[[tables]]` block for a gateway or cloud TOML configuration, so the driver's
+    /// configuration cannot drift from the trace.
+    public var tomlBlock: String {
+        let columnList = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+        let networkList = networks.map { "\"\($0)\"" }.joined(separator: ", ")
+        let delay = maxDelay % 1000 == 0 ? "\(maxDelay / 1000)s" : "\(maxDelay)ms"
+        return """
+            [[tables]]
+            name = "\(name)"
+            columns = [\(columnList)]
+            upload = { max_delay = "\(delay)", networks = [\(networkList)] }
+
+            """
+    }
+}
+
+/// One local write: a client putting (or deleting) a row through the gateway's API.
+public struct TraceWrite: Sendable, Equatable {
+    /// Milliseconds from the start of the trace.
+    public var at: Int64
+    /// The writing client, `0..<clients`.
+    public var client: Int
+    public var table: String
+    /// The row id: 1–128 of `A–Z a–z 0–9 - _ . : ~`.
+    public var id: String
+    /// One value per column of the table, in column order; empty for a delete.
+    public var values: [JSONValue]
+    public var deleted: Bool
+
+    public init(at: Int64, client: Int, table: String, id: String, values: [JSONValue], deleted: Bool = false) {
+        self.at = at
+        self.client = client
+        self.table = table
+        self.id = id
+        self.values = values
+        self.deleted = deleted
+    }
+
+    /// The order of ``FrugalTrace/writes``: time, then client, then table, then id — a total
+    /// order, so sorting does not depend on the sort's stability.
+    static func precedes(_ a: TraceWrite, _ b: TraceWrite) -> Bool {
+        if a.at != b.at { return a.at < b.at }
+        if a.client != b.client { return a.client < b.client }
+        if a.table != b.table { return a.table < b.table }
+        return a.id < b.id
+    }
+}

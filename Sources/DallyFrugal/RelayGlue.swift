@@ -1,0 +1,194 @@
+import NIOCore
+
+/// One side of a relayed connection: what it reads goes to its partner's channel, counted on
+/// the way; both sides of a pair live on the same event loop, so each calls the other directly.
+///
+/// Backpressure: a side reads from its socket only while its partner's channel is writable
+/// (and active). When the partner's outgoing buffer passes its high-water mark, the read is
+/// held until it drains below the low one, so the relay never holds more than about one
+/// buffer's worth per direction, however much the two ends want to send.
+///
+/// Closing: when one end finishes sending (half-closure), the other end's output is shut down
+/// once what was read before has been written; when both directions have ended, or one side
+/// closes outright, the other side is closed as soon as it has written what it holds.
+final class RelayGlue: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let direction: RelayDirection
+    private let connection: Int
+    private let ledger: RelayLedger
+    private let now: @Sendable () -> Int64
+
+    private var partner: RelayGlue?
+    private var context: ChannelHandlerContext?
+    /// A read the pipeline asked for while the partner could not take more.
+    private var pendingRead = false
+    /// The peer has finished sending.
+    private var inputEnded = false
+    /// How this side's output is to end once its queued writes are done, if it is.
+    private var outputEnd: OutputEnd?
+    private var outputClosed = false
+    /// This side has closed its channel.
+    private var closed = false
+    /// Bytes handed to this channel and not yet written to its socket.
+    private var unwritten = 0
+
+    private enum OutputEnd: Comparable {
+        /// Shut down the output (the partner's peer finished sending).
+        case half
+        /// Close the channel (the partner's channel is gone).
+        case full
+    }
+
+    /// - Parameter direction: which way the bytes this side reads travel.
+    private init(
+        direction: RelayDirection, connection: Int, ledger: RelayLedger, now: @escaping @Sendable () -> Int64
+    ) {
+        self.direction = direction
+        self.connection = connection
+        self.ledger = ledger
+        self.now = now
+    }
+
+    /// The two sides of one connection: the client's, which reads bytes going up, and the
+    /// upstream's, which reads bytes coming down. The pair references itself until the
+    /// handlers are removed with their channels.
+    static func pair(
+        connection: Int, ledger: RelayLedger, now: @escaping @Sendable () -> Int64
+    ) -> (client: RelayGlue, upstream: RelayGlue) {
+        let client = RelayGlue(direction: .up, connection: connection, ledger: ledger, now: now)
+        let upstream = RelayGlue(direction: .down, connection: connection, ledger: ledger, now: now)
+        client.partner = upstream
+        upstream.partner = client
+        return (client, upstream)
+    }
+
+    /// Breaks the pair's reference cycle when the upstream could not be reached and the
+    /// upstream side never joined a pipeline.
+    func detach() {
+        partner?.partner = nil
+        partner = nil
+    }
+
+    // MARK: - Events of this side's channel
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        partner = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        // The partner may have held a read until this side could take its bytes.
+        partner?.partnerCanTakeMore()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = Self.unwrapInboundIn(data)
+        ledger.read(direction, bytes: buffer.readableBytes, connection: connection, at: now())
+        partner?.partnerWrite(buffer)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        partner?.partnerFlush()
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, event == .inputClosed else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        inputEnded = true
+        partner?.endOutput(.half)
+        // Both directions over on this socket: nothing more can move.
+        if outputClosed, !closed {
+            closed = true
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        partner?.endOutput(.full)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A reset or failed write: close, and channelInactive takes the partner down.
+        context.close(promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { partner?.partnerCanTakeMore() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Reads only while the partner can take what is read.
+    func read(context: ChannelHandlerContext) {
+        if partner?.canTakeMore == true {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+
+    // MARK: - Calls from the partner
+
+    private var canTakeMore: Bool {
+        guard let channel = context?.channel, !outputClosed, outputEnd == nil else { return false }
+        return channel.isActive && channel.isWritable
+    }
+
+    private func partnerCanTakeMore() {
+        guard pendingRead, partner?.canTakeMore == true, let context else { return }
+        pendingRead = false
+        context.read()
+    }
+
+    private func partnerWrite(_ buffer: ByteBuffer) {
+        guard let context, !outputClosed else { return }
+        let count = buffer.readableBytes
+        unwritten += count
+        ledger.queued(count)
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in
+            unwritten -= count
+            ledger.queued(-count)
+            finishOutputIfDrained()
+        }
+        context.write(Self.wrapOutboundOut(buffer), promise: promise)
+    }
+
+    private func partnerFlush() {
+        context?.flush()
+    }
+
+    /// Ends this side's output once what is queued has been written.
+    private func endOutput(_ end: OutputEnd) {
+        outputEnd = max(outputEnd ?? end, end)
+        finishOutputIfDrained()
+    }
+
+    /// Once nothing is queued: closes the channel if asked to or if its input has ended too,
+    /// otherwise shuts down its output only. A channel whose output was shut down is still
+    /// closed when the partner's channel goes away.
+    private func finishOutputIfDrained() {
+        guard unwritten == 0, let end = outputEnd, !closed, let context else { return }
+        if end == .full || inputEnded {
+            closed = true
+            outputClosed = true
+            context.close(promise: nil)
+        } else if !outputClosed {
+            outputClosed = true
+            context.close(mode: .output, promise: nil)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension RelayGlue: Sendable {}
