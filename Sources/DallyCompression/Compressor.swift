@@ -1,8 +1,13 @@
+import CZstd
+
 /// Compresses a whole body in one call.
 ///
 /// One-shot because Dally's bodies are built in memory before they are sent; each call uses its
 /// own library context, so there is no shared state and calls may run concurrently.
 public enum Compressor {
+    /// The version of the libzstd Dally runs with, such as `1.5.4`: for logs and benchmarks.
+    public static var zstdVersion: String { String(cString: ZSTD_versionString()) }
+
     /// Compresses `input` with `coding`.
     ///
     /// - Parameters:

@@ -20,10 +20,19 @@ struct ZstdEncoder: ~Copyable {
         guard let context = ZSTD_createCCtx() else {
             throw .library("zstd: cannot allocate a compression context")
         }
-        let result = ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))
-        guard ZSTD_isError(result) == 0 else {
-            ZSTD_freeCCtx(context)
-            throw .library("zstd: " + LibZstd.errorName(result))
+        // The frame header records the content size whenever it is known and the dictionary id
+        // whenever there is one; no checksum (4 bytes a frame: TCP and the JSON parser already
+        // catch corruption). These are libzstd's defaults, set so that no default can change them.
+        let settings = [
+            (ZSTD_c_compressionLevel, Int32(level)),
+            (ZSTD_c_contentSizeFlag, 1), (ZSTD_c_dictIDFlag, 1), (ZSTD_c_checksumFlag, 0),
+        ]
+        for (parameter, value) in settings {
+            let result = ZSTD_CCtx_setParameter(context, parameter, value)
+            guard ZSTD_isError(result) == 0 else {
+                ZSTD_freeCCtx(context)
+                throw .library("zstd: " + LibZstd.errorName(result))
+            }
         }
         self.context = context
         self.scratch = .allocate(byteCount: ZSTD_CStreamOutSize(), alignment: 1)
@@ -32,6 +41,18 @@ struct ZstdEncoder: ~Copyable {
     deinit {
         ZSTD_freeCCtx(context)
         scratch.deallocate()
+    }
+
+    /// Prepares the next frame: compressed with `dictionary` (a CDict made for this encoder's
+    /// level, which must stay alive until the frame ends; nil for none), and declaring `size`
+    /// bytes of content in its header (nil: no declared size, unless the first ``encode`` of
+    /// the frame ends it). Call only between frames, before the frame's first ``encode``; the
+    /// frame must then receive exactly `size` bytes.
+    func startFrame(size: Int?, dictionary: OpaquePointer?) throws(CompressionError) {
+        let pledged = size.map { UInt64($0) } ?? ZSTD_CONTENTSIZE_UNKNOWN
+        var result = ZSTD_CCtx_refCDict(context, dictionary)
+        if ZSTD_isError(result) == 0 { result = ZSTD_CCtx_setPledgedSrcSize(context, pledged) }
+        guard ZSTD_isError(result) == 0 else { throw .library("zstd: " + LibZstd.errorName(result)) }
     }
 
     /// Compresses `input` and appends whatever `flush` requires to `output`.

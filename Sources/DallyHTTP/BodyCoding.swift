@@ -39,6 +39,8 @@ public enum BodyCoding {
                 .bodyTooLarge, "the body decompresses to more than \(limit) bytes (limits.max_decompressed_bytes)")
         } catch .corrupt(let reason) {
             throw DallyError(.badEncoding, "the \(coding.rawValue) body does not decompress: \(reason)")
+        } catch .unknownDictionary(let id) {
+            throw DallyError(.badEncoding, "the zstd body needs dictionary \(id), which this server does not have")
         }
     }
 

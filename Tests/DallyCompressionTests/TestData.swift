@@ -114,3 +114,43 @@ extension DecompressionError {
         if case .corrupt = self { true } else { false }
     }
 }
+
+/// Batch sections of a telemetry table as Dally sends them (docs/PROTOCOL.md §4.1): rows
+/// `[id, null, updated_at, "put", device, temp, humidity, battery, rssi]`, from a fixed seed.
+struct TelemetrySections {
+    private var random: SplitMix64
+    private var clock: Int64 = 1_750_000_000_000
+    /// Devices are named `dev-<first>` to `dev-<first + 31>`.
+    let firstDevice: Int
+    /// Tenths of a degree added to every temperature: a shifted distribution.
+    let warmer: Int
+
+    init(seed: UInt64, firstDevice: Int = 0, warmer: Int = 0) {
+        self.random = SplitMix64(seed: seed)
+        self.firstDevice = firstDevice
+        self.warmer = warmer
+    }
+
+    /// One section of `rows` rows, as JSON.
+    mutating func next(rows: Int) -> [UInt8] {
+        var text = #"{"table":"telemetry","columns":["device","temp","humidity","battery","rssi"],"rows":["#
+        for row in 0..<rows {
+            clock += Int64(random.next() % 900) + 100
+            let device = firstDevice + Int(random.next() % 32)
+            let temp = Double(150 + warmer + Int(random.next() % 100)) / 10
+            let humidity = Double(300 + Int(random.next() % 400)) / 10
+            let battery = 40 + Int(random.next() % 60)
+            let rssi = -(40 + Int(random.next() % 50))
+            let suffix = String(random.next() & 0xFFFF_FFFF_FFFF, radix: 16)
+            if row > 0 { text += "," }
+            text += #"["0193\#(String(clock, radix: 16))-\#(suffix)",null,\#(clock),"put","dev-\#(device < 10 ? "0" : "")\#(device)","#
+            text += "\(temp),\(humidity),\(battery),\(rssi)]"
+        }
+        return Array((text + "]}").utf8)
+    }
+
+    /// `count` sections of 1 to 50 rows, as training samples.
+    mutating func samples(_ count: Int) -> [[UInt8]] {
+        (0..<count).map { _ in next(rows: Int(random.next() % 50) + 1) }
+    }
+}

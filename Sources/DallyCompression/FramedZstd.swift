@@ -1,0 +1,144 @@
+/// Compresses a document given in pieces as concatenated zstd frames, each piece with the
+/// dictionary that suits it.
+///
+/// RFC 8878 lets a zstd body be any number of frames back to back, decoded as the
+/// concatenation of their contents; each frame's header may name the dictionary it needs. So a
+/// batch of several tables can compress each table's section with that table's dictionary and
+/// still be one ordinary zstd body to the receiver, which decodes it with
+/// ``Decompressor/decompress(_:coding:maxOutput:dictionaries:)``.
+///
+/// For example, a batch whose envelope is not worth a dictionary and whose one section is:
+///
+/// ```swift
+/// let body = try FramedZstd.compress(
+///     segments: [
+///         .init(json[..<sectionsStart]),
+///         .init(json[sectionsStart..<sectionsEnd], dictionary: telemetry),
+///         .init(json[sectionsEnd...]),
+///     ],
+///     level: 3)
+/// ```
+///
+/// Every frame records its content size (so a receiver can refuse an oversized frame before
+/// decoding it) and the id of its dictionary, and carries no checksum. Where compressing a
+/// block would not make it smaller, libzstd stores it raw, so a frame costs at most its header
+/// and 3 bytes per 128 KiB block more than its content.
+public enum FramedZstd {
+    /// A piece of the document, and the dictionary to compress it with.
+    public struct Segment: Sendable {
+        /// The piece's bytes; a slice, so pieces of one buffer are not copied.
+        public var bytes: ArraySlice<UInt8>
+        /// The dictionary to compress the piece with, or nil when it has none. A piece without
+        /// one may be compressed in a neighbour's frame, with that neighbour's dictionary.
+        public var dictionary: ZstdDictionary?
+
+        public init(_ bytes: ArraySlice<UInt8>, dictionary: ZstdDictionary? = nil) {
+            self.bytes = bytes
+            self.dictionary = dictionary
+        }
+
+        public init(_ bytes: [UInt8], dictionary: ZstdDictionary? = nil) {
+            self.init(bytes[...], dictionary: dictionary)
+        }
+    }
+
+    /// The most bytes a frame compressed with a dictionary holds; a larger segment is
+    /// compressed without its dictionary. Measured by `dally bench codec`: past about 16 KB of
+    /// section JSON a dictionary no longer helps, and past about 25 KB it hurts (libzstd then
+    /// compresses with the parameters its prepared dictionary was made with, which suit small
+    /// inputs) and slows compression.
+    public static let defaultDictionaryLimit = 16 * 1024
+
+    /// Compresses `segments`, in order, into one zstd body whose decoded content is their
+    /// concatenation.
+    ///
+    /// Frames are cut where the dictionary changes, not at every segment: each frame costs a
+    /// header (about 10 bytes) and starts without the history of the one before. So:
+    ///
+    /// - a segment larger than `dictionaryLimit` is compressed without its dictionary;
+    /// - a segment without a dictionary joins the frame before it (or after it, when it comes
+    ///   first), whose dictionary can only help it, and consecutive segments with the same
+    ///   dictionary (the same ``ZstdDictionary/id``) share a frame;
+    /// - but a frame with a dictionary never grows past `dictionaryLimit` bytes: a segment
+    ///   that would take it past starts a new frame;
+    /// - empty segments are left out, but a body of only empty segments is one empty frame,
+    ///   so that it is still a valid zstd body (an empty body is not).
+    ///
+    /// One compression context serves all the frames.
+    ///
+    /// - Parameters:
+    ///   - level: A zstd level, as for ``Compressor/compress(_:coding:level:)``. Dictionaries
+    ///     are prepared for it on first use and kept (see ``ZstdDictionary``).
+    ///   - dictionaryLimit: See above; ``defaultDictionaryLimit`` unless measuring.
+    /// - Throws: `.invalidLevel`; `.library` if libzstd fails.
+    public static func compress(
+        segments: [Segment],
+        level: Int,
+        dictionaryLimit: Int = defaultDictionaryLimit
+    ) throws(CompressionError) -> [UInt8] {
+        let encoder = try ZstdEncoder(level: level)
+        var output: [UInt8] = []
+        for frame in plan(segments, dictionaryLimit: dictionaryLimit) {
+            // The CDict belongs to the dictionary object: keep it alive until the frame ends.
+            try withExtendedLifetime(frame.dictionary) { () throws(CompressionError) in
+                try encoder.startFrame(size: frame.size, dictionary: try frame.dictionary?.compressionDictionary(level: level))
+                for (index, part) in frame.parts.enumerated() {
+                    let flush: FlushMode = index == frame.parts.count - 1 ? .end : .none
+                    try part.withUnsafeBytes { bytes in
+                        Result { () throws(CompressionError) in try encoder.encode(bytes, flush: flush, into: &output) }
+                    }.get()
+                }
+            }
+        }
+        return output
+    }
+
+    /// One frame to write: its dictionary and the segments' bytes it holds.
+    struct Frame {
+        var dictionary: ZstdDictionary?
+        var parts: [ArraySlice<UInt8>]
+        var size: Int
+
+        init(_ bytes: ArraySlice<UInt8>, dictionary: ZstdDictionary?) {
+            (self.dictionary, parts, size) = (dictionary, [bytes], bytes.count)
+        }
+
+        mutating func append(_ bytes: ArraySlice<UInt8>) {
+            parts.append(bytes)
+            size += bytes.count
+        }
+    }
+
+    /// The frames `segments` are written as, and the dictionary of each; see
+    /// ``compress(segments:level:dictionaryLimit:)``.
+    static func plan(_ segments: [Segment], dictionaryLimit limit: Int) -> [Frame] {
+        var frames: [Frame] = []
+        for segment in segments where !segment.bytes.isEmpty {
+            let bytes = segment.bytes
+            let wanted = bytes.count <= limit ? segment.dictionary : nil
+            guard var last = frames.popLast() else {
+                frames.append(Frame(bytes, dictionary: wanted))
+                continue
+            }
+            let fits = last.size + bytes.count <= limit
+            switch (last.dictionary, wanted) {
+            case (nil, nil):
+                last.append(bytes)
+                frames.append(last)
+            case (nil, .some(let dictionary)) where fits:
+                // A frame so far without a dictionary takes the first one a segment brings.
+                last.dictionary = dictionary
+                last.append(bytes)
+                frames.append(last)
+            case (.some(let current), _) where fits && (wanted == nil || wanted?.id == current.id):
+                last.append(bytes)
+                frames.append(last)
+            default:
+                frames.append(last)
+                frames.append(Frame(bytes, dictionary: wanted))
+            }
+        }
+        if frames.isEmpty { frames.append(Frame([], dictionary: nil)) }
+        return frames
+    }
+}
