@@ -107,10 +107,12 @@ let package = Package(
         .executableTarget(
             name: "dally",
             dependencies: [
+                "DallyClocks",
                 "DallyCloud",
                 "DallyCompression",
                 "DallyCore",
                 "DallyConfig",
+                "DallyFrugal",
                 "DallyGateway",
                 "DallyStore",
                 "DallySync",
@@ -148,7 +150,9 @@ let package = Package(
         .testTarget(
             name: "DallyGatewayTests",
             dependencies: [
+                "DallyCompression",
                 "DallyGateway",
+                "DallySync",
                 "DallyConfig",
                 "DallyStore",
                 "DallyClocks",

@@ -48,6 +48,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         let requests = RequestCounter(registry: registry)
         let counters = CloudCounters(registry: registry)
         let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
+        let shelf = DictionaryShelf(store: store)
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware())
@@ -56,7 +57,11 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             limits: .init(
                 maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
                 maxRowsPerBatch: config.limits.maxRowsPerBatch, maxPageRows: config.limits.maxPageRows),
-            counters: counters
+            counters: counters, shelf: shelf
+        ).register(on: router)
+        DictionaryRoutes(
+            store: store, shelf: shelf, authenticator: authenticator, maxDictionaries: config.limits.maxDictionaries,
+            maxDictionaryBytes: config.limits.maxDictionaryBytes
         ).register(on: router)
         DownstreamRoutes(
             store: store, authenticator: authenticator, hub: hub, clock: clock, maxPageRows: config.limits.maxPageRows,

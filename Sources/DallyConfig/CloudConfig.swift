@@ -38,6 +38,10 @@ public struct CloudConfig: Sendable {
         public var maxWaiters = 10_000
         /// The longest notify wait honoured; longer asks are cut to it.
         public var maxWait: Duration = .seconds(120)
+        /// The most compression dictionaries one gateway may keep in the cloud.
+        public var maxDictionaries = 32
+        /// The largest dictionary accepted.
+        public var maxDictionaryBytes = 112 * 1024
 
         public init() {}
     }
@@ -80,9 +84,15 @@ public struct CloudConfig: Sendable {
         let server = try ServerSettings.read(root, defaults: .cloudDefaults)
         let store = try StoreSettings.read(root)
         var limits = Limits()
-        if let section = try limits.readShared(root, waiters: 1...1_000_000, extraKeys: ["max_decompressed_bytes"]) {
+        if let section = try limits.readShared(
+            root, waiters: 1...1_000_000,
+            extraKeys: ["max_decompressed_bytes", "max_dictionaries", "max_dictionary_bytes"])
+        {
             limits.maxDecompressedBytes = try section.int(
                 "max_decompressed_bytes", default: limits.maxDecompressedBytes, range: 1024...(1 << 34))
+            limits.maxDictionaries = try section.int("max_dictionaries", default: limits.maxDictionaries, range: 0...1024)
+            limits.maxDictionaryBytes = try section.int(
+                "max_dictionary_bytes", default: limits.maxDictionaryBytes, range: 1024...(1 << 24))
         }
         guard limits.maxDecompressedBytes >= limits.maxBodyBytes else {
             throw KeyError(

@@ -37,6 +37,9 @@ public struct CloudLink: Sendable, Equatable {
     public var compression: Compression = .zstd
     /// The compression level, within ``Compression/levels``; unused for ``Compression/none``.
     public var level = 3
+    /// The size of the dictionary trained per table from its outgoing sections, in bytes; 0
+    /// turns dictionaries off. Used with zstd only.
+    public var dictionaryBytes = 4_096
     /// A table whose pending changes pass this many bytes is sent at once, before its deadline
     /// (its `upload.max_delay`).
     public var flushBytes = 1_048_576
@@ -65,8 +68,8 @@ public struct CloudLink: Sendable, Equatable {
     }
 
     static let keys = [
-        "url", "gateway_id", "secret", "compression", "level", "flush_bytes", "notify_networks", "notify_wait",
-        "request_timeout", "retry_min", "retry_max", "max_batch_rows",
+        "url", "gateway_id", "secret", "compression", "level", "dictionary_bytes", "flush_bytes", "notify_networks",
+        "notify_wait", "request_timeout", "retry_min", "retry_max", "max_batch_rows",
     ]
 
     /// Keys that were once accepted, with what to write instead. Refused with that hint rather
@@ -109,6 +112,10 @@ public struct CloudLink: Sendable, Equatable {
             )
         }
 
+        link.dictionaryBytes = try section.int("dictionary_bytes", default: link.dictionaryBytes, range: 0...(1 << 20))
+        if link.dictionaryBytes > 0, link.dictionaryBytes < 256 {
+            throw KeyError(key: section.keyPath("dictionary_bytes"), reason: "use 0 (no dictionaries) or at least 256")
+        }
         link.flushBytes = try section.int("flush_bytes", default: link.flushBytes, range: 1_024...1_073_741_824)
         link.notifyNetworks = try TableDeclarations.readNetworks(section, "notify_networks", classes: networkClasses)
         link.notifyWait = try section.duration(

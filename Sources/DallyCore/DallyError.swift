@@ -27,6 +27,12 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedEncoding = "unsupported_encoding"
         /// A compressed body that does not decompress.
         case badEncoding = "bad_encoding"
+        /// A body compressed with a dictionary the cloud does not hold for this gateway.
+        case unknownDictionary = "unknown_dictionary"
+        /// Bytes offered as a dictionary that are not a zstd dictionary with the id given.
+        case badDictionary = "bad_dictionary"
+        /// A dictionary id used before with other bytes, or one dictionary too many.
+        case dictionaryConflict = "dictionary_conflict"
         /// Sync was asked of a gateway with no cloud configured, or of a local-only table.
         case syncDisabled = "sync_disabled"
         case tooManyWaiters = "too_many_waiters"

@@ -122,6 +122,12 @@ public struct PeriodicSend: Sendable, Equatable {
     public var at: Int64
     public var client: Int
     public var writes: [TraceWrite]
+
+    public init(at: Int64, client: Int, writes: [TraceWrite]) {
+        self.at = at
+        self.client = client
+        self.writes = writes
+    }
 }
 
 extension BaselineBodies {

@@ -88,6 +88,11 @@ public struct StalenessTracker: Sendable {
 public struct StalenessReport: Sendable, Equatable {
     public var perTable: [String: StalenessStats]
     public var overall: StalenessStats
+
+    public init(perTable: [String: StalenessStats] = [:], overall: StalenessStats = StalenessStats()) {
+        self.perTable = perTable
+        self.overall = overall
+    }
 }
 
 /// Staleness of a set of writes, in milliseconds.

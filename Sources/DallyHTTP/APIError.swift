@@ -6,12 +6,12 @@ extension DallyError.Code {
     /// The HTTP status for each error code. The only place where domain errors meet HTTP.
     public var status: HTTPResponse.Status {
         switch self {
-        case .malformedJSON, .badRequest, .badQuery, .invalidID, .badEncoding: .badRequest
+        case .malformedJSON, .badRequest, .badQuery, .invalidID, .badEncoding, .badDictionary: .badRequest
         case .unauthorized: .unauthorized
         case .forbidden: .forbidden
         case .unknownTable, .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
-        case .versionMismatch, .batchReused, .syncDisabled: .conflict
+        case .versionMismatch, .batchReused, .syncDisabled, .unknownDictionary, .dictionaryConflict: .conflict
         case .unsupportedEncoding: .unsupportedMediaType
         case .bodyTooLarge, .tooManyRows: .contentTooLarge
         case .unknownColumn, .wrongType, .objectColumn, .batchRejected: .unprocessableContent

@@ -13,7 +13,13 @@ public enum BodyCoding {
     ///
     /// - Throws: `body_too_large` past either limit, `unsupported_encoding` for a coding other
     ///   than zstd, deflate or identity, `bad_encoding` for a body that does not decompress.
-    public static func body(of request: Request, maxBytes: Int, maxDecompressedBytes: Int) async throws -> [UInt8] {
+    ///
+    /// - Parameter dictionaries: finds the zstd dictionaries a body's frames name, throwing
+    ///   `unknown_dictionary` for one the caller does not hold; nil refuses every such body.
+    public static func body(
+        of request: Request, maxBytes: Int, maxDecompressedBytes: Int,
+        dictionaries: (@Sendable (Set<UInt32>) async throws -> [UInt32: ZstdDictionary])? = nil
+    ) async throws -> [UInt8] {
         let coding: ContentCoding
         if let header = request.headers[.contentEncoding] {
             guard let known = ContentCoding(header: header) else {
@@ -30,17 +36,32 @@ public enum BodyCoding {
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw DallyError(.bodyTooLarge, "the request body is larger than \(maxBytes) bytes (limits.max_body_bytes)")
         }
+        var found: [UInt32: ZstdDictionary] = [:]
+        if coding == .zstd {
+            let named: Set<UInt32>
+            do {
+                named = try buffer.withUnsafeReadableBytes { bytes throws(DecompressionError) in
+                    try ZstdFrameHeaders.dictionaryIDs(in: bytes)
+                }
+            } catch {
+                throw DallyError(.badEncoding, "the zstd body does not decompress: \(error)")
+            }
+            if let first = named.min(), dictionaries == nil {
+                throw DallyError(.unknownDictionary, "this route takes no dictionary, and the body names dictionary \(first)")
+            }
+            if let dictionaries, !named.isEmpty { found = try await dictionaries(named) }
+        }
         do {
             return try buffer.withUnsafeReadableBytes { bytes throws(DecompressionError) in
-                try Decompressor.decompress(bytes, coding: coding, maxOutput: maxDecompressedBytes)
+                try Decompressor.decompress(bytes, coding: coding, maxOutput: maxDecompressedBytes) { found[$0] }
             }
+        } catch .unknownDictionary(let id) {
+            throw DallyError(.unknownDictionary, "the body names dictionary \(id), which is not held here")
         } catch .tooLarge(let limit) {
             throw DallyError(
                 .bodyTooLarge, "the body decompresses to more than \(limit) bytes (limits.max_decompressed_bytes)")
         } catch .corrupt(let reason) {
             throw DallyError(.badEncoding, "the \(coding.rawValue) body does not decompress: \(reason)")
-        } catch .unknownDictionary(let id) {
-            throw DallyError(.badEncoding, "the zstd body needs dictionary \(id), which this server does not have")
         }
     }
 

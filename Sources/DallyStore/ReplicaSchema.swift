@@ -79,6 +79,20 @@ enum ReplicaSchema {
                     CREATE TABLE dally_pulls (tbl TEXT NOT NULL PRIMARY KEY, pulled_at INTEGER NOT NULL) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4-dictionaries") { db in
+            // Compression dictionaries trained on this replica's traffic: kept so that a
+            // restart goes on compressing with those the cloud acknowledged (`acked_at`).
+            try db.execute(
+                sql: """
+                    CREATE TABLE dally_dictionaries (
+                        id INTEGER NOT NULL PRIMARY KEY,
+                        tbl TEXT NOT NULL,
+                        bytes BLOB NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        acked_at INTEGER
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -43,6 +43,20 @@ public protocol CloudStore: Sendable {
     /// Counts for the stats endpoint.
     func statistics() async throws -> CloudStoreStatistics
 
+    // MARK: Dictionaries
+
+    /// Stores a gateway's dictionary unless its id is taken or the gateway holds `limit` already.
+    func offerDictionary(_ dictionary: StoredDictionary, limit: Int) async throws -> DictionaryOffer
+
+    /// A gateway's dictionary by id, or nil.
+    func dictionary(gateway: String, id: UInt32) async throws -> StoredDictionary?
+
+    /// A gateway's dictionaries, oldest first, without their bytes (`bytes` empty).
+    func dictionaries(gateway: String) async throws -> [StoredDictionary]
+
+    /// Deletes a gateway's dictionary; false when there was none with that id.
+    func deleteDictionary(gateway: String, id: UInt32) async throws -> Bool
+
     func close() throws
 }
 

@@ -8,6 +8,8 @@ import ArgumentParser
 ///   rate of the same rows, the limit the others are bounded by.
 /// - `dally bench propagation`: how long a row written on one gateway takes to reach a
 ///   long-poll on another, through sync-now, the cloud and the notify long-poll.
+/// - `dally bench frugal`: bytes, wake-ups and staleness of a seeded hour of writes through
+///   Dally, next to naive and periodic sync and the floors.
 ///
 /// Build with `swift build -c release` first: debug figures mean little. `tools/bench/sync.sh`
 /// builds and runs both.
@@ -15,6 +17,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency).",
-        subcommands: [BenchApply.self, BenchPropagation.self]
+        subcommands: [BenchApply.self, BenchPropagation.self, BenchFrugal.self]
     )
 }

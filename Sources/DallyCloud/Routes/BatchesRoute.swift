@@ -11,6 +11,7 @@ struct BatchesRoute: Sendable {
     let authenticator: GatewayAuthenticator
     let limits: Limits
     let counters: CloudCounters
+    let shelf: DictionaryShelf
 
     struct Limits: Sendable {
         var maxBodyBytes: Int
@@ -25,8 +26,10 @@ struct BatchesRoute: Sendable {
 
     func handle(_ request: Request) async throws -> Response {
         let gateway = try authenticator.gateway(of: request)
+        let shelf = self.shelf
         let body = try await BodyCoding.body(
-            of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes)
+            of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes,
+            dictionaries: { ids in try await shelf.dictionaries(ids, of: gateway) })
         let batch = try BatchRequest.decode(try BodyCoding.json(body), maxRows: limits.maxRowsPerBatch)
         guard batch.gateway == gateway else {
             throw DallyError(

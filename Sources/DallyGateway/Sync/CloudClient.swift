@@ -38,13 +38,17 @@ struct CloudClient: Sendable {
     }
 
     /// Posts a batch body (uncompressed JSON) and returns the cloud's answer.
-    func post(batch body: [UInt8]) async throws(CloudError) -> (BatchAnswer, Traffic) {
+    ///
+    /// With zstd and a dictionary book, each section is its own frame, compressed with its
+    /// table's acknowledged dictionary, and noted in the book as a sample. A body that
+    /// compression would not make smaller is sent as it is.
+    func post(batch body: [UInt8], dictionaries book: DictionaryBook? = nil) async throws(CloudError)
+        -> (BatchAnswer, Traffic)
+    {
         var traffic = Traffic(sentRaw: body.count)
-        let payload: [UInt8]
-        do {
-            payload = try Compressor.compress(body, coding: coding, level: link.level)
-        } catch {
-            throw .badAnswer("cannot compress the batch: \(error)")
+        var (payload, coding) = try compress(body, book: book)
+        if payload.count >= body.count {
+            (payload, coding) = (body, .identity)
         }
         traffic.sentCompressed = payload.count
         var request = HTTPClientRequest(url: baseURL + "/v1/batches")
@@ -60,6 +64,56 @@ struct CloudClient: Sendable {
             return (try BatchAnswer.decode(document, outline: outline), traffic)
         } catch {
             throw .badAnswer("\(error)")
+        }
+    }
+
+    private func compress(_ body: [UInt8], book: DictionaryBook?) throws(CloudError) -> ([UInt8], ContentCoding) {
+        do {
+            guard coding == .zstd, let book else {
+                return (try Compressor.compress(body, coding: coding, level: link.level), coding)
+            }
+            let segments = BatchSegments.cut(body).segments
+            let payload = try FramedZstd.compress(
+                segments: segments.map { segment in
+                    FramedZstd.Segment(body[segment.range], dictionary: segment.table.flatMap(book.dictionary(for:)))
+                },
+                level: link.level)
+            for segment in segments {
+                if let table = segment.table { book.record(table: table, section: body[segment.range]) }
+            }
+            return (payload, .zstd)
+        } catch {
+            throw .badAnswer("cannot compress the batch: \(error)")
+        }
+    }
+
+    /// Gives the cloud a dictionary (`PUT /v1/dictionaries/{id}`); the bytes it took.
+    func upload(_ dictionary: ZstdDictionary, table: String) async throws(CloudError) -> Traffic {
+        var traffic = Traffic(sentRaw: dictionary.bytes.count)
+        let payload: [UInt8]
+        do {
+            payload = try Compressor.compress(dictionary.bytes, coding: .zstd, level: 19)
+        } catch {
+            throw .badAnswer("cannot compress the dictionary: \(error)")
+        }
+        traffic.sentCompressed = payload.count
+        var request = HTTPClientRequest(url: baseURL + "/v1/dictionaries/\(dictionary.id)?table=\(table)")
+        request.method = .PUT
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.headers.add(name: "Content-Encoding", value: "zstd")
+        request.body = .bytes(ByteBuffer(bytes: payload))
+        traffic.received = try await exchange(request, timeout: link.requestTimeout).1
+        return traffic
+    }
+
+    /// Deletes a retired dictionary in the cloud; a 404 (already gone) counts as done.
+    func delete(dictionary id: UInt32) async throws(CloudError) -> Traffic {
+        var request = HTTPClientRequest(url: baseURL + "/v1/dictionaries/\(id)")
+        request.method = .DELETE
+        do {
+            return Traffic(received: try await exchange(request, timeout: link.requestTimeout, emptyAnswer: true).1)
+        } catch .refused(404, _, _) {
+            return Traffic()
         }
     }
 
@@ -92,7 +146,11 @@ struct CloudClient: Sendable {
         }
     }
 
-    private func exchange(_ request: HTTPClientRequest, timeout: Duration) async throws(CloudError) -> (JSONValue, Int) {
+    /// Sends `request` and reads its JSON answer (nothing, when `emptyAnswer` and the status is
+    /// 204), refusing any status but 2xx with the cloud's error code.
+    private func exchange(
+        _ request: HTTPClientRequest, timeout: Duration, emptyAnswer: Bool = false
+    ) async throws(CloudError) -> (JSONValue, Int) {
         var request = request
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Accept-Encoding", value: "zstd, deflate")
@@ -113,13 +171,14 @@ struct CloudClient: Sendable {
         } catch {
             throw .badAnswer("\(coding.rawValue) body: \(error)")
         }
+        if emptyAnswer, response.status == .noContent { return (.null, body.readableBytes) }
         let document: JSONValue
         do {
             document = try JSONParser.parse(bytes)
         } catch {
             throw .badAnswer("status \(response.status.code): \(error)")
         }
-        guard response.status == .ok else {
+        guard (200..<300).contains(response.status.code) else {
             let code = document["error"]?["code"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "unknown"
             let message = document["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
             throw .refused(status: Int(response.status.code), code: code, message: message)

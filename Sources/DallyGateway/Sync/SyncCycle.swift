@@ -69,7 +69,7 @@ extension Syncer {
             noteAttempt(batch, on: uplink)
             let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
             do {
-                result = .success(try await uplink.client.post(batch: batch.body))
+                result = .success(try await uplink.client.post(batch: batch.body, dictionaries: dictionaries))
             } catch {
                 result = .failure(error)
             }
@@ -87,6 +87,12 @@ extension Syncer {
                 logger.warning(
                     "the cloud refused a batch as too large; splitting it",
                     metadata: ["code": "\(code)", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
+                continue
+            case .failure(.refused(_, "unknown_dictionary", let message)) where dictionaries != nil:
+                // The cloud lost a dictionary (its store was replaced?): nothing was applied,
+                // so the same batch goes again at once, compressed without the dictionaries.
+                uplink.recordAnswer(CloudClient.Traffic(), now: now())
+                try await forgetDictionaries(usedBy: batch.body, reason: message)
                 continue
             case .failure(let error):
                 throw error
@@ -122,6 +128,7 @@ extension Syncer {
                 state.status.record(traffic)
             }
         }
+        try await tendDictionaries(on: uplink, uploads: scope.uploads)
         return report
     }
 

@@ -25,6 +25,8 @@ public struct SyncStatus: Sendable {
     /// Whether the notify long-poll is currently held at the cloud.
     public var notifyConnected = false
     public var notifications: Int64 = 0
+    /// Compression dictionaries the cloud acknowledged.
+    public var dictionariesUploaded: Int64 = 0
     /// Per table: deadlines that passed while no uplink the table may use was available.
     public var deadlineMisses: [String: Int64] = [:]
     /// Whether the scheduler is waiting (nothing to do now), and when it plans to wake next
@@ -63,6 +65,8 @@ public protocol SyncControl: Sendable {
     var uplinkSnapshots: [UplinkSnapshot] { get }
     var tableSchedules: [String: TableSchedule] { get }
     func setAvailability(uplink: String, to mode: AvailabilityOverride) throws(DallyError) -> UplinkSnapshot
+    /// Whether the decision loop waits with nothing to do until its planned time or a change.
+    var isQuiet: Bool { get }
 }
 
 /// One uplink's state and counters at the moment of asking.
@@ -123,6 +127,7 @@ extension SyncStatus {
             ("bytes_sent_compressed", bytesSentCompressed), ("bytes_received", bytesReceived),
             ("failures", failures), ("consecutive_failures", Int64(consecutiveFailures)),
             ("notifications", notifications), ("notify_connected", notifyConnected ? 1 : 0),
+            ("dictionaries_uploaded", dictionariesUploaded),
         ]
     }
 

@@ -57,6 +57,9 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     let state = Mutex(State())
     /// Told whenever an uplink's availability changes, for the notify loop.
     let availabilityChanged = Signal()
+    /// Per-table compression dictionaries; nil unless batches are compressed with zstd and
+    /// `dictionary_bytes` is above 0.
+    let dictionaries: DictionaryBook?
 
     /// - Parameters:
     ///   - uplinks: at least one; their classes must be in `networkClasses`, which is in cost
@@ -79,7 +82,21 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         self.notifyClasses = Set(link.notifyNetworks)
         self.scheduler = Scheduler(
             tables: tables.map(Self.rules), uplinks: runtime.map(\.rules), flushBytes: Int64(link.flushBytes))
+        self.dictionaries = Self.dictionaryBook(store: store, link: link, logger: logger)
         store.observeCommits { [weak self] notice in self?.noticeCommit(notice) }
+    }
+
+    private static func dictionaryBook(store: ReplicaStore, link: CloudLink, logger: Logger) -> DictionaryBook? {
+        guard link.compression == .zstd, link.dictionaryBytes > 0 else { return nil }
+        var settings = DictionaryBook.Settings()
+        settings.capacity = link.dictionaryBytes
+        settings.level = link.level
+        do {
+            return DictionaryBook(settings: settings, kept: try store.keptDictionaries())
+        } catch {
+            logger.error("cannot read the kept dictionaries; training new ones", metadata: ["error": "\(error)"])
+            return DictionaryBook(settings: settings, kept: [])
+        }
     }
 
     static func rules(_ schema: TableSchema) -> TableRules {
@@ -91,6 +108,16 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     }
 
     public var status: SyncStatus { state.withLock { $0.status } }
+
+    /// Whether the decision loop waits with nothing to do now: no poke pending, and the time it
+    /// planned to wake (if any) still ahead. Code that moves a manual clock (tests, the
+    /// frugality benchmark) waits for this before moving it again, so that no wake is skipped.
+    public var isQuiet: Bool {
+        let now = self.now()
+        return state.withLock { state in
+            state.wakeup != nil && !state.poked && (state.plannedWake.map { $0 > now } ?? true)
+        }
+    }
 
     // MARK: - Requests from outside
 

@@ -12,7 +12,7 @@ import Synchronization
 public final class SQLiteCloudStore: CloudStore {
     public let directory: String
     public let databasePath: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let tables: [String: CloudTableSQL]
     private let lock: DataDirectoryLock
     private let state: Mutex<State>
@@ -77,6 +77,9 @@ public final class SQLiteCloudStore: CloudStore {
                     ) WITHOUT ROWID;
                     CREATE INDEX cloud_batches_received_at ON cloud_batches(received_at);
                     """)
+        }
+        migrator.registerMigration("cloud-v2-dictionaries") { db in
+            try db.execute(sql: SQLiteCloudStore.createDictionaries)
         }
         return migrator
     }
