@@ -42,6 +42,16 @@ public enum FramedZstd {
         }
     }
 
+    /// The level to compress batch bodies at when nothing else is configured: 6.
+    ///
+    /// Measured by `dally bench codec` (libzstd 1.5.4) on sections with 4 KiB dictionaries:
+    /// against level 3 (libzstd's default, and ``Compressor``'s), level 6 makes 10-row sections
+    /// 5% smaller and a 1 MiB batch 9% smaller, at 2.3 to 2.9 times the compression time (a
+    /// 1 MiB batch in about 13 ms of one core, a 1 KB section in about 25 µs); decompression
+    /// speed does not depend on the level. Level 9 saves 1% more at 1.6 times level 6's time;
+    /// level 19 5 to 10% more at 5 to 13 times.
+    public static let defaultLevel = 6
+
     /// The most bytes a frame compressed with `level` and a dictionary should hold: 16 KiB for
     /// levels 1 to 3, no limit for the others.
     ///
