@@ -16,7 +16,7 @@
 ///         .init(json[sectionsStart..<sectionsEnd], dictionary: telemetry),
 ///         .init(json[sectionsEnd...]),
 ///     ],
-///     level: 3)
+///     level: FramedZstd.defaultLevel)
 /// ```
 ///
 /// Every frame records its content size (so a receiver can refuse an oversized frame before

@@ -23,7 +23,7 @@ import Synchronization
 /// ```swift
 /// let dictionary = try ZstdDictionary(id: 7, bytes: storedBytes)
 /// let body = try FramedZstd.compress(
-///     segments: [.init(envelope), .init(section, dictionary: dictionary), .init(closing)], level: 3)
+///     segments: [.init(envelope), .init(section, dictionary: dictionary), .init(closing)], level: 6)
 /// let json = try Decompressor.decompress(body, coding: .zstd, maxOutput: 1 << 26) { id in
 ///     id == dictionary.id ? dictionary : nil
 /// }
