@@ -4,9 +4,10 @@ import Synchronization
 /// A zstd dictionary: content and entropy tables shared in advance by a sender and a receiver,
 /// so that a small message can refer to what the dictionary already holds instead of carrying it.
 ///
-/// A Dally batch section of ten rows compresses poorly on its own (its column names, table name
-/// and value patterns appear once each); compressed with a dictionary trained on earlier
-/// sections of the same table, it shrinks by several times more. The frame header of such a
+/// A Dally batch section of a few rows compresses poorly on its own (its table name, column
+/// names and value patterns appear once each). Measured by `dally bench codec` at level 6, a
+/// one-row section shrinks to 81% of its JSON alone and to 29% with a 4 KiB dictionary trained
+/// on earlier sections of its table; a ten-row section to 40% and 28%. The frame header of such a
 /// message names the dictionary by ``id``, and the receiver must hold the same bytes under that
 /// id: ``FramedZstd/compress(segments:level:dictionaryLimit:)`` writes the id,
 /// ``Decompressor/decompress(_:coding:maxOutput:dictionaries:)`` looks it up.
@@ -22,11 +23,18 @@ import Synchronization
 /// ```swift
 /// let dictionary = try ZstdDictionary(id: 7, bytes: storedBytes)
 /// let body = try FramedZstd.compress(
-///     segments: [.init(envelope), .init(section, dictionary: dictionary), .init(closing)], level: 3)
+///     segments: [.init(envelope), .init(section, dictionary: dictionary), .init(closing)], level: 6)
 /// let json = try Decompressor.decompress(body, coding: .zstd, maxOutput: 1 << 26) { id in
 ///     id == dictionary.id ? dictionary : nil
 /// }
 /// ```
+///
+/// An id must name one content forever. Frames carry no checksum, so a receiver that holds
+/// other bytes under the id a frame names cannot always tell: libzstd refuses such a frame as
+/// corrupt in most cases, but measured on telemetry sections with two dictionaries trained on
+/// different traffic under one id, 13 of 1,800 one-row sections decoded without an error into
+/// wrong bytes (none of 3,600 sections of 10 or 100 rows did). The JSON parser catches most of
+/// those, not all.
 ///
 /// The prepared forms libzstd works with (a `ZSTD_DDict`, and a `ZSTD_CDict` per compression
 /// level) are built on first use and kept until the dictionary is released, so one instance

@@ -36,7 +36,7 @@ public struct CloudLink: Sendable, Equatable {
     /// How request bodies are compressed.
     public var compression: Compression = .zstd
     /// The compression level, within ``Compression/levels``; unused for ``Compression/none``.
-    public var level = 3
+    public var level = 6
     /// The size of the dictionary trained per table from its outgoing sections, in bytes; 0
     /// turns dictionaries off. Used with zstd only.
     public var dictionaryBytes = 4_096

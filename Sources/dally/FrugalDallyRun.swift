@@ -89,16 +89,15 @@ struct FrugalDallyRun {
             var wifiUp = true
             var index = 0
             while true {
-                // The next event: a write, a change of wifi, or the gateway's planned wake.
+                // The next event: a write, a change of wifi, or the gateway's planned wake. After
+                // the last write the gateway runs on until it has nothing planned (or its plan
+                // lies an hour past the trace: what wifi-only tables wait for when wifi is down).
                 let nextWrite = index < trace.writes.count ? trace.writes[index].at : nil
                 let nextWifi = Self.nextWifiChange(after: now(), in: trace)
-                var target = [nextWrite, nextWifi].compactMap { $0 }.min() ?? trace.duration
-                if let wake = syncer.status.nextWakeAt.map({ $0 - FrugalTrace.epochMillis }), wake < target {
-                    target = wake
-                }
-                if nextWrite == nil, nextWifi == nil, syncer.status.nextWakeAt == nil || target > trace.duration + 3_600_000 {
-                    break
-                }
+                let wake = syncer.status.nextWakeAt.map { $0 - FrugalTrace.epochMillis }
+                guard let target = [nextWrite, nextWifi, wake].compactMap({ $0 }).min(),
+                    nextWrite != nil || nextWifi != nil || target <= trace.duration + 3_600_000
+                else { break }
                 if target > now() { clock.advance(by: .milliseconds(target - now())) }
                 if trace.isWifiUp(at: now()) != wifiUp {
                     wifiUp.toggle()
@@ -141,13 +140,13 @@ struct FrugalDallyRun {
             } else {
                 request.method = .PUT
                 var writer = JSONWriter(capacity: 256)
-                writer.raw("{")
+                writer.raw("{\"values\":{")
                 for (i, (name, value)) in zip(table.columnNames, write.values).enumerated() {
                     if i > 0 { writer.raw(",") }
                     writer.key(name)
                     writer.value(value)
                 }
-                writer.raw("}")
+                writer.raw("}}")
                 request.body = .bytes(ByteBuffer(bytes: writer.bytes))
             }
             let response = try await http.execute(request, timeout: .seconds(30))

@@ -55,6 +55,8 @@ enum FrugalSetup {
                 log_level = "error"
                 [store]
                 synchronous = "normal"
+                [admin]
+                token = "\(adminToken)"
                 [network]
                 classes = ["wifi", "cellular"]
                 [cloud]

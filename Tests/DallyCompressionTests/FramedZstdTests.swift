@@ -43,7 +43,7 @@ struct FramedZstdTests {
         segments.flatMap { Array($0.bytes) }
     }
 
-    @Test(arguments: [0, 200, FramedZstd.defaultDictionaryLimit, Int.max])
+    @Test(arguments: [0, 200, FramedZstd.defaultDictionaryLimit(level: 3), Int.max])
     func mixedSegmentsRoundTrip(_ limit: Int) throws {
         let segments = Self.batch()
         let document = Self.joined(segments)
@@ -66,13 +66,18 @@ struct FramedZstdTests {
     }
 
     @Test func framesAreCutWhereTheDictionaryChanges() {
-        let plan = FramedZstd.plan(Self.batch(), dictionaryLimit: FramedZstd.defaultDictionaryLimit)
+        let plan = FramedZstd.plan(Self.batch(), dictionaryLimit: FramedZstd.defaultDictionaryLimit(level: 3))
         // The envelope joins the first telemetry section; "," and the orders section share
         // nothing with telemetry; the notes section (no dictionary) and the separators join the
         // orders frame; the last telemetry section takes the closing bracket.
         #expect(plan.map { $0.dictionary?.id } == [7, 300, 7])
         #expect(plan.map(\.parts.count) == [3, 4, 2])
         #expect(plan.reduce(0) { $0 + $1.size } == Self.joined(Self.batch()).count)
+    }
+
+    @Test func theDefaultLimitDependsOnTheLevel() {
+        for level in 1...3 { #expect(FramedZstd.defaultDictionaryLimit(level: level) == 16_384) }
+        for level in [-5, -1, 4, 6, 19] { #expect(FramedZstd.defaultDictionaryLimit(level: level) == .max) }
     }
 
     @Test func dictionaryFramesStayUnderTheLimit() {

@@ -59,7 +59,8 @@ struct CloudLinkValidTests {
         #expect(cloud.gatewayID == "gateway-a")
         #expect(cloud.secret == secret)
         #expect(cloud.compression == CloudLink.Compression.zstd)
-        #expect(cloud.level == 3)
+        #expect(cloud.level == 6)
+        #expect(cloud.dictionaryBytes == 4_096)
         #expect(cloud.flushBytes == 1_048_576)
         #expect(cloud.notifyNetworks == ["wired", "wifi", "cellular", "satellite"])
         #expect(cloud.notifyWait == .seconds(60))
@@ -111,7 +112,7 @@ struct CloudLinkValidTests {
         #expect(try link(withCloud("level = 19"))?.level == 19)
         #expect(try link(withCloud("compression = \"deflate\"\nlevel = 1"))?.level == 1)
         // The default level suits deflate too.
-        #expect(try link(withCloud("compression = \"deflate\""))?.level == 3)
+        #expect(try link(withCloud("compression = \"deflate\""))?.level == 6)
         // No compression, no level check.
         #expect(try link(withCloud("compression = \"none\"\nlevel = 50"))?.compression == CloudLink.Compression.none)
         #expect(CloudLink.Compression.none.levels == nil)

@@ -1,0 +1,684 @@
+import ArgumentParser
+import DallyCompression
+import DallyCore
+import DallySync
+import Foundation
+
+/// `dally bench codec`: how batch bodies compress, to choose the codec's defaults by measurement.
+///
+/// Sections of three generated tables (telemetry readings, one status row per device, orders
+/// with a JSON items array), encoded exactly as `BatchRequest` puts them on the wire, are
+/// compressed in one process, no network:
+///
+/// - (a) the ratio of sections of 1, 10, 100 and 1000 rows without a dictionary and with
+///   dictionaries of 1 to 16 KiB trained on `--samples` earlier sections, at zstd levels 1 to 19,
+///   then how a batch of several sections fares cut into frames in different ways;
+/// - (b) compression and decompression speed, in MB/s of JSON;
+/// - (c) training time and the ratio it buys, per dictionary size, trainer and sample budget;
+/// - (d) what a change in the traffic (new device ids, new value ranges) does to a dictionary.
+///
+/// Every figure comes from a fixed seed, so two runs on one machine differ only in timings.
+/// Build with `swift build -c release` first: debug timings mean little.
+struct BenchCodec: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "codec",
+        abstract: "Measure batch compression: ratio per level and dictionary size, framing, speed, training, drift."
+    )
+
+    @Option(name: .long, help: "Earlier sections of a table each dictionary is trained on.")
+    var samples = 200
+
+    @Option(name: .long, help: "Trainer for the ratio, speed and drift parts: fastCover, cover or legacy.")
+    var method = ZstdDictionary.TrainingMethod.fastCover
+
+    @Option(name: .long, help: "Seconds spent on each speed figure.")
+    var seconds = 0.3
+
+    @Option(name: .long, help: "zstd levels of the ratio and speed tables, comma-separated.")
+    var levels = "1,3,6,9,19"
+
+    @Flag(name: .long, help: "Levels 3 and 6 and two dictionary sizes only: a quick look, e.g. in a debug build.")
+    var quick = false
+
+    func validate() throws {
+        guard samples >= ZstdDictionary.minimumSamples else {
+            throw ValidationError("--samples: at least \(ZstdDictionary.minimumSamples)")
+        }
+        guard seconds > 0 else { throw ValidationError("--seconds: more than 0") }
+        let list = levels.split(separator: ",").compactMap { Int($0) }
+        guard !list.isEmpty, list.count == levels.split(separator: ",").count,
+              list.allSatisfy({ $0 != 0 && $0 <= 19 })
+        else {
+            throw ValidationError("--levels: zstd levels (not 0, at most 19), comma-separated")
+        }
+    }
+
+    var levelList: [Int] { quick ? [3, 6] : levels.split(separator: ",").compactMap { Int($0) } }
+    /// Levels of the "where a dictionary stops paying" table: where libzstd's strategy changes.
+    /// They include 3 (libzstd's default) and the reference level, which other parts use.
+    var crossoverLevels: [Int] { quick ? [3, 6] : [-1, 1, 2, 3, 4, 5, 6, 9, 19] }
+    var capacities: [Int] { quick ? [1024, 4096] : [1024, 2048, 4096, 8192, 16384] }
+    /// The dictionary size and level the per-table, framing, training and drift parts use:
+    /// the defaults chosen from the other parts (``ZstdDictionary/defaultCapacity``,
+    /// ``FramedZstd/defaultLevel``).
+    static let referenceCapacity = ZstdDictionary.defaultCapacity
+    static let referenceLevel = FramedZstd.defaultLevel
+
+    func run() async throws {
+        var traffic = CodecTraffic(.base, seed: 0xC0DEC)
+        let training = Dictionary(uniqueKeysWithValues: CodecTable.allCases.map { ($0, traffic.samples($0, count: samples)) })
+        // Later traffic, never seen in training: the sections measured.
+        let later = Dictionary(uniqueKeysWithValues: CodecTable.allCases.map { table in
+            (table, CodecRowCounts.measured.map { rows in
+                (rows, (0..<CodecRowCounts.sectionsMeasured(rows: rows)).map { _ in traffic.json(table, rows: rows) })
+            })
+        })
+        printHeader(training: training)
+        var trained: [Key: ZstdDictionary] = [:]
+        let wanted = CodecTable.allCases.flatMap { table in
+            capacities.flatMap { capacity in levelList.map { Key(table, capacity, $0) } }
+                + crossoverLevels.map { Key(table, Self.referenceCapacity, $0) }
+        }
+        for key in wanted where trained[key] == nil {
+            trained[key] = try ZstdDictionary.train(
+                samples: training[key.table] ?? [], capacity: key.capacity, id: UInt32(trained.count + 1), level: key.level,
+                method: method)
+        }
+        try ratios(later, trained)
+        try framing(&traffic, trained)
+        try speed(&traffic, trained)
+        try trainingCosts(training, later)
+        try drift(trained)
+    }
+
+    struct Key: Hashable {
+        let table: CodecTable
+        let capacity: Int
+        let level: Int
+        init(_ table: CodecTable, _ capacity: Int, _ level: Int) {
+            (self.table, self.capacity, self.level) = (table, capacity, level)
+        }
+    }
+
+    private func printHeader(training: [CodecTable: [[UInt8]]]) {
+        let bytes = CodecTable.allCases.map { "\($0.rawValue) \((training[$0] ?? []).reduce(0) { $0 + $1.count } / 1000) KB" }
+        var probe = CodecTraffic(.base, seed: 1)
+        let perRow = CodecTable.allCases.map { "\($0.rawValue) \(probe.json($0, rows: 1000).count / 1000) B" }
+        print(
+            """
+            dally bench codec: libzstd \(Compressor.zstdVersion), \
+            \(ProcessInfo.processInfo.activeProcessorCount) cores; trainer \(method.rawValue)
+            each dictionary: trained at the level it is used with, on N=\(samples) earlier sections of its table \
+            (1-100 rows, log-uniform): \(bytes.joined(separator: ", "))
+            JSON per row: \(perRow.joined(separator: ", ")); ratio = JSON bytes / compressed bytes; \
+            a section alone is one zstd frame (header included), with the dictionary whatever its size \
+            unless "limit" is said
+            """)
+    }
+
+    // MARK: (a) ratio
+
+    private func ratios(_ later: [CodecTable: [(Int, [[UInt8]])]], _ trained: [Key: ZstdDictionary]) throws {
+        print("\n(a) ratio of sections, all three tables together")
+        var rows = [["level", "rows", "none"] + capacities.map { "\($0 / 1024)K" }]
+        for level in levelList {
+            for (index, count) in CodecRowCounts.measured.enumerated() {
+                var raw = 0
+                var packed = Array(repeating: 0, count: capacities.count + 1)
+                for table in CodecTable.allCases {
+                    for section in later[table]?[index].1 ?? [] {
+                        raw += section.count
+                        packed[0] += try Self.frame(section, nil, level)
+                        for (c, capacity) in capacities.enumerated() {
+                            packed[c + 1] += try Self.frame(section, trained[Key(table, capacity, level)], level)
+                        }
+                    }
+                }
+                rows.append(["\(level)", "\(count)"] + packed.map { Self.ratio(raw, $0) })
+            }
+        }
+        BenchOutput.table(rows)
+
+        let level = Self.referenceLevel
+        print("\n(a) ratio per table at level \(level), and deflate 6 (no dictionary) for comparison")
+        rows = [["table", "rows", "JSON B", "deflate6", "none"] + capacities.map { "\($0 / 1024)K" }]
+        for table in CodecTable.allCases {
+            for (rowCount, sections) in later[table] ?? [] {
+                let raw = sections.reduce(0) { $0 + $1.count }
+                var cells = ["\(table.rawValue)", "\(rowCount)", "\(raw / sections.count)"]
+                cells.append(Self.ratio(raw, try sections.reduce(0) { $0 + (try Compressor.compress($1, coding: .deflate, level: 6)).count }))
+                cells.append(Self.ratio(raw, try sections.reduce(0) { $0 + (try Self.frame($1, nil, level)) }))
+                for capacity in capacities {
+                    let dictionary = trained[Key(table, capacity, level)]
+                    cells.append(Self.ratio(raw, try sections.reduce(0) { $0 + (try Self.frame($1, dictionary, level)) }))
+                }
+                rows.append(cells)
+            }
+        }
+        BenchOutput.table(rows)
+    }
+
+    /// Bytes of `section` compressed alone into one frame, with `dictionary` whatever its size.
+    static func frame(_ section: [UInt8], _ dictionary: ZstdDictionary?, _ level: Int) throws -> Int {
+        try FramedZstd.compress(segments: [.init(section, dictionary: dictionary)], level: level, dictionaryLimit: .max).count
+    }
+
+    static func ratio(_ raw: Int, _ packed: Int) -> String {
+        packed == 0 ? "-" : String(format: "%.2f", Double(raw) / Double(packed))
+    }
+
+    // MARK: (a) framing
+
+    private func framing(_ traffic: inout CodecTraffic, _ trained: [Key: ZstdDictionary]) throws {
+        print(
+            "\n(a) where a dictionary stops paying: one section alone, \(Self.referenceCapacity / 1024) KiB dictionaries "
+                + "trained at each level; bytes with the dictionary vs without, telemetry/status/orders (mean of 4 sections)")
+        var rows = [["rows", "JSON KB t/s/o"] + crossoverLevels.map { "level \($0)" }]
+        for rowCount in [50, 100, 150, 200, 300, 500, 1000] {
+            let sections = CodecTable.allCases.map { table in (table, (0..<4).map { _ in traffic.json(table, rows: rowCount) }) }
+            var cells = ["\(rowCount)", sections.map { String(format: "%.1f", Double($0.1.reduce(0) { $0 + $1.count }) / 4000) }
+                .joined(separator: "/")]
+            for level in crossoverLevels {
+                var changes: [String] = []
+                for (table, tableSections) in sections {
+                    let none = try tableSections.reduce(0) { $0 + (try Self.frame($1, nil, level)) }
+                    let dictionary = try tableSections.reduce(0) {
+                        $0 + (try Self.frame($1, trained[Key(table, Self.referenceCapacity, level)], level))
+                    }
+                    changes.append(String(format: "%+.0f", (Double(dictionary) / Double(none) - 1) * 100))
+                }
+                cells.append(changes.joined(separator: "/") + "%")
+            }
+            rows.append(cells)
+        }
+        BenchOutput.table(rows)
+
+        print(
+            "\n(a) a batch of 3 sections (envelope + telemetry, status, orders), "
+                + "\(Self.referenceCapacity / 1024) KiB dictionaries, cut into frames: bytes (mean of 20 batches, 4 of 1000 rows)")
+        print(
+            "1 frame: the whole body, no dictionary (Compressor, as today); per segment: each segment its own frame, "
+                + "with its dictionary; framed: FramedZstd, with its default dictionary limit or none")
+        rows = [["level", "rows", "JSON", "1 frame", "per segment", "framed no dict", "framed", "framed no limit"]]
+        for level in Array(Set([3, Self.referenceLevel])).sorted() {
+            let dictionaries = Dictionary(uniqueKeysWithValues: CodecTable.allCases.map {
+                ($0, trained[Key($0, Self.referenceCapacity, level)])
+            })
+            for rowCount in [1, 10, 100, 1000] {
+                var totals = Array(repeating: 0, count: 6)
+                let batches = rowCount == 1000 ? 4 : 20
+                for _ in 0..<batches {
+                    let batch = traffic.batch(rows: rowCount)
+                    let segments = batch.segments(dictionaries)
+                    totals[0] += batch.json.count
+                    totals[1] += try Compressor.compress(batch.json, coding: .zstd, level: level).count
+                    totals[2] += try segments.reduce(0) {
+                        $0 + ($1.bytes.isEmpty ? 0 : try FramedZstd.compress(segments: [$1], level: level, dictionaryLimit: .max).count)
+                    }
+                    totals[3] += try FramedZstd.compress(segments: batch.segments([:]), level: level).count
+                    totals[4] += try FramedZstd.compress(segments: segments, level: level).count
+                    totals[5] += try FramedZstd.compress(segments: segments, level: level, dictionaryLimit: .max).count
+                }
+                rows.append(["\(level)", "\(rowCount)"] + totals.map { String($0 / batches) })
+            }
+        }
+        BenchOutput.table(rows)
+    }
+
+    // MARK: (b) speed
+
+    private func speed(_ traffic: inout CodecTraffic, _ trained: [Key: ZstdDictionary]) throws {
+        print(
+            "\n(b) speed, MB/s of JSON (one call per section or batch, context setup included); "
+                + "dict = \(Self.referenceCapacity / 1024) KiB dictionaries, used whatever the size (no limit); "
+                + "ratio default: FramedZstd's default limit, which drops them past 16 KiB at levels 1-3")
+        let small = CodecTable.allCases.flatMap { table in (0..<30).map { _ in (table, traffic.json(table, rows: 10)) } }
+        let large = CodecTable.allCases.map { ($0, traffic.json($0, rows: 1000)) }
+        let batch = traffic.batch(bytes: 1 << 20)
+        var rows = [["input", "level", "comp none", "comp dict", "dec none", "dec dict", "ratio none", "ratio dict", "ratio default"]]
+        for level in levelList {
+            let dictionaries = Dictionary(uniqueKeysWithValues: CodecTable.allCases.map {
+                ($0, trained[Key($0, Self.referenceCapacity, level)])
+            })
+            let lookup: (UInt32) -> ZstdDictionary? = { id in dictionaries.values.first { $0?.id == id } ?? nil }
+            for (name, inputs) in [("10-row sections", small), ("1000-row sections", large)] {
+                var cells = [name, "\(level)"]
+                var compressed: [[[UInt8]]] = [[], []]
+                var raw = 0
+                for (d, useDictionary) in [false, true].enumerated() {
+                    let segments = inputs.map { FramedZstd.Segment($0.1, dictionary: useDictionary ? dictionaries[$0.0] ?? nil : nil) }
+                    raw = inputs.reduce(0) { $0 + $1.1.count }
+                    cells.append(try Self.rate(bytes: raw, seconds: seconds) {
+                        compressed[d] = try segments.map {
+                            try FramedZstd.compress(segments: [$0], level: level, dictionaryLimit: .max)
+                        }
+                    })
+                }
+                let limited = try inputs.reduce(0) {
+                    $0 + (try FramedZstd.compress(segments: [.init($1.1, dictionary: dictionaries[$1.0] ?? nil)], level: level)).count
+                }
+                for d in 0..<2 {
+                    cells.append(try Self.rate(bytes: raw, seconds: seconds) {
+                        for body in compressed[d] {
+                            _ = try Decompressor.decompress(body, coding: .zstd, maxOutput: 1 << 26, dictionaries: lookup)
+                        }
+                    })
+                }
+                cells += compressed.map { Self.ratio(raw, $0.reduce(0) { $0 + $1.count }) } + [Self.ratio(raw, limited)]
+                rows.append(cells)
+            }
+            var cells = ["1 MiB batch", "\(level)"]
+            var bodies: [[UInt8]] = [[], []]
+            for (d, segments) in [batch.segments([:]), batch.segments(dictionaries)].enumerated() {
+                cells.append(try Self.rate(bytes: batch.json.count, seconds: seconds) {
+                    bodies[d] = try FramedZstd.compress(segments: segments, level: level, dictionaryLimit: .max)
+                })
+            }
+            for d in 0..<2 {
+                cells.append(try Self.rate(bytes: batch.json.count, seconds: seconds) {
+                    _ = try Decompressor.decompress(bodies[d], coding: .zstd, maxOutput: 1 << 26, dictionaries: lookup)
+                })
+            }
+            cells += bodies.map { Self.ratio(batch.json.count, $0.count) }
+            cells.append(Self.ratio(batch.json.count, try FramedZstd.compress(segments: batch.segments(dictionaries), level: level).count))
+            rows.append(cells)
+        }
+        BenchOutput.table(rows)
+        print("1 MiB batch: \(batch.sectionCount) sections of 50-2000 rows, \(batch.json.count) bytes of JSON")
+    }
+
+    /// MB/s over `body` processing `bytes` bytes, repeated for at least `seconds` (and 3 times).
+    static func rate(bytes: Int, seconds: Double, _ body: () throws -> Void) throws -> String {
+        let clock = ContinuousClock()
+        var runs = 0
+        let start = clock.now
+        var elapsed = Duration.zero
+        while runs < 3 || elapsed.benchSeconds < seconds {
+            try body()
+            runs += 1
+            elapsed = clock.now - start
+        }
+        return BenchOutput.figure(Double(bytes * runs) / elapsed.benchSeconds / 1e6)
+    }
+
+    // MARK: (c) training
+
+    private func trainingCosts(_ training: [CodecTable: [[UInt8]]], _ later: [CodecTable: [(Int, [[UInt8]])]]) throws {
+        let level = Self.referenceLevel
+        print(
+            "\n(c) training, all three tables (N=\(samples) each): ms in all (single thread), "
+                + "and the ratio of 1- and 10-row sections at level \(level)")
+        var rows = [["trainer", "size", "ms", "ratio 1 row", "ratio 10 rows"]]
+        for method in ZstdDictionary.TrainingMethod.allCases {
+            for capacity in capacities {
+                let (dictionaries, ms) = try Self.trainAll(training, capacity: capacity, level: level, method: method)
+                rows.append([method.rawValue, "\(capacity / 1024)K", BenchOutput.figure(ms)]
+                    + (try [0, 1].map { try Self.measuredRatio(later, index: $0, dictionaries, level) }))
+            }
+        }
+        BenchOutput.table(rows)
+
+        print("\n(c) sample budget: \(Self.referenceCapacity / 1024) KiB dictionaries, \(method.rawValue), level \(level)")
+        rows = [["N sections", "sample KB", "ms", "ratio 1 row", "ratio 10 rows", "ratio 100 rows"]]
+        let budgets = quick ? [25, 200] : [10, 25, 50, 100, 200, 400, 800]
+        var traffic = CodecTraffic(.base, seed: 0xB0D6E7)
+        let all = Dictionary(uniqueKeysWithValues: CodecTable.allCases.map {
+            ($0, traffic.samples($0, count: budgets.max() ?? 0))
+        })
+        for budget in budgets {
+            // The most recent `budget` sections.
+            let subset = all.mapValues { Array($0.suffix(budget)) }
+            let bytes = subset.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+            let (dictionaries, ms) = try Self.trainAll(subset, capacity: Self.referenceCapacity, level: level, method: method)
+            rows.append(["\(budget)", "\(bytes / 1000)", BenchOutput.figure(ms)]
+                + (try [0, 1, 2].map { try Self.measuredRatio(later, index: $0, dictionaries, level) }))
+        }
+        BenchOutput.table(rows)
+    }
+
+    static func trainAll(
+        _ samples: [CodecTable: [[UInt8]]], capacity: Int, level: Int, method: ZstdDictionary.TrainingMethod
+    ) throws -> ([CodecTable: ZstdDictionary], Double) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var dictionaries: [CodecTable: ZstdDictionary] = [:]
+        for (index, table) in CodecTable.allCases.enumerated() {
+            dictionaries[table] = try ZstdDictionary.train(
+                samples: samples[table] ?? [], capacity: capacity, id: UInt32(index + 1), level: level, method: method)
+        }
+        return (dictionaries, (clock.now - start).benchMilliseconds)
+    }
+
+    /// The ratio of the measured sections of the `index`th row count, all tables, with `dictionaries`.
+    static func measuredRatio(
+        _ later: [CodecTable: [(Int, [[UInt8]])]], index: Int, _ dictionaries: [CodecTable: ZstdDictionary], _ level: Int
+    ) throws -> String {
+        var raw = 0, packed = 0
+        for table in CodecTable.allCases {
+            for section in later[table]?[index].1 ?? [] {
+                raw += section.count
+                packed += try frame(section, dictionaries[table], level)
+            }
+        }
+        return ratio(raw, packed)
+    }
+
+    // MARK: (d) drift
+
+    private func drift(_ trained: [Key: ZstdDictionary]) throws {
+        let level = Self.referenceLevel
+        print(
+            "\n(d) drift: \(Self.referenceCapacity / 1024) KiB dictionaries trained on the base traffic, "
+                + "used on changed traffic; ratio of 100 sections per table, level \(level), all tables")
+        var rows = [["traffic", "rows", "none", "old dict", "fresh dict", "old vs fresh", "old vs none"]]
+        for distribution in CodecDistribution.all {
+            var traffic = CodecTraffic(distribution, seed: 0xD21F7)
+            let fresh = try Self.trainAll(
+                Dictionary(uniqueKeysWithValues: CodecTable.allCases.map { ($0, traffic.samples($0, count: samples)) }),
+                capacity: Self.referenceCapacity, level: level, method: method
+            ).0
+            for rowCount in [1, 10] {
+                var raw = 0
+                var packed = [0, 0, 0]
+                for table in CodecTable.allCases {
+                    for _ in 0..<100 {
+                        let section = traffic.json(table, rows: rowCount)
+                        raw += section.count
+                        packed[0] += try Self.frame(section, nil, level)
+                        packed[1] += try Self.frame(section, trained[Key(table, Self.referenceCapacity, level)], level)
+                        packed[2] += try Self.frame(section, fresh[table], level)
+                    }
+                }
+                rows.append([distribution.name, "\(rowCount)"] + packed.map { Self.ratio(raw, $0) } + [
+                    Self.percent(Double(packed[2]) / Double(packed[1]) - 1),
+                    Self.percent(Double(packed[0]) / Double(packed[1]) - 1),
+                ])
+            }
+        }
+        BenchOutput.table(rows)
+        print("(old vs fresh: the ratio lost by keeping the old dictionary; old vs none: what it still gains)")
+
+        // How much the ratio moves on unchanged traffic, from window to window: a retraining
+        // threshold must stay clear of it.
+        var traffic = CodecTraffic(.base, seed: 0x5EED)
+        for windowSize in [10, 50, 200] {
+            var windows: [Double] = []
+            for _ in 0..<40 {
+                var raw = 0, packed = 0
+                for _ in 0..<windowSize {
+                    let table = CodecTable.allCases[Int(traffic.next() % 3)]
+                    let section = traffic.json(table, rows: traffic.rowCount())
+                    raw += section.count
+                    packed += try Self.frame(section, trained[Key(table, Self.referenceCapacity, level)], level)
+                }
+                windows.append(Double(raw) / Double(packed))
+            }
+            let mean = windows.reduce(0, +) / Double(windows.count)
+            let spread = windows.map { abs($0 / mean - 1) }.sorted()
+            print(
+                "unchanged traffic, 40 windows of \(windowSize) sections (1-100 rows): ratio \(String(format: "%.2f", mean)), "
+                    + "window vs mean: median \(Self.percent(spread[spread.count / 2])), "
+                    + "95th \(Self.percent(spread[spread.count * 95 / 100])), max \(Self.percent(spread.last ?? 0))")
+        }
+    }
+
+    static func percent(_ fraction: Double) -> String { String(format: "%+.0f%%", fraction * 100) }
+}
+
+extension ZstdDictionary.TrainingMethod: ExpressibleByArgument {}
+
+/// Row counts measured, and how many sections of each (fewer of the larger ones).
+enum CodecRowCounts {
+    static let measured = [1, 10, 100, 1000]
+    static func sectionsMeasured(rows: Int) -> Int { max(4, 200 / rows) }
+}
+
+/// The generated tables.
+enum CodecTable: String, CaseIterable, Hashable {
+    /// `[id, null, updated_at, "put", "dev-0007", 21.4, 48.0, 87, -61]`: readings, new rows only.
+    case telemetry
+    /// One row per device, updated in place: `["dev-0007", 4711, updated_at, "put", true, "2.4.1", …]`.
+    case status
+    /// Orders with a JSON array of items; one in five an update of an earlier order.
+    case orders
+
+    var columns: [String] {
+        switch self {
+        case .telemetry: ["device", "temp", "humidity", "battery", "rssi"]
+        case .status: ["online", "firmware", "last_seen", "uptime_s", "battery", "error"]
+        case .orders: ["customer", "total", "paid", "items", "status"]
+        }
+    }
+}
+
+/// What the traffic looks like; the changed ones model a gateway whose devices or readings moved.
+struct CodecDistribution: Sendable {
+    var name: String
+    /// Devices are `dev-<firstDevice + n>`; customers `cus-<firstCustomer + n>`; SKUs `SKU-<firstSKU + n>`.
+    var firstDevice = 0
+    var firstCustomer = 10_000
+    var firstSKU = 1_000
+    /// Added to temperatures, in tenths of a degree, and to humidity, in tenths of a percent.
+    var warmer = 0
+    var damper = 0
+    /// Prices are multiplied by this.
+    var prices = 1.0
+    var firmware = ["2.4.1", "2.4.0", "2.3.7"]
+    /// Every table has one more column (a schema change): pressure, ip, currency.
+    var extraColumn = false
+
+    static let base = CodecDistribution(name: "base (as trained)")
+    static let newIDs = CodecDistribution(name: "new ids", firstDevice: 5_000, firstCustomer: 60_000, firstSKU: 7_000)
+    static let newValues = CodecDistribution(
+        name: "new values", warmer: 150, damper: 250, prices: 1.37, firmware: ["3.0.2", "3.0.1", "2.9.9"])
+    static let both = CodecDistribution(
+        name: "new ids+values", firstDevice: 5_000, firstCustomer: 60_000, firstSKU: 7_000, warmer: 150, damper: 250,
+        prices: 1.37, firmware: ["3.0.2", "3.0.1", "2.9.9"])
+    static let newSchema = CodecDistribution(name: "new column", extraColumn: true)
+    static let all = [base, newIDs, newValues, both, newSchema]
+}
+
+/// A batch document and where its pieces are: envelope, sections, the separators and closing.
+struct CodecBatch {
+    let json: [UInt8]
+    /// (table, range of the section in `json`), in order.
+    let sections: [(CodecTable, Range<Int>)]
+    var sectionCount: Int { sections.count }
+
+    /// The pieces to compress: the envelope and separators without a dictionary, each section
+    /// with its table's.
+    func segments(_ dictionaries: [CodecTable: ZstdDictionary?]) -> [FramedZstd.Segment] {
+        var segments: [FramedZstd.Segment] = []
+        var end = 0
+        for (table, range) in sections {
+            segments.append(.init(json[end..<range.lowerBound]))
+            segments.append(.init(json[range], dictionary: dictionaries[table] ?? nil))
+            end = range.upperBound
+        }
+        segments.append(.init(json[end...]))
+        return segments
+    }
+}
+
+/// Deterministic traffic of the three tables: sections as JSON, exactly as `BatchRequest`
+/// encodes them, with per-device readings that wander like real ones.
+struct CodecTraffic {
+    let distribution: CodecDistribution
+    private var random: SplitMix
+    private var clock: Int64 = 1_767_225_600_000
+    private var version: Int64 = 48_210
+    /// Telemetry comes from this many devices; status rows from a fleet of `fleet`.
+    static let sensors = 48
+    static let fleet = 1_200
+    private var temperature: [Int]
+    private var humidity: [Int]
+    private var battery: [Int]
+
+    init(_ distribution: CodecDistribution, seed: UInt64) {
+        self.distribution = distribution
+        var random = SplitMix(seed: seed)
+        temperature = (0..<Self.sensors).map { _ in 170 + Int(random.next() % 80) + distribution.warmer }
+        humidity = (0..<Self.sensors).map { _ in 350 + Int(random.next() % 250) + distribution.damper }
+        battery = (0..<Self.sensors).map { _ in 40 + Int(random.next() % 60) }
+        self.random = random
+    }
+
+    mutating func next() -> UInt64 { random.next() }
+
+    /// 1 to 100, log-uniform: many small sections, a few large ones.
+    mutating func rowCount() -> Int {
+        Int(exp(Double(random.next() % 1_000_000) / 1_000_000 * log(100.0)).rounded())
+    }
+
+    /// `count` sections of `table` of 1 to 100 rows, as training samples.
+    mutating func samples(_ table: CodecTable, count: Int) -> [[UInt8]] {
+        (0..<count).map { _ in json(table, rows: rowCount()) }
+    }
+
+    /// One section of `rows` rows as JSON: what `BatchRequest.encode` writes between the
+    /// envelope's `"sections":[` and the closing `]}`.
+    mutating func json(_ table: CodecTable, rows: Int) -> [UInt8] {
+        Self.json(section(table, rows: rows))
+    }
+
+    static func json(_ section: BatchRequest.Section) -> [UInt8] {
+        let encoded = BatchRequest(batchID: "b", gateway: "g", replica: "r", since: TableVersions(), sections: [section]).encode()
+        return Array(encoded[emptyEnvelope.count..<(encoded.count - 2)])
+    }
+
+    private static let emptyEnvelope = Array(
+        BatchRequest(batchID: "b", gateway: "g", replica: "r", since: TableVersions(), sections: []).encode().dropLast(2))
+
+    /// A batch with one section of `rows` rows per table.
+    mutating func batch(rows: Int) -> CodecBatch {
+        batch(CodecTable.allCases.map { section($0, rows: rows) })
+    }
+
+    /// A batch of at least `bytes` bytes: sections of 50 to 2000 rows of the three tables in turn.
+    mutating func batch(bytes: Int) -> CodecBatch {
+        var sections: [BatchRequest.Section] = []
+        var size = 0
+        while size < bytes {
+            let table = CodecTable.allCases[sections.count % 3]
+            let section = section(table, rows: 50 + Int(random.next() % (table == .status ? 950 : 1950)))
+            size += Self.json(section).count + 1
+            sections.append(section)
+        }
+        return batch(sections)
+    }
+
+    private mutating func batch(_ sections: [BatchRequest.Section]) -> CodecBatch {
+        // A table may have one section per batch: number the tables of a large batch apart.
+        var named = sections
+        for index in named.indices where index >= 3 { named[index].table += "_\(index / 3)" }
+        let since = TableVersions(CodecTable.allCases.map { ($0.rawValue, version - Int64(random.next() % 5_000)) })
+        var request = BatchRequest(batchID: uuid(), gateway: "gateway-site-07", replica: "replica-07a", since: since, sections: [])
+        var json = Array(request.encode().dropLast(2))
+        var ranges: [(CodecTable, Range<Int>)] = []
+        for (index, section) in named.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            let start = json.count
+            json += Self.json(section)
+            ranges.append((CodecTable.allCases[index % 3], start..<json.count))
+        }
+        json += Array("]}".utf8)
+        request.sections = named
+        precondition(json == request.encode(), "the batch's pieces do not add up to its encoding")
+        return CodecBatch(json: json, sections: ranges)
+    }
+
+    private mutating func section(_ table: CodecTable, rows: Int) -> BatchRequest.Section {
+        var changes: [BatchRequest.Change] = []
+        changes.reserveCapacity(rows)
+        switch table {
+        case .telemetry:
+            for _ in 0..<rows {
+                clock += 20 + Int64(random.next() % 400)
+                let n = Int(random.next() % UInt64(Self.sensors))
+                temperature[n] += Int(random.next() % 7) - 3
+                humidity[n] += Int(random.next() % 9) - 4
+                if random.next() % 50 == 0 { battery[n] = max(5, battery[n] - 1) }
+                changes.append(.init(
+                    id: uuid(time: clock), baseVersion: nil, updatedAt: clock, deleted: false,
+                    values: [
+                        .string(device(n)), .double(Double(temperature[n]) / 10), .double(Double(humidity[n]) / 10),
+                        .int(Int64(battery[n])), .int(-45 - Int64(random.next() % 40)),
+                    ]))
+            }
+        case .status:
+            // Distinct devices: a section names a row once.
+            let first = Int(random.next() % UInt64(Self.fleet))
+            for k in 0..<min(rows, Self.fleet) {
+                clock += Int64(random.next() % 50)
+                let n = (first + k * 7) % Self.fleet
+                let online = random.next() % 10 != 0
+                let errors = ["E_TIMEOUT", "E_SENSOR", "E_LOW_BATTERY"]
+                changes.append(.init(
+                    id: device(n), baseVersion: version - Int64(random.next() % 20_000), updatedAt: clock, deleted: false,
+                    values: [
+                        .bool(online), .string(distribution.firmware[Int(random.next() % 10) / 4]),
+                        .int(clock - Int64(random.next() % (online ? 60_000 : 86_400_000))),
+                        .int(Int64(random.next() % 3_000_000)), .int(20 + Int64(random.next() % 81)),
+                        random.next() % 20 == 0 ? .string(errors[Int(random.next() % 3)]) : .null,
+                    ]))
+            }
+        case .orders:
+            let statuses = ["placed", "paid", "packed", "shipped"]
+            for _ in 0..<rows {
+                clock += 100 + Int64(random.next() % 5_000)
+                var totalCents = 0
+                let items: [JSONValue] = (0..<(1 + Int(random.next() % 3))).map { _ in
+                    let sku = Int(random.next() % 300)
+                    let cents = Int((Double(199 + sku * 37 % 9_800) * distribution.prices).rounded())
+                    let quantity = 1 + Int(random.next() % 4)
+                    totalCents += cents * quantity
+                    return .object([
+                        JSONMember("sku", .string("SKU-\(distribution.firstSKU + sku)")),
+                        JSONMember("qty", .int(Int64(quantity))), JSONMember("price", .double(Double(cents) / 100)),
+                    ])
+                }
+                let update = random.next() % 5 == 0
+                changes.append(.init(
+                    id: uuid(), baseVersion: update ? version - Int64(random.next() % 5_000) : nil, updatedAt: clock,
+                    deleted: false,
+                    values: [
+                        .string("cus-\(distribution.firstCustomer + Int(random.next() % 5_000))"),
+                        .double(Double(totalCents) / 100), .bool(random.next() % 3 != 0), .array(items),
+                        .string(statuses[Int(random.next() % 4)]),
+                    ]))
+            }
+        }
+        version += Int64(rows)
+        guard distribution.extraColumn else {
+            return .init(table: table.rawValue, columns: table.columns, changes: changes)
+        }
+        for index in changes.indices {
+            let value: JSONValue =
+                switch table {
+                case .telemetry: .double(Double(10_000 + Int(random.next() % 300)) / 10)
+                case .status: .string("10.7.\(random.next() % 16).\(random.next() % 250)")
+                case .orders: .string(["EUR", "EUR", "CHF", "GBP"][Int(random.next() % 4)])
+                }
+            changes[index].values.append(value)
+        }
+        let extra = ["telemetry": "pressure", "status": "ip", "orders": "currency"][table.rawValue] ?? "extra"
+        return .init(table: table.rawValue, columns: table.columns + [extra], changes: changes)
+    }
+
+    private func device(_ n: Int) -> String {
+        let number = String(distribution.firstDevice + n)
+        return "dev-" + String(repeating: "0", count: max(0, 4 - number.count)) + number
+    }
+
+    /// A uuid-like id: random (v4-like), or with `time` in its first 48 bits (v7-like).
+    private mutating func uuid(time: Int64? = nil) -> String {
+        var (a, b) = (random.next(), random.next())
+        if let time { a = UInt64(bitPattern: time) << 16 | 0x7000 | (a & 0x0FFF) }
+        let hex = [a, b].map { String(repeating: "0", count: $0.leadingZeroBitCount / 4) + String($0, radix: 16) }.joined()
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.suffix(12),
+        ]
+        return parts.joined(separator: "-")
+    }
+}
