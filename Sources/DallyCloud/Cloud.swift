@@ -68,7 +68,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             maxWait: config.limits.maxWait
         ).register(on: router)
         CloudOperationsRoutes(
-            store: store, authenticator: authenticator, hub: hub, counters: counters, requests: requests,
+            store: store, authenticator: authenticator, hub: hub, counters: counters, shelf: shelf, requests: requests,
             registry: registry, startedAt: Date()
         ).register(on: router)
         self.router = router

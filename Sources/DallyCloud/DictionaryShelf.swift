@@ -14,6 +14,12 @@ final class DictionaryShelf: Sendable {
 
     private let store: any CloudStore
     private let loaded = Mutex<[Key: ZstdDictionary]>([:])
+    private let decoded = Mutex<Int64>(0)
+
+    /// Bodies that named at least one dictionary, all of which the cloud held.
+    var bodiesDecoded: Int64 { decoded.withLock { $0 } }
+    /// Dictionaries in memory.
+    var inMemory: Int { loaded.withLock { $0.count } }
 
     init(store: any CloudStore) {
         self.store = store
@@ -40,6 +46,7 @@ final class DictionaryShelf: Sendable {
             loaded.withLock { $0[Key(gateway: gateway, id: id)] = dictionary }
             found[id] = dictionary
         }
+        decoded.withLock { $0 += 1 }
         return found
     }
 

@@ -11,6 +11,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let authenticator: GatewayAuthenticator
     let hub: NotifyHub<C>
     let counters: CloudCounters
+    let shelf: DictionaryShelf
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
     let startedAt: Date
@@ -64,6 +65,10 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
         writer.int(counts.downstreamRows)
         writer.raw(",\"body_bytes\":")
         writer.int(counts.bodyBytes)
+        writer.raw("},\"dictionaries\":{\"bodies_decoded\":")
+        writer.int(shelf.bodiesDecoded)
+        writer.raw(",\"in_memory\":")
+        writer.int(Int64(shelf.inMemory))
         writer.raw("},\"notify\":{\"waiting\":")
         writer.int(Int64(hub.waiting))
         writer.raw(",\"limit\":")
