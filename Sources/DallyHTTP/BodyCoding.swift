@@ -86,7 +86,11 @@ public enum BodyCoding {
             coding = ContentCoding.negotiate(acceptEncoding: accept) ?? .identity
         }
         let level = coding == .zstd ? zstdLevel : Compressor.defaultLevel(for: coding)
-        guard coding != .identity, let compressed = try? Compressor.compress(bytes, coding: coding, level: level) else {
+        // Sent as it is when compression would not make it smaller (repetitive JSON of a few
+        // hundred bytes usually shrinks; a page of random ids may not).
+        guard coding != .identity, let compressed = try? Compressor.compress(bytes, coding: coding, level: level),
+            compressed.count < bytes.count
+        else {
             return JSONResponse.make(ByteBuffer(bytes: bytes))
         }
         var headers: HTTPFields = [.vary: "Accept-Encoding"]

@@ -58,11 +58,14 @@ struct FrugalFloors {
     let wakeUps: Int
     let rawBytes: Int
     let zstd19Bytes: Int
+    /// The row states the deadlines oblige a sender to move (see ``ObligedDataFloor``).
+    let obliged: (states: Int, raw: Int, compressed: Int)
 
     init(trace: FrugalTrace, allClassesUp: Bool) throws {
         wakeUps = WakeFloor.minimumWakeUps(trace: trace, allClassesUp: allClassesUp)
         let sizes = try FinalDataFloor.zstd19Bytes(
             of: trace.finalRows(), tables: trace.tables, epochMillis: FrugalTrace.epochMillis)
         (rawBytes, zstd19Bytes) = (sizes.raw, sizes.compressed)
+        obliged = try ObligedDataFloor.zstd19Bytes(trace: trace)
     }
 }
