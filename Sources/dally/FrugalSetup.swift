@@ -22,15 +22,7 @@ enum FrugalSetup {
         }
         return try CloudConfig.parse(
             text: """
-                [server]
-                host = "127.0.0.1"
-                port = 0
-                data_dir = "\(directory)"
-                log_level = "error"
-                [store]
-                synchronous = "normal"
-                [admin]
-                token = "\(adminToken)"
+                \(preamble(directory))
                 \(gateways.joined(separator: "\n"))
                 \(tables.joined(separator: "\n"))
                 """,
@@ -48,15 +40,7 @@ enum FrugalSetup {
         }
         return try GatewayConfig.parse(
             text: """
-                [server]
-                host = "127.0.0.1"
-                port = 0
-                data_dir = "\(directory)"
-                log_level = "error"
-                [store]
-                synchronous = "normal"
-                [admin]
-                token = "\(adminToken)"
+                \(preamble(directory))
                 [network]
                 classes = ["wifi", "cellular"]
                 [cloud]
@@ -86,6 +70,22 @@ enum FrugalSetup {
                 \(tables.joined(separator: "\n"))
                 """,
             file: "<frugal gateway>")
+    }
+
+    /// What both configurations start with: loopback on a free port, quiet logs, an fsync per
+    /// commit spared (the benchmark counts bytes, not durability).
+    private static func preamble(_ directory: String) -> String {
+        """
+        [server]
+        host = "127.0.0.1"
+        port = 0
+        data_dir = "\(directory)"
+        log_level = "error"
+        [store]
+        synchronous = "normal"
+        [admin]
+        token = "\(adminToken)"
+        """
     }
 
     static func basicAuthorization(_ gateway: String) -> String {
