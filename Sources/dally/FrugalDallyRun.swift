@@ -87,6 +87,7 @@ struct FrugalDallyRun {
         mutating func replay(into outcome: inout FrugalOutcome, cloud: FrugalCloud) async throws {
             var staleness = StalenessTracker(tables: trace.tables, tolerance: 0)
             var wifiUp = true
+            let wifiOnly = Set(trace.tables.filter { !$0.allowsCellular }.map(\.name))
             var index = 0
             while true {
                 // The next event: a write, a change of wifi, or the gateway's planned wake. After
@@ -112,7 +113,7 @@ struct FrugalDallyRun {
                 try await settle()
                 for arrival in try await reader.arrivals() {
                     staleness.recordArrival(table: arrival.table, id: arrival.id, updatedAt: arrival.at, arrivedAt: now())
-                    if arrival.table == "photos", !wifiUp {
+                    if wifiOnly.contains(arrival.table), !wifiUp {
                         // Rows of a wifi-only table that reached the cloud while wifi was down
                         // can only have crossed cellular.
                         outcome.wifiOnlyBytesOverCellular += 1
