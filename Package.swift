@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // System libraries: zstd (request and response bodies, default) and zlib (deflate fallback).
@@ -27,6 +28,15 @@ let package = Package(
         .target(name: "DallyCompression", dependencies: ["CZstd", "CZlib"]),
         // Domain values and rules: schemas, rows, ids, policies, error codes. Pure, no I/O.
         .target(name: "DallyCore"),
+        // Large objects as values: content hashes (SHA-256), references, manifests, chunking,
+        // byte ranges. Pure, no I/O.
+        .target(
+            name: "DallyObjects",
+            dependencies: [
+                "DallyCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // TOML → validated configuration values. Shared by the gateway and (later) the cloud.
         .target(
             name: "DallyConfig",
@@ -46,6 +56,7 @@ let package = Package(
             name: "DallyStore",
             dependencies: [
                 "DallyCore",
+                "DallyObjects",
                 "DallySync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -71,6 +82,7 @@ let package = Package(
             dependencies: [
                 "DallyCompression",
                 "DallyCore",
+                "DallyObjects",
                 "DallyHTTP",
                 "DallySync",
                 "DallyConfig",
@@ -92,7 +104,9 @@ let package = Package(
         .target(
             name: "DallyCloud",
             dependencies: [
+                "DallyCompression",
                 "DallyCore",
+                "DallyObjects",
                 "DallyConfig",
                 "DallyHTTP",
                 "DallyStore",
@@ -114,6 +128,7 @@ let package = Package(
                 "DallyConfig",
                 "DallyFrugal",
                 "DallyGateway",
+                "DallyObjects",
                 "DallyStore",
                 "DallySync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -142,8 +157,9 @@ let package = Package(
         ),
         .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression"]),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
+        .testTarget(name: "DallyObjectsTests", dependencies: ["DallyObjects", "DallyCore"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
-        .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig"]),
+        .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig", "DallyObjects"]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler"]),
         .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),
@@ -152,6 +168,7 @@ let package = Package(
             dependencies: [
                 "DallyCompression",
                 "DallyGateway",
+                "DallyObjects",
                 "DallySync",
                 "DallyConfig",
                 "DallyStore",
@@ -168,6 +185,7 @@ let package = Package(
                 "DallyConfig",
                 "DallyCore",
                 "DallyGateway",
+                "DallyObjects",
                 "DallyScheduler",
                 "DallyStore",
                 "DallySync",

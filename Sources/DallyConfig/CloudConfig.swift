@@ -18,6 +18,8 @@ public struct CloudConfig: Sendable {
     public var gateways: [GatewayCredential]
     /// The tables, declared exactly as on the gateways (`[[tables]]`).
     public var tables: [TableSchema]
+    /// `[objects]`.
+    public var objects = ObjectSettings()
 
     /// `[server]`, shared with the gateway.
     public typealias Server = ServerSettings
@@ -80,7 +82,7 @@ public struct CloudConfig: Sendable {
     }
 
     static func parse(_ root: TOMLSection) throws(KeyError) -> CloudConfig {
-        try root.refuseUnknownKeys(["server", "store", "limits", "batches", "admin", "gateways", "tables"])
+        try root.refuseUnknownKeys(["server", "store", "limits", "batches", "admin", "gateways", "tables", "objects"])
         let server = try ServerSettings.read(root, defaults: .cloudDefaults)
         let store = try StoreSettings.read(root)
         var limits = Limits()
@@ -111,10 +113,12 @@ public struct CloudConfig: Sendable {
         var tokens: Set<String> = [adminToken]
         let gateways = try readGateways(root, tokens: &tokens)
         let tables = try TableDeclarations.read(root, networkClasses: nil)
-        return CloudConfig(
+        var config = CloudConfig(
             server: server, store: store, limits: limits, keepAnswers: keepAnswers, adminToken: adminToken,
             gateways: gateways, tables: tables
         )
+        config.objects = try ObjectSettings.read(root, gateway: false)
+        return config
     }
 
     /// Reads `[[gateways]]`: at least one, ids distinct (ignoring case), secrets missing from

@@ -23,6 +23,8 @@ public struct GatewayConfig: Sendable {
     /// The ways to reach the cloud (`[[uplinks]]`). With `[cloud]` and no `[[uplinks]]`, one
     /// uplink named `default` of the cheapest class to `[cloud] url`; empty without `[cloud]`.
     public var uplinks: [UplinkConfig]
+    /// `[objects]`.
+    public var objects = ObjectSettings()
 
     /// `[server]`; see ``ServerSettings/gatewayDefaults`` for what is left out.
     public typealias Server = ServerSettings
@@ -104,7 +106,7 @@ public struct GatewayConfig: Sendable {
     }
 
     static func parse(_ root: TOMLSection) throws(KeyError) -> GatewayConfig {
-        try root.refuseUnknownKeys(["server", "store", "limits", "admin", "clients", "network", "tables", "cloud", "uplinks"])
+        try root.refuseUnknownKeys(["server", "store", "limits", "admin", "clients", "network", "tables", "cloud", "uplinks", "objects"])
         let server = try ServerSettings.read(root, defaults: .gatewayDefaults)
         let store = try StoreSettings.read(root)
         var limits = Limits()
@@ -116,10 +118,12 @@ public struct GatewayConfig: Sendable {
         let clients = try readClients(root, tables: Set(tables.map(\.name)), tokens: &tokens)
         let cloud = try CloudLink.read(root, otherTokens: tokens, networkClasses: networkClasses)
         let uplinks = try UplinkConfig.read(root, cloud: cloud, networkClasses: networkClasses)
-        return GatewayConfig(
+        var config = GatewayConfig(
             server: server, store: store, limits: limits, adminToken: adminToken, clients: clients,
             networkClasses: networkClasses, tables: tables, cloud: cloud, uplinks: uplinks
         )
+        config.objects = try ObjectSettings.read(root, gateway: true)
+        return config
     }
 
     static func readNetworkClasses(_ root: TOMLSection) throws(KeyError) -> [String] {

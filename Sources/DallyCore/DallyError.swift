@@ -34,6 +34,21 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A dictionary id used before with other bytes, or one dictionary too many.
         case dictionaryConflict = "dictionary_conflict"
         /// Sync was asked of a gateway with no cloud configured, or of a local-only table.
+        /// An object larger than the configured maximum (`objects.max_bytes`).
+        case objectTooLarge = "object_too_large"
+        /// Bytes whose SHA-256 is not the one the request named.
+        case hashMismatch = "hash_mismatch"
+        /// A row write naming an object this gateway does not hold.
+        case unknownObject = "unknown_object"
+        /// An object that is not on this gateway and cannot be fetched now (no network its
+        /// policy allows is up, or the cloud does not have it yet).
+        case objectUnavailable = "object_unavailable"
+        /// An on-demand fetch that did not finish within `objects.fetch_timeout`.
+        case objectFetchTimeout = "object_fetch_timeout"
+        /// A manifest naming chunks the cloud does not hold; the answer lists them.
+        case missingChunks = "missing_chunks"
+        /// A `Range` that selects no byte of the object.
+        case rangeNotSatisfiable = "range_not_satisfiable"
         case syncDisabled = "sync_disabled"
         case tooManyWaiters = "too_many_waiters"
         case shuttingDown = "shutting_down"

@@ -11,11 +11,15 @@ extension DallyError.Code {
         case .forbidden: .forbidden
         case .unknownTable, .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
-        case .versionMismatch, .batchReused, .syncDisabled, .unknownDictionary, .dictionaryConflict: .conflict
+        case .versionMismatch, .batchReused, .syncDisabled, .unknownDictionary, .dictionaryConflict, .missingChunks:
+            .conflict
         case .unsupportedEncoding: .unsupportedMediaType
-        case .bodyTooLarge, .tooManyRows: .contentTooLarge
-        case .unknownColumn, .wrongType, .objectColumn, .batchRejected: .unprocessableContent
-        case .tooManyWaiters, .shuttingDown: .serviceUnavailable
+        case .bodyTooLarge, .tooManyRows, .objectTooLarge: .contentTooLarge
+        case .unknownColumn, .wrongType, .objectColumn, .batchRejected, .hashMismatch, .unknownObject:
+            .unprocessableContent
+        case .rangeNotSatisfiable: .rangeNotSatisfiable
+        case .tooManyWaiters, .shuttingDown, .objectUnavailable: .serviceUnavailable
+        case .objectFetchTimeout: .gatewayTimeout
         case .storage, .internalError: .internalServerError
         }
     }

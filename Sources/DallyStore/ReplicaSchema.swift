@@ -93,6 +93,38 @@ enum ReplicaSchema {
                     );
                     """)
         }
+        migrator.registerMigration("v5-objects") { db in
+            // Large objects. The chunk bytes live in chunks.sqlite; here are the objects this
+            // replica knows (hash = SHA-256 hex of the content; `manifest` the packed chunk list,
+            // null while only a downloaded row's reference is known; `local` = 1 once every
+            // chunk is in the chunk store), the objects the cloud may still lack (uploads, with
+            // the table whose object policy they travel under), and the objects to fetch from
+            // the cloud under their table's download policy (downloads).
+            try db.execute(
+                sql: """
+                    CREATE TABLE dally_objects (
+                        hash TEXT NOT NULL PRIMARY KEY,
+                        size INTEGER NOT NULL,
+                        chunk_count INTEGER NOT NULL,
+                        manifest BLOB,
+                        local INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE dally_object_uploads (
+                        hash TEXT NOT NULL PRIMARY KEY,
+                        tbl TEXT NOT NULL,
+                        first_dirty_at INTEGER NOT NULL,
+                        size INTEGER NOT NULL,
+                        bytes_sent INTEGER NOT NULL DEFAULT 0,
+                        attempts INTEGER NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID;
+                    CREATE TABLE dally_object_downloads (
+                        hash TEXT NOT NULL PRIMARY KEY,
+                        tbl TEXT NOT NULL,
+                        queued_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }
