@@ -97,7 +97,9 @@ enum ReplicaSchema {
             // Large objects. The chunk bytes live in chunks.sqlite; here are the objects this
             // replica knows (hash = SHA-256 hex of the content; `manifest` the packed chunk list,
             // null while only a downloaded row's reference is known; `local` = 1 once every
-            // chunk is in the chunk store), the objects the cloud may still lack (uploads, with
+            // chunk is in the chunk store; `in_cloud` = 1 once the cloud holds it whole), which
+            // row column references which object (refs: what GC keeps and atomic rows wait
+            // for), the objects the cloud may still lack (uploads, with
             // the table whose object policy they travel under), and the objects to fetch from
             // the cloud under their table's download policy (downloads).
             try db.execute(
@@ -108,8 +110,17 @@ enum ReplicaSchema {
                         chunk_count INTEGER NOT NULL,
                         manifest BLOB,
                         local INTEGER NOT NULL,
+                        in_cloud INTEGER NOT NULL DEFAULT 0,
                         created_at INTEGER NOT NULL
                     ) WITHOUT ROWID;
+                    CREATE TABLE dally_object_refs (
+                        tbl TEXT NOT NULL,
+                        row_id TEXT NOT NULL,
+                        col TEXT NOT NULL,
+                        hash TEXT NOT NULL,
+                        PRIMARY KEY (tbl, row_id, col)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX dally_object_refs_hash ON dally_object_refs (hash);
                     CREATE TABLE dally_object_uploads (
                         hash TEXT NOT NULL PRIMARY KEY,
                         tbl TEXT NOT NULL,
