@@ -45,6 +45,8 @@ public struct Gateway {
             directory: config.server.dataDirectory, tables: config.tables,
             synchronousFull: config.store.synchronousFull, now: now)
         self.store = store
+        let chunks = try SQLiteChunkStore.open(
+            directory: config.server.dataDirectory, synchronousFull: config.store.synchronousFull)
         let hub = ChangeHub(
             latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
         self.hub = hub
@@ -52,7 +54,7 @@ public struct Gateway {
         let syncer: (any SyncControl & Service)? = config.cloud.map {
             Syncer(
                 store: store, link: $0, uplinks: config.uplinks, networkClasses: config.networkClasses,
-                tables: config.tables, clock: clock, now: now, logger: logger)
+                tables: config.tables, chunks: chunks, objects: config.objects, clock: clock, now: now, logger: logger)
         }
         self.syncer = syncer
         for table in config.tablesWithoutUplink() {

@@ -70,7 +70,9 @@ public struct Scheduler: Sendable {
     public func duePulls(_ situation: Situation) -> Set<String> {
         Set(
             tables.filter { table in
-                situation.urgentPulls.contains(table.name)
+                // No class may bring it down: an on-demand object stream, fetched when read.
+                guard !table.downloadNetworks.isEmpty else { return false }
+                return situation.urgentPulls.contains(table.name)
                     || (situation.pulledAt[table.name].map { $0 + table.period <= situation.now } ?? true)
             }.map(\.name))
     }
@@ -182,7 +184,9 @@ public struct Scheduler: Sendable {
         }
         for table in tables {
             if let deadline = deadline(of: table.name, in: situation) { consider(deadline) }
-            if let pulled = situation.pulledAt[table.name] { consider(pulled + table.period) }
+            if let pulled = situation.pulledAt[table.name], !table.downloadNetworks.isEmpty {
+                consider(pulled + table.period)
+            }
         }
         let waiting = dueItems(situation)
         for (name, retryAt) in situation.backingOff {

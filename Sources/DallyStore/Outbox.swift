@@ -86,11 +86,14 @@ public enum Outbox {
         /// Entries in a batch in flight, and entries parked (by a conflict or an error).
         public let inFlight: Int64
         public let parked: Int64
+        /// Rows of an `atomic_sync` table held back until their objects are in the cloud.
+        public let held: Int64
 
         public init(
             table: String, pending: Int64, bytes: Int64, oldestFirstDirtyAt: Int64?, inFlight: Int64 = 0,
-            parked: Int64 = 0
+            parked: Int64 = 0, held: Int64 = 0
         ) {
+            self.held = held
             self.table = table
             self.pending = pending
             self.bytes = bytes
@@ -100,21 +103,39 @@ public enum Outbox {
         }
     }
 
+    /// Whether the outbox entry `o` is a row that references an object still waiting to go up:
+    /// in an `atomic_sync` table such a row is held back, and travels once its objects are up.
+    static let awaitsObjects = """
+        EXISTS (SELECT 1 FROM dally_object_refs f JOIN dally_object_uploads u ON u.hash = f.hash
+                WHERE f.tbl = o.tbl AND f.row_id = o.row_id)
+        """
+
     /// Per table, the waiting entries' count, bytes and oldest first-dirty time, and how many
-    /// are in flight or parked.
-    static func summaries(db: Database) throws -> [Summary] {
+    /// are in flight, parked, or held back for their objects (rows of `atomicTables` whose
+    /// objects have not gone up yet: those wait under the objects' policy, not the rows').
+    static func summaries(db: Database, atomicTables: [String] = []) throws -> [Summary] {
+        let held =
+            atomicTables.isEmpty
+            ? "0"
+            : "(o.tbl IN (\(atomicTables.map { _ in "?" }.joined(separator: ", "))) AND \(awaitsObjects))"
+        let waiting = "o.parked IS NULL AND r.row_id IS NULL AND NOT \(held)"
         let sql = """
-            SELECT o.tbl,
-                SUM(o.parked IS NULL AND r.row_id IS NULL),
-                SUM(CASE WHEN o.parked IS NULL AND r.row_id IS NULL THEN o.bytes ELSE 0 END),
-                MIN(CASE WHEN o.parked IS NULL AND r.row_id IS NULL THEN o.first_dirty_at END),
-                SUM(r.row_id IS NOT NULL),
-                SUM(o.parked IS NOT NULL)
-            FROM dally_outbox o LEFT JOIN dally_inflight_rows r ON r.tbl = o.tbl AND r.row_id = o.row_id
-            GROUP BY o.tbl ORDER BY o.tbl
+            SELECT tbl, SUM(waiting), SUM(CASE WHEN waiting THEN bytes ELSE 0 END),
+                MIN(CASE WHEN waiting THEN first_dirty_at END), SUM(flying), SUM(parked_), SUM(held)
+            FROM (
+                SELECT o.tbl AS tbl, o.bytes AS bytes, o.first_dirty_at AS first_dirty_at,
+                    \(waiting) AS waiting, r.row_id IS NOT NULL AS flying, o.parked IS NOT NULL AS parked_,
+                    (o.parked IS NULL AND r.row_id IS NULL AND \(held)) AS held
+                FROM dally_outbox o LEFT JOIN dally_inflight_rows r ON r.tbl = o.tbl AND r.row_id = o.row_id
+            )
+            GROUP BY tbl ORDER BY tbl
             """
-        return try Row.fetchAll(db, sql: sql).map {
-            Summary(table: $0[0], pending: $0[1], bytes: $0[2], oldestFirstDirtyAt: $0[3], inFlight: $0[4], parked: $0[5])
+        // The held expression appears twice, so its table names are bound twice.
+        let arguments = StatementArguments(atomicTables + atomicTables)
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+            Summary(
+                table: $0[0], pending: $0[1], bytes: $0[2], oldestFirstDirtyAt: $0[3], inFlight: $0[4], parked: $0[5],
+                held: $0[6])
         }
     }
 }

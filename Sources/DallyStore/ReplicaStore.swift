@@ -201,7 +201,8 @@ public final class ReplicaStore: Sendable {
 
     /// Outbox depth, size and oldest first-dirty time for every table with entries.
     public func outboxSummary() async throws -> [Outbox.Summary] {
-        try await pool.read { db in try Outbox.summaries(db: db) }
+        let atomicTables = self.atomicTables
+        return try await pool.read { db in try Outbox.summaries(db: db, atomicTables: atomicTables) }
     }
 
     /// All outbox entries of `table`, oldest first.

@@ -148,9 +148,19 @@ struct CloudClient: Sendable {
 
     /// Sends `request` and reads its JSON answer (nothing, when `emptyAnswer` and the status is
     /// 204), refusing any status but 2xx with the cloud's error code.
-    private func exchange(
+    func exchange(
         _ request: HTTPClientRequest, timeout: Duration, emptyAnswer: Bool = false
     ) async throws(CloudError) -> (JSONValue, Int) {
+        let (response, bytes, received) = try await send(request, timeout: timeout, maxAnswer: maxAnswerBytes)
+        if emptyAnswer, response.status == .noContent { return (.null, received) }
+        return (try Self.json(bytes, status: response.status), received)
+    }
+
+    /// Sends `request` with the gateway's credentials and reads the whole answer, decoded;
+    /// the bytes it took on the wire.
+    func send(_ request: HTTPClientRequest, timeout: Duration, maxAnswer: Int) async throws(CloudError)
+        -> (HTTPClientResponse, [UInt8], Int)
+    {
         var request = request
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Accept-Encoding", value: "zstd, deflate")
@@ -158,23 +168,27 @@ struct CloudClient: Sendable {
         let body: ByteBuffer
         do {
             response = try await http.execute(request, timeout: .milliseconds(timeout.milliseconds))
-            body = try await response.body.collect(upTo: maxAnswerBytes)
+            body = try await response.body.collect(upTo: maxAnswer)
         } catch {
             throw .unreachable(String(describing: error))
         }
         let coding = response.headers.first(name: "Content-Encoding").flatMap { ContentCoding(header: $0) } ?? .identity
-        let bytes: [UInt8]
         do {
-            bytes = try body.withUnsafeReadableBytes { raw throws(DecompressionError) in
-                try Decompressor.decompress(raw, coding: coding, maxOutput: maxAnswerBytes)
+            let bytes = try body.withUnsafeReadableBytes { raw throws(DecompressionError) in
+                try Decompressor.decompress(raw, coding: coding, maxOutput: maxAnswer)
             }
+            return (response, bytes, body.readableBytes)
         } catch {
             throw .badAnswer("\(coding.rawValue) body: \(error)")
         }
-        if emptyAnswer, response.status == .noContent { return (.null, body.readableBytes) }
+    }
+
+    /// Reads a JSON answer, or the cloud's error from a non-2xx one.
+    static func json(_ bytes: [UInt8], status: HTTPResponseStatus) throws(CloudError) -> JSONValue {
+        let response = (status: status, bytes: bytes)
         let document: JSONValue
         do {
-            document = try JSONParser.parse(bytes)
+            document = try JSONParser.parse(response.bytes)
         } catch {
             throw .badAnswer("status \(response.status.code): \(error)")
         }
@@ -183,6 +197,6 @@ struct CloudClient: Sendable {
             let message = document["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
             throw .refused(status: Int(response.status.code), code: code, message: message)
         }
-        return (document, body.readableBytes)
+        return document
     }
 }

@@ -1,3 +1,4 @@
+import DallyObjects
 import DallyScheduler
 import DallyStore
 import Foundation
@@ -57,6 +58,15 @@ extension Syncer {
         for summary in summaries where summary.pending > 0 {
             situation.pending[summary.table] = PendingUploads(
                 rows: summary.pending, bytes: summary.bytes, oldestFirstDirtyAt: summary.oldestFirstDirtyAt)
+        }
+        for summary in backlog.objectUploads where summary.objects > 0 {
+            situation.pending[ObjectStream.name(of: summary.table)] = PendingUploads(
+                rows: summary.objects, bytes: summary.bytes, oldestFirstDirtyAt: summary.oldestFirstDirtyAt)
+        }
+        // An object stream's download period runs from its oldest queued download; with
+        // nothing queued there is nothing to fetch, so its period starts now.
+        for table in scheduler.tables.compactMap({ ObjectStream.table(of: $0.name) }) {
+            situation.pulledAt[ObjectStream.name(of: table)] = backlog.objectDownloadsQueuedAt[table] ?? now
         }
         situation.inFlight = flights.map { FlightTables(uploads: $0.uploads, pulls: $0.pulls) }
         state.withLock { state in

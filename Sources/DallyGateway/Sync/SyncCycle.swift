@@ -1,3 +1,4 @@
+import DallyObjects
 import DallyScheduler
 import DallyStore
 import DallySync
@@ -21,10 +22,16 @@ extension Syncer {
         let result: Result<SyncReport, any Error>
         do {
             let (scheduler, rules) = (self.scheduler, uplink.rules)
+            let rows = (uploads: scope.uploads.filter { ObjectStream.table(of: $0) == nil },
+                        pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil })
             let batchScope = BatchScope(
-                uploads: scope.uploads, pulls: scope.pulls,
+                uploads: rows.uploads, pulls: rows.pulls,
                 pullsRiding: { uploads in scheduler.pulls(riding: uploads, on: rules) })
-            result = .success(try await exchange(on: uplink, scope: batchScope, duePulls: duePulls))
+            let objects = ObjectScope(
+                uploads: Set(scope.uploads.compactMap(ObjectStream.table(of:))),
+                downloads: Set(scope.pulls.compactMap(ObjectStream.table(of:))))
+            result = .success(
+                try await exchange(on: uplink, scope: batchScope, objects: objects, duePulls: duePulls))
         } catch {
             result = .failure(error)
         }
@@ -54,11 +61,48 @@ extension Syncer {
         }
     }
 
-    private func exchange(on uplink: Uplink, scope: BatchScope, duePulls: Set<String>) async throws -> SyncReport {
+    private func exchange(on uplink: Uplink, scope: BatchScope, objects: ObjectScope, duePulls: Set<String>) async throws
+        -> SyncReport
+    {
         var report = SyncReport()
         // Due tables this wake must still bring up to date: a batch's answer does that for the
         // tables its `since` names, which may be fewer than the uplink may carry.
         var unpulled = duePulls.intersection(scope.pulls ?? [])
+        // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
+        // for those objects go in a second round of batches.
+        let more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+        if !objects.uploads.isEmpty, try await uploadObjects(on: uplink, tables: objects.uploads) > 0 {
+            _ = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+        }
+        var needsPull = more || !unpulled.isEmpty
+        while needsPull {
+            let pulls = (scope.pulls ?? []).sorted()
+            let cursors = try await store.cloudCursors().entries.filter { pulls.contains($0.table) }
+            let request = BatchRequest(
+                batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
+                since: TableVersions(cursors), sections: [])
+            let (answer, traffic) = try await uplink.client.post(batch: request.encode())
+            uplink.recordAnswer(traffic, now: now())
+            try await fetchAtomicObjects(of: answer.changes, on: uplink)
+            let applied = try await store.applyChanges(answer.changes, pulled: pulls)
+            report.add(applied)
+            needsPull = applied.more
+            state.withLock { state in
+                state.status.pulls += 1
+                state.status.record(applied)
+                state.status.record(traffic)
+            }
+        }
+        if !objects.downloads.isEmpty { try await downloadObjects(on: uplink, tables: objects.downloads) }
+        try await tendDictionaries(on: uplink, uploads: scope.uploads)
+        return report
+    }
+
+    /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
+    /// changes wait downstream.
+    private func sendBatches(
+        on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
+    ) async throws -> Bool {
         var more = false
         var rowLimit = link.maxBatchRows
         var batches = 0
@@ -98,6 +142,7 @@ extension Syncer {
                 throw error
             }
             uplink.recordAnswer(traffic, now: now())
+            try await fetchAtomicObjects(of: answer.changes, on: uplink)
             let applied = try await store.applyAnswer(answer)
             report.add(applied)
             unpulled.subtract(batch.pulls)
@@ -110,26 +155,7 @@ extension Syncer {
                 state.status.record(traffic)
             }
         }
-        var needsPull = more || !unpulled.isEmpty
-        while needsPull {
-            let pulls = (scope.pulls ?? []).sorted()
-            let cursors = try await store.cloudCursors().entries.filter { pulls.contains($0.table) }
-            let request = BatchRequest(
-                batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
-                since: TableVersions(cursors), sections: [])
-            let (answer, traffic) = try await uplink.client.post(batch: request.encode())
-            uplink.recordAnswer(traffic, now: now())
-            let applied = try await store.applyChanges(answer.changes, pulled: pulls)
-            report.add(applied)
-            needsPull = applied.more
-            state.withLock { state in
-                state.status.pulls += 1
-                state.status.record(applied)
-                state.status.record(traffic)
-            }
-        }
-        try await tendDictionaries(on: uplink, uploads: scope.uploads)
-        return report
+        return more
     }
 
     /// Counts a resend as a retry on the same uplink, or as a re-route from another.
@@ -148,4 +174,10 @@ extension Syncer {
             uplink.count { $0.retries += 1 }
         }
     }
+}
+
+/// The tables whose objects a wake may carry up, and whose queued objects it may fetch.
+struct ObjectScope {
+    let uploads: Set<String>
+    let downloads: Set<String>
 }

@@ -27,6 +27,8 @@ public struct SyncStatus: Sendable {
     public var notifications: Int64 = 0
     /// Compression dictionaries the cloud acknowledged.
     public var dictionariesUploaded: Int64 = 0
+    /// Object transfers both ways.
+    public var objects = ObjectTransferCounters()
     /// Per table: deadlines that passed while no uplink the table may use was available.
     public var deadlineMisses: [String: Int64] = [:]
     /// Whether the scheduler is waiting (nothing to do now), and when it plans to wake next
@@ -46,6 +48,42 @@ public struct SyncStatus: Sendable {
         bytesSentRaw += Int64(traffic.sentRaw)
         bytesSentCompressed += Int64(traffic.sentCompressed)
         bytesReceived += Int64(traffic.received)
+    }
+}
+
+/// What the syncer moved of objects since start.
+public struct ObjectTransferCounters: Sendable, Equatable {
+    /// Objects the cloud acknowledged whole.
+    public var uploaded: Int64 = 0
+    /// Chunks sent, their bytes, and those bytes as they went on the wire (compressed or not).
+    public var chunksSent: Int64 = 0
+    public var chunkBytesSent: Int64 = 0
+    public var chunkBytesOnWire: Int64 = 0
+    /// Chunks the cloud already had when asked, and their bytes: what chunk reuse saved.
+    public var chunksSkipped: Int64 = 0
+    public var bytesSkipped: Int64 = 0
+    /// Uploads that went on from where an earlier, interrupted walk stopped (a drop, a
+    /// restart, a switch of uplink), and the chunk bytes they did not send again.
+    public var resumedTransfers: Int64 = 0
+    public var bytesNotResent: Int64 = 0
+    /// Objects fetched from the cloud (by download policy, on demand, or with an atomic row),
+    /// and the chunks and bytes that took.
+    public var fetched: Int64 = 0
+    public var chunksFetched: Int64 = 0
+    public var bytesFetched: Int64 = 0
+    public var onDemandFetches: Int64 = 0
+    public var fetchFailures: Int64 = 0
+
+    var counters: [(String, Int64)] {
+        [
+            ("objects_uploaded", uploaded), ("object_chunks_sent", chunksSent),
+            ("object_chunk_bytes_sent", chunkBytesSent), ("object_chunk_bytes_on_wire", chunkBytesOnWire),
+            ("object_chunks_skipped", chunksSkipped), ("object_bytes_skipped", bytesSkipped),
+            ("object_resumed_transfers", resumedTransfers), ("object_bytes_not_resent", bytesNotResent),
+            ("objects_fetched", fetched), ("object_chunks_fetched", chunksFetched),
+            ("object_bytes_fetched", bytesFetched), ("object_on_demand_fetches", onDemandFetches),
+            ("object_fetch_failures", fetchFailures),
+        ]
     }
 }
 
@@ -128,7 +166,7 @@ extension SyncStatus {
             ("failures", failures), ("consecutive_failures", Int64(consecutiveFailures)),
             ("notifications", notifications), ("notify_connected", notifyConnected ? 1 : 0),
             ("dictionaries_uploaded", dictionariesUploaded),
-        ]
+        ] + objects.counters
     }
 
     /// `{"cycles":…, …, "last_success_at":…, "last_error":…, "open_conflicts":…}`.

@@ -1,5 +1,6 @@
 import DallyConfig
 import DallyCore
+import DallyObjects
 import DallyScheduler
 import DallyStore
 import DallySync
@@ -60,6 +61,12 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     /// Per-table compression dictionaries; nil unless batches are compressed with zstd and
     /// `dictionary_bytes` is above 0.
     let dictionaries: DictionaryBook?
+    /// The replica's chunk bytes, which object uploads read and fetches fill.
+    let chunks: any ChunkStore
+    /// `[objects]`: the on-demand fetch timeout.
+    let objectSettings: ObjectSettings
+    /// Per table, its schema: which columns hold objects, whether it syncs atomically.
+    let schemas: [String: TableSchema]
 
     /// - Parameters:
     ///   - uplinks: at least one; their classes must be in `networkClasses`, which is in cost
@@ -67,9 +74,13 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     ///   - now: wall-clock milliseconds since 1970, the same the store uses.
     public init(
         store: ReplicaStore, link: CloudLink, uplinks: [UplinkConfig], networkClasses: [String], tables: [TableSchema],
-        clock: C, now: @escaping @Sendable () -> Int64, logger: Logger
+        chunks: any ChunkStore, objects: ObjectSettings = ObjectSettings(), clock: C,
+        now: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.store = store
+        self.chunks = chunks
+        self.objectSettings = objects
+        self.schemas = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.link = link
         self.clock = clock
         self.now = now
@@ -81,7 +92,7 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         self.uplinks = runtime
         self.notifyClasses = Set(link.notifyNetworks)
         self.scheduler = Scheduler(
-            tables: tables.map(Self.rules), uplinks: runtime.map(\.rules), flushBytes: Int64(link.flushBytes))
+            tables: tables.flatMap(Self.rules), uplinks: runtime.map(\.rules), flushBytes: Int64(link.flushBytes))
         self.dictionaries = Self.dictionaryBook(store: store, link: link, logger: logger)
         store.observeCommits { [weak self] notice in self?.noticeCommit(notice) }
     }
@@ -99,12 +110,23 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         }
     }
 
-    static func rules(_ schema: TableSchema) -> TableRules {
+    /// A table's rules for the scheduler: its rows, and its objects as a stream of their own
+    /// when it has OBJECT columns (``ObjectStream``).
+    static func rules(_ schema: TableSchema) -> [TableRules] {
         let policy = schema.policy
-        return TableRules(
+        let rows = TableRules(
             name: schema.name, localOnly: policy.localOnly, maxDelay: policy.uploadRows.maxDelay.milliseconds,
             uploadNetworks: Set(policy.uploadRows.networks), period: policy.downloadRows.period.milliseconds,
             downloadNetworks: Set(policy.downloadRows.networks))
+        guard schema.columns.contains(where: { $0.type == .object }) else { return [rows] }
+        // Objects of an atomic table come down with their rows' page, and on-demand ones when
+        // read: neither is fetched by the stream's period.
+        let fetchedByPeriod = !policy.atomicSync && !policy.downloadObjects.onDemand
+        let objects = ObjectStream.rules(
+            of: schema.name, localOnly: policy.localOnly, maxDelay: policy.uploadObjects.maxDelay.milliseconds,
+            uploadNetworks: Set(policy.uploadObjects.networks), period: policy.downloadObjects.period.milliseconds,
+            downloadNetworks: fetchedByPeriod ? Set(policy.downloadObjects.networks) : [])
+        return [rows, objects]
     }
 
     public var status: SyncStatus { state.withLock { $0.status } }
@@ -127,7 +149,9 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     public func syncNow(table: String) async -> SyncOutcome {
         // A sync-now overrides waiting, the retry backoff included: every uplink the table may
         // use gets one immediate try.
-        if let rules = scheduler.rules(of: table) {
+        // The table's objects go too, each over the classes their own policy allows.
+        let streams = [table, ObjectStream.name(of: table)].filter { scheduler.rules(of: $0) != nil }
+        for rules in streams.compactMap(scheduler.rules(of:)) {
             for uplink in uplinks
             where rules.uploadNetworks.contains(uplink.config.networkClass)
                 || rules.downloadNetworks.contains(uplink.config.networkClass)
@@ -138,8 +162,8 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
         return await withCheckedContinuation { continuation in
             let stopped = state.withLock { state in
                 guard !state.stopped else { return true }
-                state.urgentUploads.insert(table)
-                state.urgentPulls.insert(table)
+                state.urgentUploads.formUnion(streams)
+                state.urgentPulls.formUnion(streams)
                 state.waiters.append((table, continuation))
                 return false
             }
@@ -207,6 +231,12 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
                 state.pendingBytes[table] = bytes
                 if bytes >= scheduler.flushBytes { wake = true }
                 if let first = growth.firstDirtyAt, first + rules.maxDelay < (state.plannedWake ?? .max) { wake = true }
+                // A write may also have queued an object, whose deadline follows its own delay.
+                if let objects = scheduler.rules(of: ObjectStream.name(of: table)),
+                    now + objects.maxDelay < (state.plannedWake ?? .max)
+                {
+                    wake = true
+                }
                 if !eagerClasses.isDisjoint(with: rules.uploadNetworks) { wake = true }
             }
             return wake

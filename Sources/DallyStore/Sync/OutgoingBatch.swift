@@ -172,6 +172,7 @@ extension ReplicaStore {
             FROM dally_outbox o JOIN \(table.sqlTable) t ON t.id = o.row_id
             WHERE o.tbl = ? AND o.parked IS NULL
                 AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
+                \(schema.policy.atomicSync ? "AND NOT \(Outbox.awaitsObjects)" : "")
             ORDER BY o.first_dirty_at, o.row_id LIMIT ?
             """
         var changes: [BatchRequest.Change] = []

@@ -7,15 +7,21 @@ public struct SyncBacklog: Sendable {
     public let inFlight: [InFlight]
     /// Per table, milliseconds since 1970 of its last pull.
     public let pulledAt: [String: Int64]
+    /// Per table, the objects waiting to go up.
+    public let objectUploads: [ObjectUploadSummary]
+    /// Per table, when its oldest queued object download was queued.
+    public let objectDownloadsQueuedAt: [String: Int64]
 }
 
 extension ReplicaStore {
     /// The outbox, the batches in flight and the pull times, from one read transaction.
     public func syncBacklog() async throws -> SyncBacklog {
-        try await pool.read { db in
+        let atomicTables = self.atomicTables
+        return try await pool.read { db in
             SyncBacklog(
-                outbox: try Outbox.summaries(db: db), inFlight: try Self.inFlight(db: db),
-                pulledAt: try PullLog.times(db: db))
+                outbox: try Outbox.summaries(db: db, atomicTables: atomicTables), inFlight: try Self.inFlight(db: db),
+                pulledAt: try PullLog.times(db: db), objectUploads: try Self.objectUploadSummaries(db: db),
+                objectDownloadsQueuedAt: try Self.objectDownloadsQueuedAt(db: db))
         }
     }
 }

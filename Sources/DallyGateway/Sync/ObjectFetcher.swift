@@ -1,0 +1,119 @@
+import DallyCore
+import DallyObjects
+import DallyStore
+import DallySync
+import Foundation
+
+extension Syncer {
+    /// Brings one object from the cloud into the chunk store over `uplink`: its manifest, then
+    /// the chunks not here already (shared with other objects, or left by an interrupted
+    /// fetch), each checked against its hash. False when the cloud does not hold it whole.
+    func fetchObject(_ hash: ContentHash, on uplink: Uplink) async throws -> Bool {
+        let (found, asked) = try await uplink.client.manifest(of: hash)
+        uplink.recordAnswer(asked, now: now())
+        state.withLock { $0.status.record(asked) }
+        guard let manifest = found else { return false }
+        let unique = Array(Set(manifest.chunks.map(\.hash)))
+        let here = try await chunks.present(unique)
+        for hash in unique where !here.contains(hash) {
+            try checkStillUsable(uplink)
+            let (bytes, traffic) = try await uplink.client.chunk(hash)
+            uplink.recordAnswer(traffic, now: now())
+            _ = try await chunks.put(hash, bytes: bytes, now: now())
+            state.withLock { state in
+                state.status.record(traffic)
+                state.status.objects.chunksFetched += 1
+                state.status.objects.bytesFetched += Int64(bytes.count)
+            }
+        }
+        try await store.objectFetched(manifest, now: now())
+        state.withLock { $0.status.objects.fetched += 1 }
+        return true
+    }
+
+    /// Fetches the queued objects of `tables` (their download policy allows this uplink).
+    func downloadObjects(on uplink: Uplink, tables: Set<String>) async throws {
+        for download in try await store.objectDownloads(tables: tables) {
+            try checkStillUsable(uplink)
+            if try await !fetchObject(download.hash, on: uplink) {
+                // Its writer has not sent it yet: look again a period from now.
+                try await store.deferObjectDownload(download.hash, now: now())
+            }
+        }
+    }
+
+    /// Before a page of an `atomic_sync` table is applied, fetches every object its rows
+    /// reference that is not here, so that no row of such a table is ever visible without its
+    /// objects. The cloud accepted those rows only once their objects were whole, so a missing
+    /// one is an error that fails the cycle (the page is applied at the next).
+    func fetchAtomicObjects(of pages: [ChangePage], on uplink: Uplink) async throws {
+        var wanted: [ContentHash] = []
+        for page in pages {
+            guard let schema = schemas[page.table], schema.policy.atomicSync else { continue }
+            let columns = page.columns.indices.filter { schema.column(named: page.columns[$0])?.type == .object }
+            guard !columns.isEmpty else { continue }
+            for row in page.rows where !row.deleted {
+                for index in columns where index < row.values.count {
+                    if let reference = try? ObjectReference(json: row.values[index], field: page.columns[index]) {
+                        wanted.append(reference.hash)
+                    }
+                }
+            }
+        }
+        guard !wanted.isEmpty else { return }
+        let local = try await store.localObjects(wanted)
+        for hash in Set(wanted).subtracting(local) {
+            try checkStillUsable(uplink)
+            guard try await fetchObject(hash, on: uplink) else { throw ObjectTransferError.notInCloud(hash) }
+        }
+    }
+
+    // MARK: - On demand
+
+    /// Fetches an object a client is reading, over the cheapest usable uplink the table's
+    /// `download_objects` policy allows, waiting at most `objects.fetch_timeout`.
+    ///
+    /// - Throws: ``DallyError`` `object_unavailable` when no allowed uplink is usable or the
+    ///   cloud does not hold the object (yet), `object_fetch_timeout` when the fetch takes too
+    ///   long (it goes on in the background; a later read finds the chunks it brought).
+    public func fetch(_ reference: ObjectReference, table: String) async throws(DallyError) {
+        guard let schema = schemas[table] else { throw DallyError(.unknownTable, "no table named '\(table)'") }
+        let classes = schema.policy.downloadObjects.networks
+        let now = self.now()
+        guard
+            let uplink = uplinks.filter({ classes.contains($0.config.networkClass) && $0.isUsable(at: now) })
+                .min(by: { $0.rules.cost < $1.rules.cost })
+        else {
+            state.withLock { $0.status.objects.fetchFailures += 1 }
+            throw DallyError(
+                .objectUnavailable,
+                "object \(reference.hash) is not on this gateway yet, and no network its table's policy allows (\(classes.joined(separator: ", "))) is up")
+        }
+        state.withLock { $0.status.objects.onDemandFetches += 1 }
+        let fetch = Task { try await self.fetchObject(reference.hash, on: uplink) }
+        let outcome = await withTaskGroup(of: Result<Bool, any Error>?.self) { group in
+            group.addTask { await fetch.result }
+            group.addTask {
+                try? await self.clock.sleep(for: self.objectSettings.fetchTimeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .success(true): return
+        case .success(false):
+            state.withLock { $0.status.objects.fetchFailures += 1 }
+            throw DallyError(.objectUnavailable, "the cloud does not hold object \(reference.hash) yet; its writer has not sent it")
+        case .failure(let error):
+            state.withLock { $0.status.objects.fetchFailures += 1 }
+            throw DallyError(.objectUnavailable, "fetching object \(reference.hash) over \(uplink.name) failed: \(error)")
+        case nil:
+            state.withLock { $0.status.objects.fetchFailures += 1 }
+            throw DallyError(
+                .objectFetchTimeout,
+                "object \(reference.hash) did not arrive within objects.fetch_timeout (\(DurationText.format(objectSettings.fetchTimeout)))")
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import DallyObjects
+import DallyStore
+import Foundation
+
+extension Syncer {
+    /// Sends every object of `tables` the cloud may lack, oldest first, over `uplink`; the
+    /// objects it finished.
+    ///
+    /// Per object: ask which chunks the cloud lacks, send those, then the manifest. The ask is
+    /// also how a transfer resumes: after a drop, a restart or a switch to another uplink the
+    /// chunks that arrived are not missing any more, so they are not sent again. The walk stops
+    /// (throwing) when the uplink stops being usable or the syncer stops, leaving what was sent.
+    func uploadObjects(on uplink: Uplink, tables: Set<String>) async throws -> Int {
+        var finished = 0
+        for upload in try await store.objectUploads(tables: tables) {
+            guard let manifest = upload.manifest else {
+                logger.error(
+                    "an object waiting to go up has no chunk list; it cannot be sent",
+                    metadata: ["object": "\(upload.hash)", "table": "\(upload.table)"])
+                continue
+            }
+            try checkStillUsable(uplink)
+            try await send(manifest, resuming: upload.attempts > 0, on: uplink)
+            try await store.objectUploaded(manifest.hash)
+            finished += 1
+            state.withLock { $0.status.objects.uploaded += 1 }
+        }
+        return finished
+    }
+
+    private func send(_ manifest: ObjectManifest, resuming: Bool, on uplink: Uplink) async throws {
+        try await store.beginObjectUpload(manifest.hash)
+        var sizes: [ContentHash: Int] = [:]
+        var unique: [ContentHash] = []
+        for chunk in manifest.chunks where sizes.updateValue(chunk.size, forKey: chunk.hash) == nil {
+            unique.append(chunk.hash)
+        }
+        // Two rounds: a chunk the cloud collected between the ask and the manifest (or a
+        // manifest refused for a missing chunk) is asked for and sent once more.
+        for round in 0..<2 {
+            let (missing, asked) = try await uplink.client.missingChunks(unique)
+            uplink.recordAnswer(asked, now: now())
+            state.withLock { $0.status.record(asked) }
+            if round == 0 {
+                let missingSet = Set(missing)
+                let present = unique.filter { !missingSet.contains($0) }
+                let presentBytes = present.reduce(Int64(0)) { $0 + Int64(sizes[$1] ?? 0) }
+                state.withLock { state in
+                    state.status.objects.chunksSkipped += Int64(present.count)
+                    state.status.objects.bytesSkipped += presentBytes
+                    if resuming {
+                        state.status.objects.resumedTransfers += 1
+                        state.status.objects.bytesNotResent += presentBytes
+                    }
+                }
+                if resuming {
+                    logger.info(
+                        "resuming an object upload",
+                        metadata: [
+                            "object": "\(manifest.hash)", "chunks_there": "\(present.count)",
+                            "chunks_missing": "\(missing.count)", "uplink": "\(uplink.name)",
+                        ])
+                }
+            }
+            for hash in missing {
+                try checkStillUsable(uplink)
+                guard let bytes = try await chunks.get(hash) else {
+                    throw ObjectTransferError.chunkLost(hash, object: manifest.hash)
+                }
+                let traffic = try await uplink.client.put(chunk: bytes, hash: hash)
+                uplink.recordAnswer(traffic, now: now())
+                try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes.count))
+                state.withLock { state in
+                    state.status.record(traffic)
+                    state.status.objects.chunksSent += 1
+                    state.status.objects.chunkBytesSent += Int64(bytes.count)
+                    state.status.objects.chunkBytesOnWire += Int64(traffic.sentCompressed)
+                }
+            }
+            // (A Result rather than a typed catch pattern: the latter crashes this compiler.)
+            let sent: Result<CloudClient.Traffic, CloudError>
+            do {
+                sent = .success(try await uplink.client.put(manifest: manifest))
+            } catch {
+                sent = .failure(error)
+            }
+            switch sent {
+            case .success(let traffic):
+                uplink.recordAnswer(traffic, now: now())
+                state.withLock { $0.status.record(traffic) }
+                return
+            case .failure(.refused(409, "missing_chunks", let message)) where round == 0:
+                logger.warning(
+                    "the cloud lacks chunks of an object just sent; asking again",
+                    metadata: ["object": "\(manifest.hash)", "message": "\(message)"])
+            case .failure(let error):
+                throw error
+            }
+        }
+        throw ObjectTransferError.manifestRefused(manifest.hash)
+    }
+
+    /// Throws when `uplink` may not be used any more (its availability changed mid-transfer)
+    /// or the syncer is stopping: the transfer pauses, and resumes at the next wake.
+    func checkStillUsable(_ uplink: Uplink) throws {
+        if stopped { throw CancellationError() }
+        guard uplink.isUsable(at: now()) else { throw ObjectTransferError.uplinkWentAway(uplink.name) }
+    }
+}
+
+/// Why an object transfer stopped.
+enum ObjectTransferError: Error, CustomStringConvertible {
+    case uplinkWentAway(String)
+    case chunkLost(ContentHash, object: ContentHash)
+    case manifestRefused(ContentHash)
+    case notInCloud(ContentHash)
+
+    var description: String {
+        switch self {
+        case .uplinkWentAway(let name): "uplink \(name) stopped being usable during an object transfer"
+        case .chunkLost(let chunk, let object): "chunk \(chunk) of object \(object) is not in the chunk store"
+        case .manifestRefused(let object): "the cloud refused the manifest of object \(object) twice (missing chunks)"
+        case .notInCloud(let object): "the cloud does not hold object \(object), which an atomic row references"
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import DallyCore
+import DallyObjects
+import Foundation
+import GRDB
+
+/// An object the cloud may still lack, as the uploader walks it.
+public struct ObjectUpload: Sendable, Equatable {
+    public let hash: ContentHash
+    /// The table whose `upload_objects` policy it travels under.
+    public let table: String
+    public let size: Int64
+    /// Chunk bytes this replica has sent for it so far, across attempts and restarts.
+    public let bytesSent: Int64
+    /// How many walks began for it: more than one means a transfer that resumed.
+    public let attempts: Int64
+    public let firstDirtyAt: Int64
+    /// Its chunk list; nil only if the object's bytes were lost (then it cannot go).
+    public let manifest: ObjectManifest?
+}
+
+/// What waits to go up per table: objects, their bytes not yet sent, the oldest first-dirty
+/// time. The scheduler weighs the object stream of a table by these.
+public struct ObjectUploadSummary: Sendable, Equatable {
+    public let table: String
+    public let objects: Int64
+    public let bytes: Int64
+    public let oldestFirstDirtyAt: Int64?
+}
+
+/// An object to fetch from the cloud under its table's download policy.
+public struct ObjectDownload: Sendable, Equatable {
+    public let hash: ContentHash
+    public let table: String
+    public let queuedAt: Int64
+}
+
+extension ReplicaStore {
+    /// Per table, the objects waiting to go up.
+    public func objectUploadSummaries() async throws -> [ObjectUploadSummary] {
+        try await pool.read { db in try Self.objectUploadSummaries(db: db) }
+    }
+
+    static func objectUploadSummaries(db: Database) throws -> [ObjectUploadSummary] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT tbl, COUNT(*), SUM(MAX(size - bytes_sent, 0)), MIN(first_dirty_at)
+                FROM dally_object_uploads GROUP BY tbl ORDER BY tbl
+                """
+        ).map { ObjectUploadSummary(table: $0[0], objects: $0[1], bytes: $0[2], oldestFirstDirtyAt: $0[3]) }
+    }
+
+    /// The synced tables with `atomic_sync`, by name.
+    var atomicTables: [String] {
+        tables.values.filter { $0.schema.policy.atomicSync && !$0.schema.policy.localOnly }.map(\.schema.name).sorted()
+    }
+
+    /// The objects waiting to go up for `tables`, oldest first.
+    public func objectUploads(tables: Set<String>, limit: Int = 1000) async throws -> [ObjectUpload] {
+        guard !tables.isEmpty else { return [] }
+        return try await pool.read { db in
+            let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
+            var arguments = StatementArguments(tables.sorted())
+            arguments += [limit]
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.hash, u.tbl, u.size, u.bytes_sent, u.attempts, u.first_dirty_at, o.manifest
+                    FROM dally_object_uploads u LEFT JOIN dally_objects o ON o.hash = u.hash
+                    WHERE u.tbl IN (\(marks)) ORDER BY u.first_dirty_at, u.hash LIMIT ?
+                    """,
+                arguments: arguments
+            ).compactMap { row -> ObjectUpload? in
+                let hex: String = row[0]
+                guard let hash = ContentHash(hex: hex) else { return nil }
+                let size: Int64 = row[2]
+                let manifest = (row[6] as Data?).flatMap { ObjectManifest(hash: hash, size: size, storage: $0) }
+                return ObjectUpload(
+                    hash: hash, table: row[1], size: size, bytesSent: row[3], attempts: row[4], firstDirtyAt: row[5],
+                    manifest: manifest)
+            }
+        }
+    }
+
+    /// Notes that a walk of `hash` began.
+    public func beginObjectUpload(_ hash: ContentHash) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE dally_object_uploads SET attempts = attempts + 1 WHERE hash = ?", arguments: [hash.hex])
+        }
+    }
+
+    /// Adds chunk bytes sent for `hash`.
+    public func recordObjectBytesSent(_ hash: ContentHash, bytes: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE dally_object_uploads SET bytes_sent = bytes_sent + ? WHERE hash = ?",
+                arguments: [bytes, hash.hex])
+        }
+    }
+
+    /// The cloud holds `hash` whole: it leaves the upload queue, and rows of atomic tables that
+    /// waited for it may go.
+    public func objectUploaded(_ hash: ContentHash) async throws {
+        try await groupCommit.perform { db, _ in
+            try db.execute(sql: "DELETE FROM dally_object_uploads WHERE hash = ?", arguments: [hash.hex])
+            try db.execute(sql: "UPDATE dally_objects SET in_cloud = 1 WHERE hash = ?", arguments: [hash.hex])
+        }
+    }
+
+    // MARK: Downloads
+
+    /// The objects queued for download for `tables`, oldest first.
+    public func objectDownloads(tables: Set<String>, limit: Int = 1000) async throws -> [ObjectDownload] {
+        guard !tables.isEmpty else { return [] }
+        return try await pool.read { db in
+            let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
+            var arguments = StatementArguments(tables.sorted())
+            arguments += [limit]
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT hash, tbl, queued_at FROM dally_object_downloads
+                    WHERE tbl IN (\(marks)) ORDER BY queued_at, hash LIMIT ?
+                    """,
+                arguments: arguments
+            ).compactMap { row in
+                let hex: String = row[0]
+                return ContentHash(hex: hex).map { ObjectDownload(hash: $0, table: row[1], queuedAt: row[2]) }
+            }
+        }
+    }
+
+    /// Per table, the oldest queued download: when its download period started.
+    static func objectDownloadsQueuedAt(db: Database) throws -> [String: Int64] {
+        var oldest: [String: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT tbl, MIN(queued_at) FROM dally_object_downloads GROUP BY tbl") {
+            oldest[row[0]] = row[1]
+        }
+        return oldest
+    }
+
+    /// Which of `hashes` have every chunk here.
+    public func localObjects(_ hashes: [ContentHash]) async throws -> Set<ContentHash> {
+        guard !hashes.isEmpty else { return [] }
+        return try await pool.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT local FROM dally_objects WHERE hash = ?")
+            var local: Set<ContentHash> = []
+            for hash in hashes where try Int.fetchOne(statement, arguments: [hash.hex]) == 1 { local.insert(hash) }
+            return local
+        }
+    }
+
+    /// Records an object fetched from the cloud, whose chunks are all in the chunk store: it is
+    /// local (and in the cloud), and leaves the download queue.
+    public func objectFetched(_ manifest: ObjectManifest, now: Int64) async throws {
+        try await groupCommit.perform { db, _ in
+            try db.execute(
+                sql: """
+                    INSERT INTO dally_objects (hash, size, chunk_count, manifest, local, in_cloud, created_at)
+                    VALUES (?, ?, ?, ?, 1, 1, ?)
+                    ON CONFLICT(hash) DO UPDATE SET manifest = excluded.manifest, chunk_count = excluded.chunk_count,
+                        local = 1, in_cloud = 1
+                    """,
+                arguments: [manifest.hash.hex, manifest.size, manifest.chunks.count, Data(manifest.storageBytes), now])
+            try db.execute(sql: "DELETE FROM dally_object_downloads WHERE hash = ?", arguments: [manifest.hash.hex])
+        }
+    }
+}
+
+extension ReplicaStore {
+    /// The cloud does not hold `hash` yet (its writer has not sent it): try again one download
+    /// period from now rather than at every wake.
+    public func deferObjectDownload(_ hash: ContentHash, now: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE dally_object_downloads SET queued_at = ? WHERE hash = ?", arguments: [now, hash.hex])
+        }
+    }
+}
