@@ -26,6 +26,7 @@ final class InspectingProxy: Sendable {
         var pulls: Set<String> = []
         var answered: Set<String> = []
         var forwarded = true
+        var method = "GET"
     }
 
     private struct State {
@@ -35,6 +36,8 @@ final class InspectingProxy: Sendable {
         var refuseBatches = false
         /// Paths of requests as they arrive, answered or not (a long-poll is held).
         var started: [String] = []
+        /// Chunk uploads still let through before the link drops them (nil: all).
+        var chunkPutsLeft: Int?
     }
 
     let http: HTTPClient
@@ -60,6 +63,21 @@ final class InspectingProxy: Sendable {
 
     func refuseBatches(_ refuse: Bool) { state.withLock { $0.refuseBatches = refuse } }
 
+    /// Lets `count` more chunk uploads through, then fails the rest (502) as a link that
+    /// drops mid-transfer does; nil lets every one through again.
+    func dropChunkUploads(after count: Int?) { state.withLock { $0.chunkPutsLeft = count } }
+
+    /// The chunk uploads that crossed to the cloud, by chunk hash, in order.
+    var chunkUploads: [String] {
+        exchanges.filter { $0.method == "PUT" && $0.path.hasPrefix("/v1/chunks/") && $0.forwarded }
+            .map { String($0.path.dropFirst("/v1/chunks/".count)) }
+    }
+
+    /// Requests that crossed for objects (chunks and manifests, either way).
+    var objectExchanges: [Exchange] {
+        exchanges.filter { $0.path.hasPrefix("/v1/chunks") || $0.path.hasPrefix("/v1/objects") }
+    }
+
     func start(upstream: String) async throws {
         upstreamURL.withLock { $0 = upstream }
         try await server.start { report in
@@ -78,6 +96,11 @@ final class InspectingProxy: Sendable {
         router.post("/v1/batches") { request, _ in try await self.forward(request) }
         router.get("/v1/notify") { request, _ in try await self.forward(request) }
         router.get("/healthz") { request, _ in try await self.forward(request) }
+        router.post("/v1/chunks/missing") { request, _ in try await self.forward(request) }
+        router.put("/v1/chunks/:hash") { request, _ in try await self.forward(request) }
+        router.get("/v1/chunks/:hash") { request, _ in try await self.forward(request) }
+        router.put("/v1/objects/:hash") { request, _ in try await self.forward(request) }
+        router.get("/v1/objects/:hash") { request, _ in try await self.forward(request) }
         return router
     }
 
@@ -86,6 +109,7 @@ final class InspectingProxy: Sendable {
         state.withLock { $0.started.append(path) }
         let body = try await request.body.collect(upTo: 64 << 20)
         var exchange = Exchange(path: path)
+        exchange.method = request.method.rawValue
         var outline = BatchOutline(sections: [])
         var requestBytes = "\(request.method.rawValue) \(request.uri.description) HTTP/1.1\r\n".utf8.count + 2
         for field in request.headers { requestBytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
@@ -98,7 +122,12 @@ final class InspectingProxy: Sendable {
             exchange.uploads = Set(batch.sections.map(\.table))
             exchange.pulls = Set(batch.since.entries.map(\.table))
         }
-        let refuse = path == "/v1/batches" && state.withLock { $0.refuseBatches }
+        let refuse = state.withLock { state in
+            if path == "/v1/batches" { return state.refuseBatches }
+            guard request.method == .put, path.hasPrefix("/v1/chunks/"), let left = state.chunkPutsLeft else { return false }
+            state.chunkPutsLeft = left - 1
+            return left <= 0
+        }
         if refuse {
             exchange.forwarded = false
             record(exchange, up: requestBytes, down: 64)
@@ -107,12 +136,12 @@ final class InspectingProxy: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"bad_gateway","message":"link dropped"}}"#)))
         }
         var forward = HTTPClientRequest(url: upstream + request.uri.description)
-        forward.method = request.method == .post ? .POST : .GET
+        forward.method = .init(rawValue: request.method.rawValue)
         for field in request.headers
         where ["authorization", "content-encoding", "content-type", "accept-encoding"].contains(field.name.canonicalName) {
             forward.headers.add(name: field.name.rawName, value: field.value)
         }
-        if path == "/v1/batches" { forward.body = .bytes(body) }
+        if request.method != .get { forward.body = .bytes(body) }
         let answer = try await http.execute(forward, timeout: .seconds(120))
         let answerBody = try await answer.body.collect(upTo: 64 << 20)
         var responseBytes = "HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n".utf8.count + 2
@@ -125,7 +154,7 @@ final class InspectingProxy: Sendable {
             exchange.answered = Set(decoded.results.map(\.table)).union(decoded.changes.map(\.table))
         }
         record(exchange, up: requestBytes, down: responseBytes)
-        var headers: HTTPFields = [.contentType: "application/json"]
+        var headers: HTTPFields = [.contentType: answer.headers.first(name: "Content-Type") ?? "application/json"]
         if let coding = answer.headers.first(name: "Content-Encoding") { headers[.contentEncoding] = coding }
         return Response(
             status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: answerBody))

@@ -1,0 +1,237 @@
+import AsyncHTTPClient
+import DallyConfig
+import DallyCore
+import DallyGateway
+import DallyClocks
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A real cloud and two gateways for object sync: `gw-a` reaches the cloud over two uplinks,
+/// `wifi` and `lte`, each through an ``InspectingProxy`` (so what crosses each network is seen,
+/// and a link can drop mid-transfer); `gw-b` reaches it directly. Both schedulers run on
+/// ``ManualClock``s that tests never move, so changes travel only on a sync-now.
+///
+/// Tables: `photos` (rows over anything, objects over wifi only), `albums` (`atomic_sync`:
+/// a row travels and appears only with its cover), `docs` (objects fetched on demand).
+final class ObjectSystem: @unchecked Sendable {
+    let base = SyncSystem()
+    let clockA = ManualClock()
+    let clockB = ManualClock()
+    let wifi: InspectingProxy
+    let lte: InspectingProxy
+    var servers: [String: LiveServer] = [:]
+    var gateways: [String: Gateway] = [:]
+
+    init() {
+        wifi = InspectingProxy(upstream: "", http: base.http)
+        lte = InspectingProxy(upstream: "", http: base.http)
+    }
+
+    static let tables = """
+        [[tables]]
+        name = "photos"
+        columns = ["title TEXT", "image OBJECT"]
+        upload = { max_delay = "2m", networks = ["wifi", "cellular"] }
+        upload_objects = { max_delay = "1h", networks = ["wifi"] }
+        download = { period = "1h" }
+        download_objects = { period = "1h" }
+        [[tables]]
+        name = "albums"
+        columns = ["name TEXT", "cover OBJECT"]
+        atomic_sync = true
+        upload = { max_delay = "2m", networks = ["wifi", "cellular"] }
+        upload_objects = { max_delay = "1h", networks = ["wifi", "cellular"] }
+        download = { period = "1h" }
+        [[tables]]
+        name = "docs"
+        columns = ["title TEXT", "file OBJECT"]
+        download = { period = "1h" }
+        download_objects = { on_demand = true }
+        """
+
+    func cloudConfig() throws -> CloudConfig {
+        try CloudConfig.parse(
+            text: """
+                [server]
+                data_dir = "\(base.root)/cloud"
+                log_level = "error"
+                [admin]
+                token = "\(SyncSystem.cloudAdmin)"
+                [[gateways]]
+                id = "gw-a"
+                secret = "\(SyncSystem.secrets["gw-a"] ?? "")"
+                [[gateways]]
+                id = "gw-b"
+                secret = "\(SyncSystem.secrets["gw-b"] ?? "")"
+                \(Self.tables)
+                """)
+    }
+
+    func gatewayConfig(_ id: String) throws -> GatewayConfig {
+        let cloud = "http://127.0.0.1:\(base.cloudServer.port)"
+        let uplinks =
+            id == "gw-a"
+            ? """
+            [[uplinks]]
+            name = "wifi"
+            class = "wifi"
+            url = "\(wifi.url)"
+            probe_interval = "off"
+            [[uplinks]]
+            name = "lte"
+            class = "cellular"
+            url = "\(lte.url)"
+            probe_interval = "off"
+            """
+            : """
+            [[uplinks]]
+            name = "wifi"
+            class = "wifi"
+            url = "\(cloud)"
+            probe_interval = "off"
+            """
+        return try GatewayConfig.parse(
+            text: """
+                [server]
+                data_dir = "\(base.root)/\(id)"
+                log_level = "error"
+                [admin]
+                token = "\(SyncSystem.gatewayAdmin)"
+                [network]
+                classes = ["wired", "wifi", "cellular"]
+                [cloud]
+                url = "\(cloud)"
+                gateway_id = "\(id)"
+                secret = "\(SyncSystem.secrets[id] ?? "")"
+                notify_networks = []
+                retry_min = "1s"
+                retry_max = "4s"
+                \(uplinks)
+                [objects]
+                fetch_timeout = "20s"
+                [[clients]]
+                name = "app"
+                token = "\(SyncSystem.clientToken)"
+                read = ["*"]
+                write = ["*"]
+                \(Self.tables)
+                """)
+    }
+
+    func start() async throws {
+        let config = try cloudConfig()
+        let port = base.cloudServer.port
+        try await base.cloudServer.start { report in
+            let cloud = try Cloud(config: config, logger: Logger(label: "test"))
+            return cloud.services(port: port, onServerRunning: report)
+        }
+        let cloud = "http://127.0.0.1:\(base.cloudServer.port)"
+        try await wifi.start(upstream: cloud)
+        try await lte.start(upstream: cloud)
+        try await startGateway("gw-a")
+        try await startGateway("gw-b")
+    }
+
+    func startGateway(_ id: String) async throws {
+        let clock = id == "gw-a" ? clockA : clockB
+        let gateway = try Gateway(
+            config: try gatewayConfig(id), logger: Logger(label: "test"), clock: clock, now: clock.wallMillis)
+        let server = servers[id] ?? LiveServer()
+        servers[id] = server
+        gateways[id] = gateway
+        try await server.start { report in gateway.services(port: 0, onServerRunning: report) }
+    }
+
+    func stopGateway(_ id: String) async throws {
+        try await servers[id]?.stop()
+        try gateways.removeValue(forKey: id)?.store.close()
+    }
+
+    func shutdown() async {
+        for id in Array(gateways.keys) { try? await stopGateway(id) }
+        try? await base.cloudServer.stop()
+        try? await wifi.server.stop()
+        try? await lte.server.stop()
+        try? await base.shutdown()
+    }
+
+    static func run(_ body: (ObjectSystem) async throws -> Void) async throws {
+        let system = ObjectSystem()
+        do {
+            try await system.start()
+            try await body(system)
+            await system.shutdown()
+        } catch {
+            await system.shutdown()
+            throw error
+        }
+    }
+
+    // MARK: - Calls
+
+    func url(_ id: String, _ path: String) -> String { "http://127.0.0.1:\(servers[id]?.port ?? 0)\(path)" }
+
+    func call(
+        _ id: String, _ method: HTTPMethod, _ path: String, body: String? = nil, token: String = SyncSystem.clientToken
+    ) async throws -> SyncSystem.Reply {
+        var request = HTTPClientRequest(url: url(id, path))
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await base.http.execute(request, timeout: .seconds(120))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    /// Streams `object` into a row's OBJECT column on gateway `id`; the reply.
+    func putObject(_ id: String, table: String, row: String, column: String, _ object: TestObject) async throws
+        -> SyncSystem.Reply
+    {
+        var request = HTTPClientRequest(url: url(id, "/v1/tables/\(table)/rows/\(row)/objects/\(column)"))
+        request.method = .PUT
+        request.headers.add(name: "Authorization", value: "Bearer \(SyncSystem.clientToken)")
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.body = .stream(object.pieces(), length: .known(Int64(object.size)))
+        let response = try await base.http.execute(request, timeout: .seconds(600))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    /// Reads a row's object from gateway `id` as a stream: the status, and the SHA-256 and
+    /// length of what arrived (never the bytes: they may be hundreds of megabytes).
+    func readObject(_ id: String, table: String, row: String, column: String) async throws
+        -> (status: Int, digest: StreamDigest, body: String)
+    {
+        var request = HTTPClientRequest(url: url(id, "/v1/tables/\(table)/rows/\(row)/objects/\(column)"))
+        request.method = .GET
+        request.headers.add(name: "Authorization", value: "Bearer \(SyncSystem.clientToken)")
+        let response = try await base.http.execute(request, timeout: .seconds(600))
+        var digest = StreamDigest()
+        var text = ""
+        for try await piece in response.body {
+            if response.status == .ok { digest.update(piece) } else { text += String(buffer: piece) }
+        }
+        return (Int(response.status.code), digest, text)
+    }
+
+    func sync(_ id: String, table: String) async throws -> SyncSystem.Reply {
+        try await call(id, .POST, "/v1/tables/\(table)/sync")
+    }
+
+    func setUplink(_ id: String, _ name: String, _ availability: String) async throws {
+        let reply = try await call(
+            id, .PUT, "/v1/admin/uplinks/\(name)", body: #"{"availability":"\#(availability)"}"#,
+            token: SyncSystem.gatewayAdmin)
+        guard reply.status == 200 else { throw TestFailure("PUT uplink \(name): \(reply.status) \(reply.body)") }
+    }
+
+    func stats(_ id: String) async throws -> JSONValue {
+        try await call(id, .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+    }
+
+    func syncCounter(_ id: String, _ name: String) async throws -> Int64 {
+        try await stats(id)["sync"]?[name]?.int ?? -1
+    }
+}
