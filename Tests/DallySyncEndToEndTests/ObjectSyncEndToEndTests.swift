@@ -1,0 +1,196 @@
+import DallyCore
+import Foundation
+import Synchronization
+import Testing
+
+/// Objects between two real gateways and a real cloud: streamed in, chunked, sent as only the
+/// chunks the cloud lacks, resumed after a drop, held for atomic rows, fetched on demand, and
+/// kept off networks their policy forbids.
+@Suite(.serialized) struct ObjectSyncEndToEndTests {
+    static let mib = 1 << 20
+
+    /// Puts an object into `table/row` on gateway A and checks the row's reference.
+    static func put(_ system: ObjectSystem, _ table: String, _ row: String, _ column: String, _ object: TestObject)
+        async throws
+    {
+        let reply = try await system.putObject("gw-a", table: table, row: row, column: column, object)
+        #expect((200...201).contains(reply.status), "\(reply.body)")
+        let reference = reply.json["values"]?[column]
+        #expect(reference?["size"]?.int == Int64(object.size))
+        #expect(reference?["hash"]?.string == object.digest.hash.hex)
+    }
+
+    @Test func aLargeObjectRoundTripsByteExactWithBoundedMemory() async throws {
+        try await ObjectSystem.run { system in
+            let object = TestObject(size: 200 * Self.mib, seed: 1)
+            let expected = object.digest
+            let sampler = ResidentMemorySampler()
+            let baseline = ResidentMemorySampler.resident()
+            let sampling = Task { await sampler.run() }
+            defer { sampling.cancel() }
+
+            try await Self.put(system, "photos", "p1", "image", object)
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 1)
+            #expect(try await system.sync("gw-b", table: "photos").status == 200)
+            let read = try await system.readObject("gw-b", table: "photos", row: "p1", column: "image")
+            #expect(read.status == 200, "\(read.body)")
+            #expect(read.digest == expected)
+            sampling.cancel()
+            // Two gateways and a cloud each streamed 200 MB through: none held it whole.
+            let growth = sampler.peak - baseline
+            #expect(growth < 150 * Int64(Self.mib), "resident memory grew by \(growth / Int64(Self.mib)) MiB")
+        }
+    }
+
+    @Test func aOneMegabyteEditInTheMiddleSendsOnlyAFewChunks() async throws {
+        try await ObjectSystem.run { system in
+            let original = TestObject(size: 100 * Self.mib, seed: 2)
+            try await Self.put(system, "photos", "p2", "image", original)
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            let sentBefore = try await system.syncCounter("gw-a", "object_chunk_bytes_sent")
+            let chunksBefore = try await system.syncCounter("gw-a", "object_chunks_sent")
+            #expect(sentBefore >= Int64(original.size))
+
+            var edited = original
+            edited.edits = [(50 * Self.mib..<51 * Self.mib, 99)]
+            try await Self.put(system, "photos", "p2", "image", edited)
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            let sent = try await system.syncCounter("gw-a", "object_chunk_bytes_sent") - sentBefore
+            let chunks = try await system.syncCounter("gw-a", "object_chunks_sent") - chunksBefore
+            #expect(chunks >= 1 && chunks <= 4, "\(chunks) chunks sent for a 1 MB edit")
+            #expect(sent < 10 * Int64(Self.mib), "\(sent) bytes sent for a 1 MB edit of 100 MB")
+            // Bytes on the wire agree with the counters: only those chunks crossed.
+            #expect(system.wifi.chunkUploads.count == Int(chunksBefore + chunks))
+
+            #expect(try await system.sync("gw-b", table: "photos").status == 200)
+            let read = try await system.readObject("gw-b", table: "photos", row: "p2", column: "image")
+            #expect(read.digest == edited.digest)
+        }
+    }
+
+    @Test func aTransferCutHalfWayResumesWithoutResendingFinishedChunks() async throws {
+        try await ObjectSystem.run { system in
+            let object = TestObject(size: 24 * Self.mib, seed: 3)
+            try await Self.put(system, "photos", "p3", "image", object)
+            system.wifi.dropChunkUploads(after: 5)
+            let cut = try await system.sync("gw-a", table: "photos")
+            #expect(cut.status == 202, "\(cut.body)")
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 0)
+            let before = system.wifi.chunkUploads
+            #expect(before.count == 5)
+
+            // The gateway restarts, and the link comes back.
+            try await system.stopGateway("gw-a")
+            try await system.startGateway("gw-a")
+            system.wifi.dropChunkUploads(after: nil)
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 1)
+            #expect(try await system.syncCounter("gw-a", "object_resumed_transfers") == 1)
+            let all = system.wifi.chunkUploads
+            #expect(Set(all).count == all.count, "a finished chunk was sent again")
+            #expect(try await system.syncCounter("gw-a", "object_bytes_not_resent") > 0)
+
+            #expect(try await system.sync("gw-b", table: "photos").status == 200)
+            #expect(try await system.readObject("gw-b", table: "photos", row: "p3", column: "image").digest == object.digest)
+        }
+    }
+
+    @Test func wifiOnlyObjectsNeverCrossTheCellularUplink() async throws {
+        try await ObjectSystem.run { system in
+            try await system.setUplink("gw-a", "wifi", "unavailable")
+            let object = TestObject(size: 3 * Self.mib, seed: 4)
+            try await Self.put(system, "photos", "p4", "image", object)
+            // Rows may use cellular: the row goes, its object waits for wifi.
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            #expect(system.lte.batches.contains { $0.uploads.contains("photos") })
+            #expect(system.lte.objectExchanges.isEmpty)
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 0)
+            let pending = try await system.stats("gw-a")["objects"]?["pending"]?["photos"]
+            #expect(pending?["bytes"]?.int ?? 0 > 0)
+
+            try await system.setUplink("gw-a", "wifi", "auto")
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 1)
+            #expect(!system.wifi.chunkUploads.isEmpty)
+            #expect(system.lte.objectExchanges.isEmpty)
+        }
+    }
+
+    @Test func anAtomicRowNeverAppearsWithoutItsObject() async throws {
+        try await ObjectSystem.run { system in
+            let cover = TestObject(size: 6 * Self.mib, seed: 5)
+            try await Self.put(system, "albums", "a1", "cover", cover)
+            // The object cannot go: neither can its row.
+            system.wifi.dropChunkUploads(after: 1)
+            try await system.setUplink("gw-a", "lte", "unavailable")
+            _ = try await system.sync("gw-a", table: "albums")
+            #expect(!system.wifi.batches.contains { $0.uploads.contains("albums") })
+            #expect(try await system.sync("gw-b", table: "albums").status == 200)
+            #expect(try await system.call("gw-b", .GET, "/v1/tables/albums/rows/a1").status == 404)
+
+            // Once it is up, the row follows in the same wake, and gateway B has both at once:
+            // its object reads with B's only uplink down.
+            system.wifi.dropChunkUploads(after: nil)
+            #expect(try await system.sync("gw-a", table: "albums").status == 200)
+            #expect(system.wifi.batches.contains { $0.uploads.contains("albums") })
+            #expect(try await system.sync("gw-b", table: "albums").status == 200)
+            try await system.setUplink("gw-b", "wifi", "unavailable")
+            #expect(try await system.call("gw-b", .GET, "/v1/tables/albums/rows/a1").status == 200)
+            let read = try await system.readObject("gw-b", table: "albums", row: "a1", column: "cover")
+            #expect(read.status == 200, "\(read.body)")
+            #expect(read.digest == cover.digest)
+        }
+    }
+
+    @Test func anOnDemandReadWaitsForTheFetchThenReturns() async throws {
+        try await ObjectSystem.run { system in
+            let file = TestObject(size: 5 * Self.mib, seed: 6)
+            try await Self.put(system, "docs", "d1", "file", file)
+            #expect(try await system.sync("gw-a", table: "docs").status == 200)
+            #expect(try await system.sync("gw-b", table: "docs").status == 200)
+            // The row is there, its object is not: on-demand objects come only when read.
+            #expect(try await system.call("gw-b", .GET, "/v1/tables/docs/rows/d1").status == 200)
+            #expect(try await system.syncCounter("gw-b", "objects_fetched") == 0)
+
+            // With no network its policy allows, the read fails clearly.
+            try await system.setUplink("gw-b", "wifi", "unavailable")
+            let refused = try await system.readObject("gw-b", table: "docs", row: "d1", column: "file")
+            #expect(refused.status == 503)
+            #expect(refused.body.contains("object_unavailable"))
+
+            try await system.setUplink("gw-b", "wifi", "auto")
+            let read = try await system.readObject("gw-b", table: "docs", row: "d1", column: "file")
+            #expect(read.status == 200, "\(read.body)")
+            #expect(read.digest == file.digest)
+            #expect(try await system.syncCounter("gw-b", "object_on_demand_fetches") == 1)
+            #expect(try await system.syncCounter("gw-b", "object_fetch_failures") == 1)
+            #expect(try await system.syncCounter("gw-b", "objects_fetched") == 1)
+        }
+    }
+}
+
+/// Samples this process's resident memory until cancelled, keeping the peak.
+final class ResidentMemorySampler: Sendable {
+    private let peakBytes = Mutex<Int64>(0)
+
+    var peak: Int64 { peakBytes.withLock { $0 } }
+
+    func run() async {
+        while !Task.isCancelled {
+            let now = Self.resident()
+            peakBytes.withLock { $0 = max($0, now) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// VmRSS from /proc/self/status, in bytes (0 where there is no /proc).
+    static func resident() -> Int64 {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let kilobytes = line.split(separator: " ").compactMap { Int64($0) }.first ?? 0
+            return kilobytes * 1024
+        }
+        return 0
+    }
+}
