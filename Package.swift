@@ -150,6 +150,7 @@ let package = Package(
             dependencies: [
                 "DallyCompression",
                 "DallyCore",
+                "DallyObjects",
                 "DallySync",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -184,6 +185,7 @@ let package = Package(
                 "DallyCompression",
                 "DallyConfig",
                 "DallyCore",
+                "DallyFrugal",
                 "DallyGateway",
                 "DallyObjects",
                 "DallyScheduler",

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DallyCloud
 import DallyConfig
 import DallyCore
 import DallyGateway

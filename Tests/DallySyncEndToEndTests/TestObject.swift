@@ -1,72 +1,12 @@
+import DallyFrugal
 import DallyObjects
 import Foundation
 import NIOCore
 
-/// A deterministic object of any size, made piece by piece so that a test never holds it
-/// whole: seeded pseudo-random bytes (incompressible, like a photo), with optional regions
-/// overwritten by other seeded bytes (an edit).
-struct TestObject: Sendable {
-    let size: Int
-    let seed: UInt64
-    /// Byte ranges whose content comes from another seed.
-    var edits: [(range: Range<Int>, seed: UInt64)] = []
+typealias TestObject = SyntheticObject
 
-    static let pieceBytes = 256 * 1024
-
-    /// The bytes from `offset`, `count` of them.
-    func bytes(at offset: Int, count: Int) -> [UInt8] {
-        var out = Self.seeded(at: offset, count: count, seed: seed)
-        for edit in edits {
-            let lower = max(edit.range.lowerBound, offset)
-            let upper = min(edit.range.upperBound, offset + count)
-            guard lower < upper else { continue }
-            let replacement = Self.seeded(at: lower, count: upper - lower, seed: edit.seed)
-            out.replaceSubrange((lower - offset)..<(upper - offset), with: replacement)
-        }
-        return out
-    }
-
-    /// Seeded pseudo-random bytes, addressable by position: byte p is byte p % 8 of a 64-bit
-    /// mix of the seed and p / 8.
-    static func seeded(at offset: Int, count: Int, seed: UInt64) -> [UInt8] {
-        let firstWord = offset / 8
-        let lastWord = (offset + count + 7) / 8
-        var words = [UInt64](repeating: 0, count: lastWord - firstWord)
-        for i in words.indices {
-            var z = seed &+ UInt64(firstWord + i) &* 0x9E37_79B9_7F4A_7C15
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            words[i] = (z ^ (z >> 31)).littleEndian
-        }
-        return words.withUnsafeBytes { raw in
-            let start = offset - firstWord * 8
-            return Array(raw[start..<start + count])
-        }
-    }
-
-    /// The object as a stream of buffers, each made when asked for.
-    func pieces() -> Pieces { Pieces(object: self) }
-
-    struct Pieces: AsyncSequence, Sendable {
-        typealias Element = ByteBuffer
-        let object: TestObject
-
-        struct AsyncIterator: AsyncIteratorProtocol {
-            let object: TestObject
-            var offset = 0
-
-            mutating func next() async -> ByteBuffer? {
-                guard offset < object.size else { return nil }
-                let count = min(TestObject.pieceBytes, object.size - offset)
-                defer { offset += count }
-                return ByteBuffer(bytes: object.bytes(at: offset, count: count))
-            }
-        }
-
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(object: object) }
-    }
-
-    /// The SHA-256 and length of the whole object, computed piece by piece.
+extension SyntheticObject {
+    /// The SHA-256 and length of the whole object.
     var digest: StreamDigest {
         var digest = StreamDigest()
         var offset = 0
