@@ -428,6 +428,12 @@ import Testing
             #expect(objects?["chunks_collected"]?.int == 3)
             #expect(objects?["bytes_collected"]?.int == 6_000)
             #expect(objects?["objects"]?.int == 1)
+            let metrics = try await cloud.request(
+                .GET, "/metrics", authorized: false, headers: [("Authorization", "Bearer \(ObjectCloud.admin)")])
+            let text = String(decoding: metrics.bytes, as: UTF8.self)
+            #expect(text.contains("dally_cloud_object_gc_runs_total 2"))
+            #expect(text.contains("dally_cloud_chunks_collected_total 3"))
+            #expect(text.contains("dally_cloud_manifests_received_total 2"))
         }
     }
 }
