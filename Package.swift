@@ -49,7 +49,7 @@ let package = Package(
         // availability. Pure, no I/O, no clock of its own.
         .target(name: "DallyScheduler"),
         // The gateway ↔ cloud protocol: wire formats, conflict rule, the cloud store's interface. Pure.
-        .target(name: "DallySync", dependencies: ["DallyCore"]),
+        .target(name: "DallySync", dependencies: ["DallyCore", "DallyObjects"]),
         // SQLite through GRDB: the gateway's replica (outbox, cursors, group commit) and the
         // cloud's embedded primary copy.
         .target(

@@ -9,8 +9,8 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 
-/// A running cloud's parts, wired from a ``CloudConfig``: the store, the notify hub and the
-/// HTTP application.
+/// A running cloud's parts, wired from a ``CloudConfig``: the store, the notify hub, the object
+/// collector and the HTTP application.
 ///
 /// ```swift
 /// let cloud = try Cloud(config: try CloudConfig.load(path: "config/cloud.toml"), logger: logger)
@@ -20,20 +20,34 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     public let config: CloudConfig
     public let store: any CloudStore
     public let hub: NotifyHub<C>
+    /// Deletes unreferenced objects and chunks every `objects.gc_interval` (one of
+    /// ``services(port:onServerRunning:)``); ``ObjectCollector/collect(now:)`` runs a pass now.
+    public let collector: ObjectCollector
     let router: Router<DallyRequestContext>
     let logger: Logger
 
     /// Opens the embedded SQLite store and builds the routes.
     ///
+    /// - Parameter now: the wall clock in ms since 1970, stamped on stored chunks and objects
+    ///   (for their grace period) and read by the collector; tests move their own.
     /// - Throws: ``StoreError`` when the store cannot be opened or migrated.
-    public init(config: CloudConfig, logger: Logger, clock: C = ContinuousClock()) throws {
+    public init(
+        config: CloudConfig, logger: Logger, clock: C = ContinuousClock(),
+        now: @escaping @Sendable () -> Int64 = Cloud.wallClock
+    ) throws {
         let store = try SQLiteCloudStore.open(
             directory: config.server.dataDirectory, tables: config.tables, synchronousFull: config.store.synchronousFull)
-        self.init(config: config, store: store, logger: logger, clock: clock)
+        self.init(config: config, store: store, logger: logger, clock: clock, now: now)
     }
 
+    /// Milliseconds since 1970 by the system clock.
+    public static func wallClock() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
     /// Wires the routes over any ``CloudStore``.
-    public init(config: CloudConfig, store: any CloudStore, logger: Logger, clock: C) {
+    public init(
+        config: CloudConfig, store: any CloudStore, logger: Logger, clock: C,
+        now: @escaping @Sendable () -> Int64 = Cloud.wallClock
+    ) {
         self.config = config
         self.store = store
         self.logger = logger
@@ -47,6 +61,10 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         let registry = PrometheusCollectorRegistry()
         let requests = RequestCounter(registry: registry)
         let counters = CloudCounters(registry: registry)
+        let objectCounters = ObjectCounters(registry: registry)
+        self.collector = ObjectCollector(
+            store: store, grace: config.objects.gcGrace, interval: config.objects.gcInterval, counters: objectCounters,
+            now: now, logger: logger)
         let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
         let shelf = DictionaryShelf(store: store)
         let router = Router(context: DallyRequestContext.self)
@@ -63,12 +81,20 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             store: store, shelf: shelf, authenticator: authenticator, maxDictionaries: config.limits.maxDictionaries,
             maxDictionaryBytes: config.limits.maxDictionaryBytes
         ).register(on: router)
+        ObjectRoutes(
+            store: store, authenticator: authenticator,
+            limits: .init(
+                maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
+                maxObjectBytes: config.objects.maxBytes),
+            counters: objectCounters, now: now
+        ).register(on: router)
         DownstreamRoutes(
             store: store, authenticator: authenticator, hub: hub, clock: clock, maxPageRows: config.limits.maxPageRows,
             maxWait: config.limits.maxWait
         ).register(on: router)
         CloudOperationsRoutes(
-            store: store, authenticator: authenticator, hub: hub, counters: counters, shelf: shelf, requests: requests,
+            store: store, authenticator: authenticator, hub: hub, counters: counters, objectCounters: objectCounters,
+            shelf: shelf, requests: requests,
             registry: registry, startedAt: Date()
         ).register(on: router)
         self.router = router
@@ -91,13 +117,14 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     }
 
     /// The services of a running cloud, in start order: the server, then the hub (stopped
-    /// first, so parked notify polls are answered before the server drains), then upkeep.
+    /// first, so parked notify polls are answered before the server drains), then upkeep:
+    /// forgetting old batch answers and collecting unreferenced objects.
     public func services(port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> [any Service]
     {
         [
             application(port: port, onServerRunning: onServerRunning), hub,
-            AnswerKeeper(store: store, keep: config.keepAnswers, every: .seconds(3600), logger: logger),
+            AnswerKeeper(store: store, keep: config.keepAnswers, every: .seconds(3600), logger: logger), collector,
         ]
     }
 

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyObjects
 
 /// The cloud's primary copy, behind the narrow interface the HTTP layer needs.
 ///
@@ -57,6 +58,32 @@ public protocol CloudStore: Sendable {
     /// Deletes a gateway's dictionary; false when there was none with that id.
     func deleteDictionary(gateway: String, id: UInt32) async throws -> Bool
 
+    // MARK: Objects
+
+    /// Where the chunks of the cloud's objects are kept, keyed by their hash. The caller checks
+    /// a chunk's hash before it stores one.
+    var chunks: any ChunkStore { get }
+
+    /// Records an object whose chunks the caller has checked to hash, in order, to
+    /// `manifest.hash`. The store checks that every chunk is still held in the same step as it
+    /// records the object, so that ``collectObjects(before:)`` cannot remove them in between.
+    ///
+    /// - Parameter now: milliseconds since 1970, the object's creation time for collection.
+    func storeObject(_ manifest: ObjectManifest, now: Int64) async throws -> ObjectOffer
+
+    /// The manifest of an object the cloud holds complete, or nil.
+    func manifest(of hash: ContentHash) async throws -> ObjectManifest?
+
+    /// Which of `hashes` name objects the cloud holds complete.
+    func completeObjects(_ hashes: [ContentHash]) async throws -> Set<ContentHash>
+
+    /// Deletes the objects created before `cutoff` (ms since 1970) that no row of any table
+    /// references, then the chunks stored before `cutoff` that no remaining object lists.
+    ///
+    /// Objects and chunks younger than `cutoff` stay whatever references them: an upload under
+    /// way has chunks but no manifest yet, and a manifest may arrive before the row naming it.
+    func collectObjects(before cutoff: Int64) async throws -> ObjectCollection
+
     func close() throws
 }
 
@@ -75,12 +102,16 @@ public struct CloudStoreStatistics: Sendable {
 
     public var tables: [String: Table]
     public var storedAnswers: Int64
+    /// The row database's bytes (the chunk store's are in ``ChunkStore/totals()``).
     public var bytesOnDisk: Int64
+    /// Objects held complete.
+    public var objects: Int64
 
-    public init(tables: [String: Table], storedAnswers: Int64, bytesOnDisk: Int64) {
+    public init(tables: [String: Table], storedAnswers: Int64, bytesOnDisk: Int64, objects: Int64 = 0) {
         self.tables = tables
         self.storedAnswers = storedAnswers
         self.bytesOnDisk = bytesOnDisk
+        self.objects = objects
     }
 }
 

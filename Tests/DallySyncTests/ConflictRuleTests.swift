@@ -69,22 +69,30 @@ struct ConflictRuleTests {
 struct WireValueTests {
     static let object = Column(name: "photo", type: .object)
 
-    @Test func anObjectColumnTakesItsReferenceTextOrNull() throws {
+    @Test func anObjectColumnTakesAReferenceOldReferenceTextOrNull() throws {
+        let hash = String(repeating: "ab", count: 32)
+        // Kept as canonical JSON text: members in order, hex in lowercase.
+        let reference: JSONValue = ["chunks": 2, "size": 10, "hash": .string(hash.uppercased())]
+        #expect(try Value(wire: reference, for: Self.object) == .json(#"{"hash":"\#(hash)","size":10,"chunks":2}"#))
         #expect(try Value(wire: "objects/sha256-ab12", for: Self.object) == .text("objects/sha256-ab12"))
         #expect(try Value(wire: nil, for: Self.object) == .null)
         // The local API refuses values for OBJECT columns; the sync wire carries the reference.
         #expect(throws: DallyError.self) { try Value(json: "objects/sha256-ab12", for: Self.object) }
     }
 
-    @Test(arguments: [JSONValue.int(3), .bool(true), .double(1.5), ["a": 1], [1, 2]])
-    func anObjectColumnRefusesAnythingButAString(_ value: JSONValue) {
+    @Test(arguments: [JSONValue.int(3), .bool(true), .double(1.5), ["a": 1], ["hash": "ab12", "size": 1, "chunks": 1], [1, 2]])
+    func anObjectColumnRefusesAnythingButAReferenceOrAString(_ value: JSONValue) {
         do {
             let read = try Value(wire: value, for: Self.object)
             Issue.record("accepted \(value) as \(read)")
         } catch {
             #expect(error.code == .wrongType)
             #expect(error.field == "photo")
-            #expect(error.message.contains(value.typeName))
+            if case .object = value {
+                #expect(error.message.contains("object reference"))
+            } else {
+                #expect(error.message.contains(value.typeName))
+            }
         }
     }
 
@@ -113,6 +121,10 @@ struct WireValueTests {
             (.blob([0, 255, 16]), Column(name: "c", type: .blob), "AP8Q"),
             (.json(#"{"a":[true]}"#), Column(name: "c", type: .json), ["a": [true]]),
             (.text("objects/r1"), Self.object, "objects/r1"),
+            (
+                .json(#"{"hash":"\#(String(repeating: "0f", count: 32))","size":3,"chunks":1}"#), Self.object,
+                ["hash": .string(String(repeating: "0f", count: 32)), "size": 3, "chunks": 1]
+            ),
         ]
         for (value, column, wire) in cases {
             #expect(value.wireJSON == wire)

@@ -11,6 +11,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let authenticator: GatewayAuthenticator
     let hub: NotifyHub<C>
     let counters: CloudCounters
+    let objectCounters: ObjectCounters
     let shelf: DictionaryShelf
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
@@ -31,10 +32,13 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// `{"uptime_seconds", "tables": {name: {version, live, tombstones}}, "batches": {…},
-    /// "notify": {waiting, limit}, "store": {bytes, stored_answers}, "requests": [...]}`.
+    /// "dictionaries": {…}, "objects": {…}, "notify": {waiting, limit}, "store": {bytes,
+    /// stored_answers}, "requests": [...]}`.
     func stats() async throws -> JSONWriter {
         let statistics = try await store.statistics()
+        let chunkTotals = try await store.chunks.totals()
         let counts = counters.snapshot
+        let objects = objectCounters.snapshot
         var writer = JSONWriter(capacity: 1024)
         writer.raw("{\"uptime_seconds\":")
         writer.int(Int64(Date().timeIntervalSince(startedAt)))
@@ -69,6 +73,28 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
         writer.int(shelf.bodiesDecoded)
         writer.raw(",\"in_memory\":")
         writer.int(Int64(shelf.inMemory))
+        writer.raw("},\"objects\":{\"objects\":")
+        writer.int(statistics.objects)
+        writer.raw(",\"chunks\":")
+        writer.int(Int64(chunkTotals.chunks))
+        writer.raw(",\"chunk_bytes\":")
+        writer.int(chunkTotals.bytes)
+        writer.raw(",\"chunks_received\":")
+        writer.int(objects.chunksReceived)
+        writer.raw(",\"chunks_deduplicated\":")
+        writer.int(objects.chunksDeduplicated)
+        writer.raw(",\"bytes_deduplicated\":")
+        writer.int(objects.bytesDeduplicated)
+        writer.raw(",\"manifests_received\":")
+        writer.int(objects.manifestsReceived)
+        writer.raw(",\"gc_runs\":")
+        writer.int(objects.gcRuns)
+        writer.raw(",\"objects_collected\":")
+        writer.int(objects.objectsCollected)
+        writer.raw(",\"chunks_collected\":")
+        writer.int(objects.chunksCollected)
+        writer.raw(",\"bytes_collected\":")
+        writer.int(objects.bytesCollected)
         writer.raw("},\"notify\":{\"waiting\":")
         writer.int(Int64(hub.waiting))
         writer.raw(",\"limit\":")

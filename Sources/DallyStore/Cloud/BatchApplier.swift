@@ -1,4 +1,5 @@
 import DallyCore
+import DallyObjects
 import DallySync
 import GRDB
 
@@ -7,6 +8,12 @@ import GRDB
 ///
 /// Nothing a single change does can fail the batch: a change that cannot be applied becomes a
 /// `rejected` result and the rest go on. Only storage errors abort (and roll back) the whole.
+///
+/// In a table with `atomic_sync`, a put whose OBJECT columns reference an object the cloud
+/// does not hold complete is refused (`unknown_object`): a reader of the cloud must never see
+/// such a row before its object. The check runs in the batch's transaction, which object
+/// collection's deletions cannot interleave with, and once the row is in, it references the
+/// object and keeps it.
 struct BatchApplier {
     let batch: BatchRequest
     let tables: [String: CloudTableSQL]
@@ -52,6 +59,8 @@ struct BatchApplier {
         let select = try db.cachedStatement(sql: table.selectCurrent)
         let upsert = try db.cachedStatement(sql: table.upsert(columns: positions))
         let delete = try db.cachedStatement(sql: table.delete)
+        let objectHeld = try db.cachedStatement(sql: SQLiteCloudStore.selectObjectHeld)
+        let checksObjects = table.schema.policy.atomicSync && columns.contains { $0.type == .object }
         var version = versions[section.table] ?? 0
         defer { versions[section.table] = version }
 
@@ -59,12 +68,14 @@ struct BatchApplier {
         var results: [BatchAnswer.RowResult] = []
         results.reserveCapacity(section.changes.count)
         var arguments: [DatabaseValue] = []
+        var references: [(column: String, reference: ObjectReference)] = []
         for change in section.changes {
             guard Identifier.isValidRowID(change.id) else {
                 results.append(.rejected(id: change.id, .init(DallyError(.invalidID, "'\(change.id)' is not a valid row id"))))
                 continue
             }
             arguments.removeAll(keepingCapacity: true)
+            references.removeAll(keepingCapacity: true)
             arguments.append(change.id.databaseValue)
             arguments.append(.null)  // version, set once decided
             arguments.append(change.updatedAt.databaseValue)
@@ -77,7 +88,11 @@ struct BatchApplier {
                 arguments.append(batch.batchID.databaseValue)
                 do {
                     for (value, column) in zip(change.values, columns) {
-                        arguments.append(RowDecoding.databaseValue(try Value(wire: value, for: column)))
+                        let decoded = try Value(wire: value, for: column)
+                        if checksObjects, column.type == .object, let reference = decoded.objectReference {
+                            references.append((column.name, reference))
+                        }
+                        arguments.append(RowDecoding.databaseValue(decoded))
                     }
                 } catch {
                     results.append(.rejected(id: change.id, .init(error)))
@@ -86,14 +101,22 @@ struct BatchApplier {
             }
 
             let current = try Row.fetchOne(select, arguments: [change.id])
+            // The same change, retried after its batch's answer was forgotten.
+            if let current, (current[3] as String) == origin, (current[4] as String) == batch.batchID {
+                results.append(.accepted(id: change.id, version: current[0]))
+                continue
+            }
+            if let absent = try references.first(where: { !(try Self.isHeld($0.reference, objectHeld)) }) {
+                let error = DallyError(
+                    .unknownObject,
+                    "the cloud holds no complete object \(absent.reference.hash.hex); upload its chunks and manifest first",
+                    field: absent.column)
+                results.append(.rejected(id: change.id, .init(error)))
+                continue
+            }
             var decision = ConflictRule.Decision.apply
             if let current {
                 let currentVersion: Int64 = current[0]
-                // The same change, retried after its batch's answer was forgotten.
-                if (current[3] as String) == origin, (current[4] as String) == batch.batchID {
-                    results.append(.accepted(id: change.id, version: currentVersion))
-                    continue
-                }
                 decision = ConflictRule.decide(
                     policy: table.schema.conflict, baseVersion: change.baseVersion, updatedAt: change.updatedAt,
                     current: .init(version: currentVersion, updatedAt: current[1]))
@@ -119,6 +142,11 @@ struct BatchApplier {
         }
         if version != versions[section.table] ?? 0 { touched.insert(section.table) }
         return results
+    }
+
+    /// Whether the cloud holds the referenced object complete.
+    private static func isHeld(_ reference: ObjectReference, _ statement: Statement) throws -> Bool {
+        try Bool.fetchOne(statement, arguments: [reference.hash.hex]) != nil
     }
 
     /// The cloud's current row, values in the section's column order.

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyObjects
 import DallySync
 import Foundation
 import GRDB
@@ -8,12 +9,16 @@ import Synchronization
 ///
 /// Batches are applied one at a time on the writer connection, each in one transaction that
 /// also records its answer; reads (downstream pages, notify checks) run on reader connections
-/// concurrently with it.
+/// concurrently with it. Object chunks live in `chunks.sqlite` beside the database
+/// (``SQLiteChunkStore``), so that megabyte blob writes stay off the row writer.
 public final class SQLiteCloudStore: CloudStore {
     public let directory: String
     public let databasePath: String
     let pool: DatabasePool
-    private let tables: [String: CloudTableSQL]
+    /// The chunks of the cloud's objects, opened after the database (whose directory lock
+    /// covers this file too).
+    let chunkStore: SQLiteChunkStore
+    let tables: [String: CloudTableSQL]
     private let lock: DataDirectoryLock
     private let state: Mutex<State>
 
@@ -35,26 +40,36 @@ public final class SQLiteCloudStore: CloudStore {
             directory: directory, name: "cloud.sqlite", synchronousFull: synchronousFull,
             pragmas: ["PRAGMA cache_size = -65536"])
         let sql = tables.map(CloudTableSQL.init(schema:))
-        try migrator().migrate(pool)
-        let versions = try pool.write { db in
-            try ColumnCatalogue.reconcile(sql, db: db)
-            var versions: [String: Int64] = [:]
-            for table in sql { versions[table.schema.name] = 0 }
-            for row in try Row.fetchAll(db, sql: "SELECT tbl, version FROM cloud_tables") {
-                versions[row[0]] = row[1]
+        do {
+            try migrator().migrate(pool)
+            let versions = try pool.write { db in
+                try ColumnCatalogue.reconcile(sql, db: db)
+                var versions: [String: Int64] = [:]
+                for table in sql { versions[table.schema.name] = 0 }
+                for row in try Row.fetchAll(db, sql: "SELECT tbl, version FROM cloud_tables") {
+                    versions[row[0]] = row[1]
+                }
+                return versions
             }
-            return versions
+            let chunks = try SQLiteChunkStore.open(directory: directory, synchronousFull: synchronousFull)
+            return SQLiteCloudStore(
+                directory: directory, path: path, pool: pool, chunks: chunks, tables: sql, versions: versions, lock: lock)
+        } catch {
+            // Leave the directory unlocked for the next attempt (or another process).
+            try? pool.close()
+            lock.release()
+            throw error
         }
-        return SQLiteCloudStore(directory: directory, path: path, pool: pool, tables: sql, versions: versions, lock: lock)
     }
 
     private init(
-        directory: String, path: String, pool: DatabasePool, tables: [CloudTableSQL], versions: [String: Int64],
-        lock: DataDirectoryLock
+        directory: String, path: String, pool: DatabasePool, chunks: SQLiteChunkStore, tables: [CloudTableSQL],
+        versions: [String: Int64], lock: DataDirectoryLock
     ) {
         self.directory = directory
         self.databasePath = path
         self.pool = pool
+        self.chunkStore = chunks
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.schema.name, $0) })
         self.lock = lock
         self.state = Mutex(State(versions: versions))
@@ -80,6 +95,9 @@ public final class SQLiteCloudStore: CloudStore {
         }
         migrator.registerMigration("cloud-v2-dictionaries") { db in
             try db.execute(sql: SQLiteCloudStore.createDictionaries)
+        }
+        migrator.registerMigration("cloud-v3-objects") { db in
+            try db.execute(sql: SQLiteCloudStore.createObjects)
         }
         return migrator
     }
@@ -208,13 +226,16 @@ public final class SQLiteCloudStore: CloudStore {
                 result[name] = .init(version: versions[name] ?? 0, live: live, tombstones: tombstones)
             }
             let answers = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM cloud_batches") ?? 0
-            return (result, answers)
+            let objects = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM cloud_objects") ?? 0
+            return (result, answers, objects)
         }
         return CloudStoreStatistics(
-            tables: counts.0, storedAnswers: counts.1, bytesOnDisk: DatabaseFiles.bytes(of: databasePath))
+            tables: counts.0, storedAnswers: counts.1, bytesOnDisk: DatabaseFiles.bytes(of: databasePath),
+            objects: counts.2)
     }
 
     public func close() throws {
+        try chunkStore.close()
         try pool.close()
         lock.release()
     }

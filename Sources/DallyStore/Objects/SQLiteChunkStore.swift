@@ -55,14 +55,18 @@ public final class SQLiteChunkStore: ChunkStore {
 
     public func present(_ hashes: [ContentHash]) async throws -> Set<ContentHash> {
         guard !hashes.isEmpty else { return [] }
-        return try await pool.read { db in
-            var found: Set<ContentHash> = []
-            let statement = try db.cachedStatement(sql: "SELECT 1 FROM chunks WHERE hash = ?")
-            for hash in hashes where try Bool.fetchOne(statement, arguments: [Data(hash.bytes)]) != nil {
-                found.insert(hash)
-            }
-            return found
+        return try await pool.read { db in try Self.present(hashes, db: db) }
+    }
+
+    /// ``present(_:)`` on a connection the caller holds: for a store that must check chunks
+    /// inside a step of its own (the cloud records an object only with its chunks there).
+    static func present(_ hashes: [ContentHash], db: Database) throws -> Set<ContentHash> {
+        var found: Set<ContentHash> = []
+        let statement = try db.cachedStatement(sql: "SELECT 1 FROM chunks WHERE hash = ?")
+        for hash in hashes where try Bool.fetchOne(statement, arguments: [Data(hash.bytes)]) != nil {
+            found.insert(hash)
         }
+        return found
     }
 
     public func get(_ hash: ContentHash) async throws -> [UInt8]? {
@@ -73,21 +77,24 @@ public final class SQLiteChunkStore: ChunkStore {
     }
 
     public func sweep(storedBefore: Int64, keeping: Set<ContentHash>) async throws -> (chunks: Int, bytes: Int64) {
-        try await pool.write { db in
-            let candidates = try Row.fetchAll(
-                db, sql: "SELECT hash, size FROM chunks WHERE stored_at < ?", arguments: [storedBefore])
-            var removed = 0
-            var bytes: Int64 = 0
-            let delete = try db.cachedStatement(sql: "DELETE FROM chunks WHERE hash = ?")
-            for row in candidates {
-                let data: Data = row[0]
-                guard let hash = ContentHash(digest: data), !keeping.contains(hash) else { continue }
-                try delete.execute(arguments: [data])
-                removed += 1
-                bytes += row[1]
-            }
-            return (removed, bytes)
+        try await pool.write { db in try Self.sweep(storedBefore: storedBefore, keeping: keeping, db: db) }
+    }
+
+    /// ``sweep(storedBefore:keeping:)`` on the writer connection the caller holds.
+    static func sweep(storedBefore: Int64, keeping: Set<ContentHash>, db: Database) throws -> (chunks: Int, bytes: Int64) {
+        let candidates = try Row.fetchAll(
+            db, sql: "SELECT hash, size FROM chunks WHERE stored_at < ?", arguments: [storedBefore])
+        var removed = 0
+        var bytes: Int64 = 0
+        let delete = try db.cachedStatement(sql: "DELETE FROM chunks WHERE hash = ?")
+        for row in candidates {
+            let data: Data = row[0]
+            guard let hash = ContentHash(digest: data), !keeping.contains(hash) else { continue }
+            try delete.execute(arguments: [data])
+            removed += 1
+            bytes += row[1]
         }
+        return (removed, bytes)
     }
 
     public func totals() async throws -> (chunks: Int, bytes: Int64) {

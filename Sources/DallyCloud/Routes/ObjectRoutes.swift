@@ -1,0 +1,233 @@
+import DallyCompression
+import DallyCore
+import DallyHTTP
+import DallyObjects
+import DallySync
+import Hummingbird
+
+/// `/v1/chunks` and `/v1/objects`: the bytes of `OBJECT` columns, uploaded by gateways as
+/// content-addressed chunks and a manifest (PROTOCOL.md §13).
+///
+/// An upload is ask, chunks, manifest: `POST /v1/chunks/missing` names the chunks the cloud
+/// lacks, each is sent with `PUT /v1/chunks/{hash}`, and `PUT /v1/objects/{hash}` records the
+/// object once the cloud holds every chunk and they hash to the object's hash. A resumed upload
+/// is the same walk. Hashes are the only keys: nothing a request holds names a file.
+///
+/// Objects are shared by every gateway, like the rows that reference them: chunks are not
+/// secrets, since a gateway can fetch a chunk only by knowing the hash of its content.
+struct ObjectRoutes: Sendable {
+    let store: any CloudStore
+    let authenticator: GatewayAuthenticator
+    let limits: Limits
+    let counters: ObjectCounters
+    let now: @Sendable () -> Int64
+
+    struct Limits: Sendable {
+        /// For the manifest, as for batches (`limits.max_body_bytes`, …).
+        var maxBodyBytes: Int
+        var maxDecompressedBytes: Int
+        /// `objects.max_bytes`.
+        var maxObjectBytes: Int64
+    }
+
+    /// The most hashes one ask may name, and the most a `missing_chunks` answer lists.
+    static let maxListed = 10_000
+
+    /// The largest ask, sent or decoded: room for ``maxListed`` quoted hashes and commas, so
+    /// that a full ask fits whatever `limits.max_body_bytes` is.
+    static let maxAskBytes = maxListed * (ContentHash.hexCount + 3) + 1024
+
+    /// The largest chunk body, as sent or decoded: chunk routes take chunk-sized bodies even
+    /// when `limits.max_body_bytes` is smaller, without raising it for any other route.
+    static let maxChunkBytes = ObjectManifest.maxChunkBytes
+
+    func register(on router: Router<DallyRequestContext>) {
+        router.post("/v1/chunks/missing") { request, _ in try await missing(request) }
+        router.put("/v1/chunks/:hash") { request, context in try await putChunk(request, context) }
+        router.get("/v1/chunks/:hash") { request, context in try await getChunk(request, context) }
+        router.put("/v1/objects/:hash") { request, context in try await putObject(request, context) }
+        router.get("/v1/objects/:hash") { request, context in try await getObject(request, context) }
+    }
+
+    // MARK: Chunks
+
+    /// `POST /v1/chunks/missing`, `{"chunks": ["<hash>", …]}`: `{"missing": [...]}`, the ones
+    /// the cloud does not hold, in the order asked (each once).
+    func missing(_ request: Request) async throws -> Response {
+        _ = try authenticator.gateway(of: request)
+        let body: [UInt8]
+        do {
+            body = try await BodyCoding.body(of: request, maxBytes: Self.maxAskBytes, maxDecompressedBytes: Self.maxAskBytes)
+        } catch let error as DallyError where error.code == .bodyTooLarge {
+            throw DallyError(.bodyTooLarge, "an ask has at most \(Self.maxAskBytes) bytes, sent or decoded")
+        }
+        guard case .array(let list)? = try BodyCoding.json(body)["chunks"] else {
+            throw DallyError(.badRequest, "send {\"chunks\": [\"<64 hex digits>\", …]}", field: "chunks")
+        }
+        guard list.count <= Self.maxListed else {
+            throw DallyError(.badRequest, "ask about at most \(Self.maxListed) chunks at a time, not \(list.count)", field: "chunks")
+        }
+        var asked: [ContentHash] = []
+        var seen: Set<ContentHash> = []
+        for (i, element) in list.enumerated() {
+            guard case .string(let hex) = element, let hash = ContentHash(hex: hex) else {
+                throw DallyError(.badRequest, "chunks[\(i)] is not 64 hex digits", field: "chunks[\(i)]")
+            }
+            if seen.insert(hash).inserted { asked.append(hash) }
+        }
+        let present = try await store.chunks.present(asked)
+        var writer = JSONWriter(capacity: 16 + 67 * (asked.count - present.count))
+        writer.raw("{\"missing\":")
+        Self.write(asked.filter { !present.contains($0) }, to: &writer)
+        writer.raw("}")
+        return BodyCoding.response(json: writer.bytes, to: request)
+    }
+
+    /// `PUT /v1/chunks/{hash}`, the chunk's bytes (zstd or deflate allowed): 201
+    /// `{"stored":true}`, or 200 `{"stored":false}` when the cloud held it already.
+    func putChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        _ = try authenticator.gateway(of: request)
+        let hash = try Self.hash(context)
+        let bytes: [UInt8]
+        do {
+            bytes = try await BodyCoding.body(of: request, maxBytes: Self.maxChunkBytes, maxDecompressedBytes: Self.maxChunkBytes)
+        } catch let error as DallyError where error.code == .bodyTooLarge {
+            throw DallyError(.bodyTooLarge, "a chunk has at most \(Self.maxChunkBytes) bytes, sent or decoded")
+        }
+        guard !bytes.isEmpty else { throw DallyError(.badRequest, "a chunk has at least one byte") }
+        let content = ContentHash.of(bytes)
+        guard content == hash else {
+            throw DallyError(
+                .hashMismatch, "the body hashes to \(content.hex), not \(hash.hex); nothing was stored", field: "hash")
+        }
+        let stored = try await store.chunks.put(hash, bytes: bytes, now: now())
+        counters.chunkReceived(bytes: bytes.count, deduplicated: !stored)
+        return JSONResponse.make(
+            ByteBuffer(string: stored ? "{\"stored\":true}" : "{\"stored\":false}"), status: stored ? .created : .ok)
+    }
+
+    /// `GET /v1/chunks/{hash}`: the bytes, zstd-compressed when the client accepts it and it
+    /// helps; `ETag: "<hash>"`, so a client holding the chunk gets 304.
+    func getChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        _ = try authenticator.gateway(of: request)
+        let hash = try Self.hash(context)
+        let tag = "\"\(hash.hex)\""
+        if request.headers[.ifNoneMatch] == tag {
+            guard try await store.chunks.present([hash]).contains(hash) else { throw Self.noChunk(hash) }
+            return Response(status: .notModified, headers: [.eTag: tag])
+        }
+        guard let bytes = try await store.chunks.get(hash) else { throw Self.noChunk(hash) }
+        var headers: HTTPFields = [.contentType: "application/octet-stream", .eTag: tag, .vary: "Accept-Encoding"]
+        if let accept = request.headers[.acceptEncoding], ContentCoding.negotiate(acceptEncoding: accept) == .zstd,
+            let compressed = try? Compressor.compress(bytes, coding: .zstd, level: 3), compressed.count < bytes.count
+        {
+            headers[.contentEncoding] = ContentCoding.zstd.rawValue
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: compressed)))
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    // MARK: Objects
+
+    /// `PUT /v1/objects/{hash}`, the manifest: 201 with the reference `{"hash","size","chunks"}`
+    /// when recorded, 200 when the cloud held the object already.
+    func putObject(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        _ = try authenticator.gateway(of: request)
+        let hash = try Self.hash(context)
+        let body = try await BodyCoding.body(
+            of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes)
+        let manifest = try ObjectManifest(json: try BodyCoding.json(body))
+        guard manifest.hash == hash else {
+            throw DallyError(
+                .badRequest, "the manifest is of object \(manifest.hash.hex), not \(hash.hex) as the path says",
+                field: "hash")
+        }
+        guard manifest.size <= limits.maxObjectBytes else {
+            throw DallyError(
+                .objectTooLarge, "the object has \(manifest.size) bytes; the cloud takes at most \(limits.maxObjectBytes) (objects.max_bytes)")
+        }
+        if let held = try await store.manifest(of: hash) {
+            counters.manifestReceived()
+            return Self.reference(held, status: .ok)
+        }
+        var seen: Set<ContentHash> = []
+        let listed = manifest.chunks.map(\.hash).filter { seen.insert($0).inserted }
+        let present = try await store.chunks.present(listed)
+        let missing = listed.filter { !present.contains($0) }
+        guard missing.isEmpty else { return Self.missingChunks(missing) }
+        do {
+            try await ObjectVerifier.verify(manifest, chunks: store.chunks)
+        } catch let gone as ObjectVerifier.MissingChunks {
+            return Self.missingChunks(gone.hashes)
+        }
+        switch try await store.storeObject(manifest, now: now()) {
+        case .stored:
+            counters.manifestReceived()
+            return Self.reference(manifest, status: .created)
+        case .alreadyStored:
+            counters.manifestReceived()
+            return Self.reference(try await store.manifest(of: hash) ?? manifest, status: .ok)
+        case .missing(let gone):
+            return Self.missingChunks(gone)
+        }
+    }
+
+    /// `GET /v1/objects/{hash}`: the manifest of an object the cloud holds complete.
+    func getObject(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        _ = try authenticator.gateway(of: request)
+        let hash = try Self.hash(context)
+        guard let manifest = try await store.manifest(of: hash) else {
+            throw DallyError(.notFound, "the cloud holds no complete object \(hash.hex)")
+        }
+        var writer = JSONWriter(capacity: 96 + 72 * manifest.chunks.count)
+        writer.value(manifest.json)
+        return BodyCoding.response(json: writer.bytes, to: request)
+    }
+
+    // MARK: Answers
+
+    static func hash(_ context: DallyRequestContext) throws(DallyError) -> ContentHash {
+        let text = context.parameters.get("hash") ?? ""
+        guard let hash = ContentHash(hex: text) else {
+            throw DallyError(
+                .badRequest, "'\(text.prefix(80))' is not a content hash: use the SHA-256 as 64 hex digits", field: "hash")
+        }
+        return hash
+    }
+
+    static func noChunk(_ hash: ContentHash) -> DallyError {
+        DallyError(.notFound, "the cloud holds no chunk \(hash.hex)")
+    }
+
+    static func reference(_ manifest: ObjectManifest, status: HTTPResponse.Status) -> Response {
+        var writer = JSONWriter()
+        writer.value(manifest.reference.json)
+        return JSONResponse.make(writer, status: status)
+    }
+
+    /// `409 missing_chunks`: the error, with the first ``maxListed`` of the chunks the cloud
+    /// lacks as `"missing"` beside it, so the gateway can send them without asking first.
+    static func missingChunks(_ hashes: [ContentHash]) -> Response {
+        let code = DallyError.Code.missingChunks
+        var message = "the cloud lacks \(hashes.count) of the object's chunks; upload them (PUT /v1/chunks/{hash}) and send the manifest again"
+        if hashes.count > maxListed { message += "; \"missing\" lists the first \(maxListed)" }
+        var writer = JSONWriter()
+        writer.raw("{\"error\":{\"code\":")
+        writer.string(code.rawValue)
+        writer.raw(",\"message\":")
+        writer.string(message)
+        writer.raw("},\"missing\":")
+        write(hashes.prefix(maxListed), to: &writer)
+        writer.raw("}")
+        return JSONResponse.make(writer, status: code.status)
+    }
+
+    static func write(_ hashes: some Collection<ContentHash>, to writer: inout JSONWriter) {
+        writer.raw("[")
+        for (i, hash) in hashes.enumerated() {
+            if i > 0 { writer.raw(",") }
+            writer.string(hash.hex)
+        }
+        writer.raw("]")
+    }
+}
