@@ -10,6 +10,9 @@ import DallySync
 ///   changed since its previous send, one request per client — TinySync's scheme.
 ///
 /// Neither asks for downstream changes (`since` is empty): the benchmark measures uploads.
+/// An `OBJECT` column travels as the object's reference, which the caller gives
+/// (`objectValue`; without it the column stays null): the object's bytes go by the objects
+/// API, in requests of their own.
 /// The cloud's conflict rule wants the version a change started from, so base versions come
 /// from the caller, who learns them from the answers.
 public enum BaselineBodies {
@@ -21,13 +24,18 @@ public enum BaselineBodies {
     ///     not seen.
     ///   - epochMillis: the wall-clock time of the trace's zero; `updated_at` is
     ///     `epochMillis + write.at`.
+    ///   - objectValue: what the `OBJECT` column carries for an object (its reference text).
     public static func naiveBatch(
         write: TraceWrite, table: TraceTable, gateway: String, replica: String, batchID: String,
-        baseVersion: Int64?, epochMillis: Int64
+        baseVersion: Int64?, epochMillis: Int64, objectValue: ((TraceObject) -> JSONValue)? = nil
     ) -> BatchRequest {
         let section = BatchRequest.Section(
             table: write.table, columns: table.columnNames,
-            changes: [change(write, baseVersion: baseVersion, epochMillis: epochMillis)])
+            changes: [
+                change(
+                    write, baseVersion: baseVersion, epochMillis: epochMillis, objectColumn: table.objectColumn,
+                    objectValue: objectValue)
+            ])
         return BatchRequest(
             batchID: batchID, gateway: gateway, replica: replica, since: TableVersions(), sections: [section])
     }
@@ -53,7 +61,8 @@ public enum BaselineBodies {
     ///   - baseVersion: the cloud version of `(table, id)` as last answered, nil if none.
     public static func periodicBatch(
         writes: [TraceWrite], tables: [TraceTable], gateway: String, replica: String, batchID: String,
-        epochMillis: Int64, baseVersion: (_ table: String, _ id: String) -> Int64?
+        epochMillis: Int64, baseVersion: (_ table: String, _ id: String) -> Int64?,
+        objectValue: ((TraceObject) -> JSONValue)? = nil
     ) -> BatchRequest? {
         var order: [String: [String]] = [:]
         var last: [String: [String: TraceWrite]] = [:]
@@ -66,7 +75,11 @@ public enum BaselineBodies {
         for table in tables {
             guard let ids = order[table.name], let rows = last[table.name] else { continue }
             let changes = ids.compactMap { id in
-                rows[id].map { change($0, baseVersion: baseVersion(table.name, id), epochMillis: epochMillis) }
+                rows[id].map {
+                    change(
+                        $0, baseVersion: baseVersion(table.name, id), epochMillis: epochMillis,
+                        objectColumn: table.objectColumn, objectValue: objectValue)
+                }
             }
             sections.append(BatchRequest.Section(table: table.name, columns: table.columnNames, changes: changes))
         }
@@ -131,10 +144,20 @@ public struct PeriodicSend: Sendable, Equatable {
 }
 
 extension BaselineBodies {
-    /// A write as a batch change: the full row for a put, no values for a delete.
-    static func change(_ write: TraceWrite, baseVersion: Int64?, epochMillis: Int64) -> BatchRequest.Change {
-        BatchRequest.Change(
+    /// A write as a batch change: the full row for a put (its object's reference in the
+    /// `OBJECT` column when `objectValue` gives one), no values for a delete.
+    static func change(
+        _ write: TraceWrite, baseVersion: Int64?, epochMillis: Int64, objectColumn: Int? = nil,
+        objectValue: ((TraceObject) -> JSONValue)? = nil
+    ) -> BatchRequest.Change {
+        var values = write.deleted ? [] : write.values
+        if !write.deleted, let column = objectColumn, column < values.count, let object = write.object,
+            let objectValue
+        {
+            values[column] = objectValue(object)
+        }
+        return BatchRequest.Change(
             id: write.id, baseVersion: baseVersion, updatedAt: epochMillis + write.at, deleted: write.deleted,
-            values: write.deleted ? [] : write.values)
+            values: values)
     }
 }

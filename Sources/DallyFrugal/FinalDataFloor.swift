@@ -15,9 +15,14 @@ import DallyCore
 ///   none for a tombstone (which the cloud keeps, so it is part of the state to move);
 /// - `updated_at_ms` is `epochMillis + write.at`, wall-clock milliseconds as the cloud stores
 ///   them (by default with ``FrugalTrace/epochMillis`` as the trace's zero);
-/// - every line ends with `\n`; doubles as `JSONWriter` writes them (shortest round-trip form).
+/// - every line ends with `\n`; doubles as `JSONWriter` writes them (shortest round-trip form);
+/// - an `OBJECT` column holding an object is `{"hash":"<64 hex>","size":n}`, where the 64 hex
+///   digits stand in for the object's SHA-256: the hex of the object's first 32 bytes, exactly
+///   as long and as incompressible, and known without hashing the object.
 ///
-/// The whole text is one zstd frame.
+/// The whole text is one zstd frame. The objects' bytes are not in it: they are incompressible
+/// (zstd -19 would only add its framing), so the floor counts them at their size, each distinct
+/// object once (``objectBytes(of:)``).
 public enum FinalDataFloor {
     /// The canonical text of `rows` (as ``FrugalTrace/finalRows()`` gives them) for `tables`.
     /// Rows of tables not in `tables` are left out; a table without rows is a header alone.
@@ -37,6 +42,7 @@ public enum FinalDataFloor {
             let tableRows = (rows[table.name] ?? [:]).values.sorted {
                 $0.id.utf8.lexicographicallyPrecedes($1.id.utf8)
             }
+            let objectColumn = table.objectColumn
             for row in tableRows {
                 writer.raw("[")
                 writer.string(row.id)
@@ -45,15 +51,39 @@ public enum FinalDataFloor {
                 writer.raw(",")
                 writer.bool(row.deleted)
                 if !row.deleted {
-                    for value in row.values {
+                    for (index, value) in row.values.enumerated() {
                         writer.raw(",")
-                        writer.value(value)
+                        if index == objectColumn, let object = row.object {
+                            writer.raw("{\"hash\":")
+                            writer.string(standInHash(object))
+                            writer.raw(",\"size\":")
+                            writer.int(Int64(object.size))
+                            writer.raw("}")
+                        } else {
+                            writer.value(value)
+                        }
                     }
                 }
                 writer.raw("]\n")
             }
         }
         return writer.bytes
+    }
+
+    /// 64 hex digits as incompressible as a SHA-256: the object's first 32 bytes (fewer for a
+    /// smaller object, padded with its seed's bytes).
+    static func standInHash(_ object: TraceObject) -> String {
+        let head = object.synthetic.bytes(at: 0, count: min(32, object.size))
+        let bytes = head + SyntheticObject.seeded(at: 0, count: 32 - head.count, seed: object.seed ^ 0xFFFF)
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
+    /// The bytes of the distinct objects that live rows of `rows` hold: what the cloud must end
+    /// with besides the rows.
+    public static func objectBytes(of rows: [String: [String: TraceWrite]]) -> Int {
+        let objects = Set(rows.values.flatMap(\.values).compactMap { $0.deleted ? nil : $0.object })
+        return objects.reduce(0) { $0 + $1.size }
     }
 
     /// The size of the canonical text and of its zstd level-19 frame.

@@ -22,6 +22,11 @@ public enum TraceWorkload {
     public static let photosPerHour = 200
     public static let photoEditPercent = 15
     public static let photoEditDelay: ClosedRange<Int64> = 60_000...1_200_000
+    /// Each photo's image, stored with its first write as an object: a phone JPEG as an app
+    /// uploads it (resized and recompressed, not the camera original the `bytes` column counts),
+    /// from 150 KB to 1.5 MB, log-uniform (each tenfold range equally likely: median about
+    /// 474 KB, mean about 586 KB). The bytes are seeded and incompressible.
+    public static let photoObjectBytes: ClosedRange<Int> = 150_000...1_500_000
 
     /// The partial wifi pattern: this share of the time up (percent), in this many stretches,
     /// none shorter than `minimumWifiUp`, the outages no shorter than `minimumWifiDown`.
@@ -44,7 +49,7 @@ public enum TraceWorkload {
 
 extension FrugalTrace {
     /// The benchmark's four tables: sensor readings, device status, orders with hot updates,
-    /// and photo metadata that may only travel over wifi.
+    /// and photos (metadata and an image object) that may only travel over wifi.
     public static let standardTables: [TraceTable] = [
         TraceTable(
             name: "telemetry",
@@ -62,8 +67,10 @@ extension FrugalTrace {
             name: "photos",
             columns: [
                 "caption TEXT", "taken_at INTEGER", "width INTEGER", "height INTEGER", "bytes INTEGER", "tags JSON",
+                "image OBJECT",
             ],
-            maxDelay: 600_000, networks: ["wifi"]),
+            maxDelay: 600_000, networks: ["wifi"],
+            uploadObjects: TraceUploadPolicy(maxDelay: 600_000, networks: ["wifi"])),
     ]
 
     /// A deterministic trace: the same arguments give the same trace, byte for byte, on every
@@ -88,7 +95,8 @@ extension FrugalTrace {
         }
         var orders = TraceOrders(clients: clients, duration: duration, random: stream(seed, 2))
         writes += orders.writes()
-        var photos = TracePhotos(clients: clients, duration: duration, random: stream(seed, 3))
+        var photos = TracePhotos(
+            clients: clients, duration: duration, random: stream(seed, 3), objectRandom: stream(seed, 4))
         writes += photos.writes()
         writes.sort(by: TraceWrite.precedes)
         var wifiRandom = stream(seed, 1)

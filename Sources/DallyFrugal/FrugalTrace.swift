@@ -48,6 +48,26 @@ public struct FrugalTrace: Sendable, Equatable {
         return rows
     }
 
+    /// The distinct objects the final rows hold, in the order of their first write: what the
+    /// cloud must end up holding whole.
+    public func finalObjects() -> [TraceObject] {
+        let live = Set(finalRows().values.flatMap { $0.values }.compactMap { $0.deleted ? nil : $0.object })
+        var seen: Set<TraceObject> = []
+        return writes.compactMap { write in
+            guard let object = write.object, live.contains(object), seen.insert(object).inserted else { return nil }
+            return object
+        }
+    }
+
+    /// The distinct objects any write stores, in the order of their first write.
+    public var storedObjects: [TraceObject] {
+        var seen: Set<TraceObject> = []
+        return writes.compactMap { write in
+            guard let object = write.object, seen.insert(object).inserted else { return nil }
+            return object
+        }
+    }
+
     /// How many writes go to each table.
     public var writesPerTable: [String: Int] {
         var counts: [String: Int] = [:]
@@ -81,12 +101,22 @@ public struct TraceTable: Sendable, Equatable {
     public var maxDelay: Int64
     /// The network classes the upload policy allows: `"wifi"`, `"cellular"`.
     public var networks: [String]
+    /// The `upload_objects` policy of a table with an `OBJECT` column; nil for a table without.
+    public var uploadObjects: TraceUploadPolicy?
 
-    public init(name: String, columns: [String], maxDelay: Int64, networks: [String]) {
+    public init(
+        name: String, columns: [String], maxDelay: Int64, networks: [String], uploadObjects: TraceUploadPolicy? = nil
+    ) {
         self.name = name
         self.columns = columns
         self.maxDelay = maxDelay
         self.networks = networks
+        self.uploadObjects = uploadObjects
+    }
+
+    /// The position of the table's `OBJECT` column (the trace's tables have at most one).
+    public var objectColumn: Int? {
+        columns.firstIndex { $0.hasSuffix(" OBJECT") }
     }
 
     /// The column names without their types, in declaration order: what a batch section's
@@ -104,16 +134,53 @@ public struct TraceTable: Sendable, Equatable {
     /// configuration cannot drift from the trace.
     public var tomlBlock: String {
         let columnList = columns.map { "\"\($0)\"" }.joined(separator: ", ")
-        let networkList = networks.map { "\"\($0)\"" }.joined(separator: ", ")
-        let delay = maxDelay % 1000 == 0 ? "\(maxDelay / 1000)s" : "\(maxDelay)ms"
-        return """
+        var block = """
             [[tables]]
             name = "\(name)"
             columns = [\(columnList)]
-            upload = { max_delay = "\(delay)", networks = [\(networkList)] }
+            upload = \(TraceUploadPolicy(maxDelay: maxDelay, networks: networks).toml)
 
             """
+        if let uploadObjects { block += "upload_objects = \(uploadObjects.toml)\n" }
+        return block
     }
+}
+
+/// An upload policy: how long a change may wait, and over which network classes it may go.
+public struct TraceUploadPolicy: Sendable, Equatable {
+    /// Milliseconds.
+    public var maxDelay: Int64
+    /// `"wifi"`, `"cellular"`.
+    public var networks: [String]
+
+    public init(maxDelay: Int64, networks: [String]) {
+        self.maxDelay = maxDelay
+        self.networks = networks
+    }
+
+    /// The policy as an inline TOML table: `{ max_delay = "600s", networks = ["wifi"] }`.
+    public var toml: String {
+        let networkList = networks.map { "\"\($0)\"" }.joined(separator: ", ")
+        let delay = maxDelay % 1000 == 0 ? "\(maxDelay / 1000)s" : "\(maxDelay)ms"
+        return "{ max_delay = \"\(delay)\", networks = [\(networkList)] }"
+    }
+}
+
+/// A large object of the trace (a photo's image): seeded incompressible bytes of a given size,
+/// made piece by piece by ``SyntheticObject`` when a run needs them. The trace never holds the
+/// bytes nor their SHA-256 (hashing the hour's ~130 MB is left to the runs that need it).
+public struct TraceObject: Sendable, Hashable {
+    /// Bytes.
+    public var size: Int
+    public var seed: UInt64
+
+    public init(size: Int, seed: UInt64) {
+        self.size = size
+        self.seed = seed
+    }
+
+    /// The object's bytes, as a stream or piece by piece.
+    public var synthetic: SyntheticObject { SyntheticObject(size: size, seed: seed) }
 }
 
 /// One local write: a client putting (or deleting) a row through the gateway's API.
@@ -125,17 +192,27 @@ public struct TraceWrite: Sendable, Equatable {
     public var table: String
     /// The row id: 1–128 of `A–Z a–z 0–9 - _ . : ~`.
     public var id: String
-    /// One value per column of the table, in column order; empty for a delete.
+    /// One value per column of the table, in column order; empty for a delete. An `OBJECT`
+    /// column's value is `null` here: what the column holds is ``object``, whose reference
+    /// (its SHA-256 among others) only a run that makes the bytes knows.
     public var values: [JSONValue]
     public var deleted: Bool
+    /// For a table with an `OBJECT` column: the object the column holds after this write. The
+    /// write that first names an object stores it (a photo taken); later writes of the row that
+    /// name the same object keep it (a caption edit). nil: the column is null.
+    public var object: TraceObject?
 
-    public init(at: Int64, client: Int, table: String, id: String, values: [JSONValue], deleted: Bool = false) {
+    public init(
+        at: Int64, client: Int, table: String, id: String, values: [JSONValue], deleted: Bool = false,
+        object: TraceObject? = nil
+    ) {
         self.at = at
         self.client = client
         self.table = table
         self.id = id
         self.values = values
         self.deleted = deleted
+        self.object = object
     }
 
     /// The order of ``FrugalTrace/writes``: time, then client, then table, then id — a total

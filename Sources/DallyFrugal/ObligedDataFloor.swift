@@ -8,8 +8,15 @@ import DallyCompression
 /// ``WakeFloor/stabs(_:)``, the latest state of every row written since the stab before. They
 /// are written as ``FinalDataFloor`` writes rows (a row's versions next to each other) and
 /// compressed in one zstd level-19 frame, so the figure is what moving exactly those states,
-/// with perfect hindsight of the whole hour, would cost.
+/// with perfect hindsight of the whole hour, would cost. Objects are not in the text: every
+/// object a write stores must reach the cloud once (``FrugalTrace/storedObjects``), at its size,
+/// which ``objectBytes(trace:)`` gives.
 public enum ObligedDataFloor {
+    /// The bytes of every distinct object the trace stores.
+    public static func objectBytes(trace: FrugalTrace) -> Int {
+        trace.storedObjects.reduce(0) { $0 + $1.size }
+    }
+
     /// The row states the fewest wake-ups send, and the size of their text and its zstd -19 frame.
     public static func zstd19Bytes(trace: FrugalTrace) throws(CompressionError) -> (states: Int, raw: Int, compressed: Int) {
         let delays = Dictionary(trace.tables.map { ($0.name, $0.maxDelay) }, uniquingKeysWith: { first, _ in first })

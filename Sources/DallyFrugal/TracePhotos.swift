@@ -1,12 +1,16 @@
 import DallyCore
 
-/// Photo metadata: one row per photo a client takes (the image itself would be an object; the
-/// benchmark moves only the row). The table's policy allows wifi only, so with partial wifi
-/// its rows wait out the outages. Some photos get one later edit of caption and tags.
+/// Photos: one row per photo a client takes, its metadata and its image, an object stored with
+/// the row's first write (see ``TraceWorkload/photoObjectBytes``). The table's policies allow
+/// wifi only, for rows and objects alike, so with partial wifi both wait out the outages. Some
+/// photos get one later edit of caption and tags, which keeps the image.
 struct TracePhotos {
     let clients: Int
     let duration: Int64
     var random: SplitMix64
+    /// The images' sizes and seeds, drawn from a stream of their own so that the metadata
+    /// stays what it was before photos had images.
+    var objectRandom: SplitMix64
 
     static let captions = [
         "Aisle 3 after restock", "Cold room shelf", "Damaged pallet on arrival", "Delivery at back door",
@@ -40,19 +44,37 @@ struct TracePhotos {
                 .int(size.height),
                 .int(random.int64(in: 1_200_000...4_999_999)),
                 .array(randomTags()),
+                .null,
             ]
-            result.append(TraceWrite(at: photo.at, client: photo.client, table: "photos", id: id, values: values))
+            let image = randomImage()
+            result.append(
+                TraceWrite(at: photo.at, client: photo.client, table: "photos", id: id, values: values, object: image))
             if random.chance(TraceWorkload.photoEditPercent) {
                 let editedAt = photo.at + random.int64(in: TraceWorkload.photoEditDelay)
                 values[0] = .string(random.pick(Self.captions))
                 values[5] = .array(randomTags())
                 if editedAt < duration {
                     result.append(
-                        TraceWrite(at: editedAt, client: photo.client, table: "photos", id: id, values: values))
+                        TraceWrite(
+                            at: editedAt, client: photo.client, table: "photos", id: id, values: values, object: image))
                 }
             }
         }
         return result
+    }
+
+    /// An image of ``TraceWorkload/photoObjectBytes``, log-uniform: one of 100 equal steps of
+    /// the log scale, then uniform within the step. Plain double multiplications, which IEEE 754
+    /// rounds the same everywhere.
+    private mutating func randomImage() -> TraceObject {
+        let bounds = TraceWorkload.photoObjectBytes
+        let steps = 100
+        let ratio = 1.0232929922807541  // 10^(1/100): 100 steps span a factor of 10
+        var low = Double(bounds.lowerBound)
+        for _ in 0..<objectRandom.int(in: 0...(steps - 1)) { low *= ratio }
+        let from = min(Int(low), bounds.upperBound)
+        let to = min(Int(low * ratio), bounds.upperBound)
+        return TraceObject(size: objectRandom.int(in: from...to), seed: objectRandom.next())
     }
 
     /// Up to three distinct tags, in the list's order.

@@ -3,7 +3,7 @@ import DallyFrugal
 import Foundation
 
 /// `dally bench frugal`: the frugality benchmark. One simulated hour of a seeded trace (50
-/// devices' telemetry, status rows, orders with hot updates, photo metadata; see
+/// devices' telemetry, status rows, orders with hot updates, photos with their images; see
 /// ``FrugalTrace``) through a real gateway and a real cloud on loopback, on a manual clock;
 /// the same trace sent naively and periodically to the same cloud; every byte counted at the
 /// socket by relays between sender and cloud; wake-ups and energy from an LTE radio model; the
@@ -33,19 +33,27 @@ struct BenchFrugal: AsyncParsableCommand {
             let trace = FrugalTrace.generate(seed: seed, clients: clients, wifi: pattern)
             let root = try BenchOutput.temporaryDirectory("dally-frugal")
             defer { try? FileManager.default.removeItem(atPath: root) }
-            print("== wifi \(pattern.rawValue): \(trace.writes.count) writes by \(trace.clients) clients in \(trace.duration / 60_000) min; wifi up \(trace.wifiUp.map { "\($0.lowerBound / 60_000)–\($0.upperBound / 60_000) min" }.joined(separator: ", "))")
+            let objects = trace.storedObjects
+            print("== wifi \(pattern.rawValue): \(trace.writes.count) writes by \(trace.clients) clients in \(trace.duration / 60_000) min, \(objects.count) photo objects (\(FrugalReport.grouped(objects.reduce(0) { $0 + $1.size })) bytes); wifi up \(trace.wifiUp.map { "\($0.lowerBound / 60_000)–\($0.upperBound / 60_000) min" }.joined(separator: ", "))")
+            let hashes = FrugalObjectHashes(trace: trace)
             var outcomes: [FrugalOutcome] = []
             outcomes.append(
-                try await FrugalDallyRun(trace: trace, root: root + "/dally", dictionaryBytes: dictionaryBytes, level: level)
-                    .run())
+                try await FrugalDallyRun(
+                    trace: trace, hashes: hashes, root: root + "/dally", dictionaryBytes: dictionaryBytes, level: level
+                ).run())
             if compareDictionaries {
-                var plain = try await FrugalDallyRun(trace: trace, root: root + "/plain", dictionaryBytes: 0, level: level).run()
+                var plain = try await FrugalDallyRun(
+                    trace: trace, hashes: hashes, root: root + "/plain", dictionaryBytes: 0, level: level
+                ).run()
                 plain.name = "dally, no dict"
                 outcomes.append(plain)
             }
             if !dallyOnly {
-                outcomes.append(try await FrugalBaselineRun(kind: .naive, trace: trace, root: root + "/naive").run())
-                outcomes.append(try await FrugalBaselineRun(kind: .periodic, trace: trace, root: root + "/periodic").run())
+                outcomes.append(
+                    try await FrugalBaselineRun(kind: .naive, trace: trace, hashes: hashes, root: root + "/naive").run())
+                outcomes.append(
+                    try await FrugalBaselineRun(kind: .periodic, trace: trace, hashes: hashes, root: root + "/periodic")
+                        .run())
             }
             let floors = try FrugalFloors(trace: trace, allClassesUp: pattern == .always)
             print(FrugalSummary(outcomes: outcomes, floors: floors, trace: trace).render())
@@ -56,16 +64,27 @@ struct BenchFrugal: AsyncParsableCommand {
 /// The floors the benchmark compares with.
 struct FrugalFloors {
     let wakeUps: Int
+    /// The final rows' text and its zstd -19 frame.
     let rawBytes: Int
     let zstd19Bytes: Int
-    /// The row states the deadlines oblige a sender to move (see ``ObligedDataFloor``).
+    /// The final rows' distinct objects, at their size (incompressible).
+    let objectBytes: Int
+    /// The row states the deadlines oblige a sender to move (see ``ObligedDataFloor``), and
+    /// every object stored.
     let obliged: (states: Int, raw: Int, compressed: Int)
+    let obligedObjectBytes: Int
+
+    /// What the cloud must end with: the rows' zstd -19 frame and the objects.
+    var finalBytes: Int { zstd19Bytes + objectBytes }
+    var obligedBytes: Int { obliged.compressed + obligedObjectBytes }
 
     init(trace: FrugalTrace, allClassesUp: Bool) throws {
         wakeUps = WakeFloor.minimumWakeUps(trace: trace, allClassesUp: allClassesUp)
-        let sizes = try FinalDataFloor.zstd19Bytes(
-            of: trace.finalRows(), tables: trace.tables, epochMillis: FrugalTrace.epochMillis)
+        let finalRows = trace.finalRows()
+        let sizes = try FinalDataFloor.zstd19Bytes(of: finalRows, tables: trace.tables, epochMillis: FrugalTrace.epochMillis)
         (rawBytes, zstd19Bytes) = (sizes.raw, sizes.compressed)
+        objectBytes = FinalDataFloor.objectBytes(of: finalRows)
         obliged = try ObligedDataFloor.zstd19Bytes(trace: trace)
+        obligedObjectBytes = ObligedDataFloor.objectBytes(trace: trace)
     }
 }

@@ -9,10 +9,13 @@ import NIOCore
 import NIOHTTP1
 
 /// The trace through a real Dally gateway on a manual clock: each write is a `PUT` on the
-/// gateway's API at its moment in the trace; between writes the clock jumps straight to the
-/// gateway's next planned wake, so the hour takes as long as the work in it.
+/// gateway's API at its moment in the trace (a photo's image then streamed to the row's
+/// `OBJECT` column, `PUT …/objects/image`, at the same moment; an edit that keeps the image a
+/// `PATCH` of the other columns); between writes the clock jumps straight to the gateway's next
+/// planned wake, so the hour takes as long as the work in it.
 struct FrugalDallyRun {
     let trace: FrugalTrace
+    let hashes: FrugalObjectHashes
     let root: String
     let dictionaryBytes: Int
     let level: Int
@@ -42,7 +45,8 @@ struct FrugalDallyRun {
             guard let syncer = gateway.syncer else { throw BenchError("the gateway has no syncer") }
             var driver = Driver(
                 trace: trace, clock: clock, syncer: syncer, http: http,
-                base: "http://127.0.0.1:\(services.ports[0])", reader: CloudReader(store: cloud.cloud.store, trace: trace))
+                base: "http://127.0.0.1:\(services.ports[0])",
+                reader: CloudReader(store: cloud.cloud.store, trace: trace, hashes: hashes))
             try await driver.replay(into: &outcome, cloud: cloud)
             let status = syncer.status
             outcome.gatewayDeadlineMisses = Int(status.deadlineMisses.values.reduce(0, +))
@@ -54,10 +58,21 @@ struct FrugalDallyRun {
             try? await cloud.stop()
             throw error
         }
+        do {
+            outcome.missingObjects = try await FrugalObjectCheck(
+                http: http, cloudPort: cloud.services.ports[0], gateway: FrugalSetup.edge
+            ).missing(trace, hashes: hashes)
+        } catch {
+            try? await http.shutdown()
+            try? await services.stop()
+            try? gateway.store.close()
+            try? await cloud.stop()
+            throw error
+        }
         try await http.shutdown()
         try await services.stop()
         try gateway.store.close()
-        let (mismatched, missing) = try await CloudReader(store: cloud.cloud.store, trace: trace).verify()
+        let (mismatched, missing) = try await CloudReader(store: cloud.cloud.store, trace: trace, hashes: hashes).verify()
         (outcome.mismatchedRows, outcome.missingRows) = (mismatched, missing)
         for relay in [cloud.wifi, cloud.cellular] {
             let counts = relay.counts
@@ -89,6 +104,8 @@ struct FrugalDallyRun {
             var wifiUp = true
             let wifiOnly = Set(trace.tables.filter { !$0.allowsCellular }.map(\.name))
             var index = 0
+            var stored: Set<TraceObject> = []
+            var objectBytesOnWire = syncer.status.objects.chunkBytesOnWire
             while true {
                 // The next event: a write, a change of wifi, or the gateway's planned wake. After
                 // the last write the gateway runs on until it has nothing planned (or its plan
@@ -106,11 +123,21 @@ struct FrugalDallyRun {
                 }
                 while index < trace.writes.count, trace.writes[index].at == now() {
                     let write = trace.writes[index]
-                    try await put(write)
+                    let storesObject = write.object.map { !stored.contains($0) } ?? false
+                    try await put(write, keepsObject: write.object != nil && !storesObject)
+                    if storesObject, let object = write.object, let table = trace.table(write.table) {
+                        try await put(object, table: table, id: write.id)
+                        stored.insert(object)
+                    }
                     staleness.recordWrite(table: write.table, id: write.id, at: write.at)
                     index += 1
                 }
                 try await settle()
+                // Object chunks the gateway sent in this step crossed the one uplink up: wifi
+                // if it is, else cellular (the step's wakes all ran with wifi as it is now).
+                let onWire = syncer.status.objects.chunkBytesOnWire
+                outcome.objectBytes[wifiUp ? "wifi" : "cellular", default: 0] += Int(onWire - objectBytesOnWire)
+                objectBytesOnWire = onWire
                 for arrival in try await reader.arrivals() {
                     staleness.recordArrival(table: arrival.table, id: arrival.id, updatedAt: arrival.at, arrivedAt: now())
                     if wifiOnly.contains(arrival.table), !wifiUp {
@@ -132,18 +159,23 @@ struct FrugalDallyRun {
             throw BenchError("the gateway did not settle at trace time \(now()) ms")
         }
 
-        func put(_ write: TraceWrite) async throws {
+        /// The write's row: a `PUT` of its values but the `OBJECT` column (left null until the
+        /// object's own `PUT`), or, when the row keeps the object it holds (`keepsObject`), a
+        /// `PATCH` of those columns, which leaves the reference as it is.
+        func put(_ write: TraceWrite, keepsObject: Bool) async throws {
             guard let table = trace.table(write.table) else { return }
             var request = HTTPClientRequest(url: "\(base)/v1/tables/\(write.table)/rows/\(write.id)")
             request.headers.add(name: "Authorization", value: "Bearer \(FrugalSetup.clientToken)")
             if write.deleted {
                 request.method = .DELETE
             } else {
-                request.method = .PUT
+                request.method = keepsObject ? .PATCH : .PUT
                 var writer = JSONWriter(capacity: 256)
                 writer.raw("{\"values\":{")
-                for (i, (name, value)) in zip(table.columnNames, write.values).enumerated() {
-                    if i > 0 { writer.raw(",") }
+                var first = true
+                for (i, (name, value)) in zip(table.columnNames, write.values).enumerated() where i != table.objectColumn {
+                    if !first { writer.raw(",") }
+                    first = false
                     writer.key(name)
                     writer.value(value)
                 }
@@ -155,6 +187,22 @@ struct FrugalDallyRun {
             guard (200..<300).contains(response.status.code) || (write.deleted && response.status == .notFound) else {
                 throw BenchError(
                     "\(request.method) \(write.table)/\(write.id): \(response.status.code) \(String(buffer: body))")
+            }
+        }
+
+        /// Streams `object` into the row's `OBJECT` column through the gateway's object route.
+        func put(_ object: TraceObject, table: TraceTable, id: String) async throws {
+            guard let column = table.objectColumn else { return }
+            let name = table.columnNames[column]
+            var request = HTTPClientRequest(url: "\(base)/v1/tables/\(table.name)/rows/\(id)/objects/\(name)")
+            request.method = .PUT
+            request.headers.add(name: "Authorization", value: "Bearer \(FrugalSetup.clientToken)")
+            request.headers.add(name: "Content-Type", value: "application/octet-stream")
+            request.body = .stream(object.synthetic.pieces(), length: .known(Int64(object.size)))
+            let response = try await http.execute(request, timeout: .seconds(120))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            guard (200..<300).contains(response.status.code) else {
+                throw BenchError("PUT \(table.name)/\(id)/objects/\(name): \(response.status.code) \(String(buffer: body))")
             }
         }
 

@@ -1,5 +1,6 @@
 import DallyCore
 import DallyFrugal
+import DallyObjects
 import DallySync
 
 /// What one strategy did with the trace, as counted outside it: at the relays' sockets, by the
@@ -17,6 +18,13 @@ struct FrugalOutcome {
     var wakeUpsByClass: [String: Int] = [:]
     /// Bytes (both ways, headers included) of requests carrying wifi-only tables over cellular.
     var wifiOnlyBytesOverCellular = 0
+    /// Object bytes sent, per network class: the bodies of chunk uploads as they went on the
+    /// wire (no headers, asks or manifests). For Dally, the gateway's
+    /// `sync.object_chunk_bytes_on_wire`, attributed to cellular when it grew while wifi was down
+    /// (the relays forward bytes without reading them, so they cannot tell objects from rows).
+    var objectBytes: [String: Int] = [:]
+    /// Objects the cloud ends without (their rows name them, `GET /v1/objects/{hash}` is not 200).
+    var missingObjects = 0
     var staleness = StalenessReport(perTable: [:], overall: StalenessStats())
     /// What the gateway itself counted, for Dally.
     var gatewayDeadlineMisses: Int?
@@ -28,6 +36,7 @@ struct FrugalOutcome {
 
     var bytes: Int { up.values.reduce(0, +) + down.values.reduce(0, +) }
     var totalRequests: Int { requests.values.reduce(0, +) }
+    var totalObjectBytes: Int { objectBytes.values.reduce(0, +) }
 
     mutating func count(_ counts: RelayCounts, networkClass: String) {
         up[networkClass, default: 0] += counts.bytesUp
@@ -41,11 +50,13 @@ struct FrugalOutcome {
 struct CloudReader {
     let store: any CloudStore
     let trace: FrugalTrace
+    let hashes: FrugalObjectHashes
     private(set) var cursors: [String: Int64] = [:]
 
-    init(store: any CloudStore, trace: FrugalTrace) {
+    init(store: any CloudStore, trace: FrugalTrace, hashes: FrugalObjectHashes) {
         self.store = store
         self.trace = trace
+        self.hashes = hashes
     }
 
     /// Rows changed since the last call, as (table, id, updated_at in trace ms).
@@ -85,11 +96,29 @@ struct CloudReader {
                 }
                 let same =
                     row.deleted == write.deleted && row.updatedAt == FrugalTrace.epochMillis + write.at
-                    && (write.deleted || row.values == write.values)
+                    && (write.deleted || sameValues(row.values, write, table: table))
                 if !same { mismatched += 1 }
             }
             mismatched += seen.keys.filter { expected[table.name]?[$0] == nil }.count
         }
         return (mismatched, missing)
+    }
+
+    /// The cloud's values against the write's; an `OBJECT` column must hold a reference to the
+    /// write's object (its hash and size; the chunk count is the sender's to choose).
+    private func sameValues(_ values: [JSONValue], _ write: TraceWrite, table: TraceTable) -> Bool {
+        guard let column = table.objectColumn, values.count == write.values.count, column < values.count else {
+            return values == write.values
+        }
+        for index in values.indices where index != column {
+            if values[index] != write.values[index] { return false }
+        }
+        switch (values[column], write.object) {
+        case (.null, nil): return true
+        case (.string(let text), let object?):
+            guard let reference = ObjectReference(jsonText: text), let hash = hashes.hashes[object] else { return false }
+            return reference.hash == hash && reference.size == Int64(object.size)
+        default: return false
+        }
     }
 }

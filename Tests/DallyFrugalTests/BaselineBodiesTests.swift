@@ -29,6 +29,20 @@ struct BaselineBodiesTests {
         #expect(text(deleteBody)?.hasSuffix(#""rows":[["o-1-1",4,9,"delete"]]}]}"#) == true)
     }
 
+    @Test func anObjectColumnCarriesTheReferenceTheCallerGives() {
+        let photos = TraceTable(name: "photos", columns: ["caption TEXT", "image OBJECT"], maxDelay: 1, networks: ["wifi"])
+        let write = TraceWrite(
+            at: 5, client: 1, table: "photos", id: "p-1-1", values: ["shelf", .null],
+            object: TraceObject(size: 10, seed: 3))
+        let batch = BaselineBodies.naiveBatch(
+            write: write, table: photos, gateway: "g", replica: "r1", batchID: "n-1", baseVersion: nil, epochMillis: 0,
+            objectValue: { .string("ref-\($0.size)-\($0.seed)") })
+        #expect(batch.sections.first?.changes.first?.values == ["shelf", "ref-10-3"])
+        let plain = BaselineBodies.naiveBatch(
+            write: write, table: photos, gateway: "g", replica: "r1", batchID: "n-1", baseVersion: nil, epochMillis: 0)
+        #expect(plain.sections.first?.changes.first?.values == ["shelf", .null])
+    }
+
     @Test func periodicCoalescesEachRowToItsLastStateGroupedByTable() {
         let writes = [
             TraceWrite(at: 1, client: 3, table: "status", id: "s-3", values: ["idle", 80]),

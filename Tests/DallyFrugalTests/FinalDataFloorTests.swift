@@ -1,3 +1,4 @@
+import Foundation
 import DallyCore
 import DallyFrugal
 import Testing
@@ -27,6 +28,29 @@ struct FinalDataFloorTests {
                 """)
     }
 
+    @Test func anObjectIsItsSizeAndAStandInHashAndCountsOnce() {
+        let table = TraceTable(name: "p", columns: ["c TEXT", "img OBJECT"], maxDelay: 1, networks: ["wifi"])
+        let image = TraceObject(size: 1_000, seed: 7)
+        let rows: [String: [String: TraceWrite]] = [
+            "p": [
+                "a": TraceWrite(at: 1, client: 0, table: "p", id: "a", values: ["x", .null], object: image),
+                "b": TraceWrite(at: 2, client: 0, table: "p", id: "b", values: ["y", .null], object: image),
+                "c": TraceWrite(at: 3, client: 0, table: "p", id: "c", values: ["z", .null]),
+            ]
+        ]
+        let text = String(decoding: FinalDataFloor.serialize(rows, tables: [table], epochMillis: 0), as: UTF8.self)
+        let hex = image.synthetic.bytes(at: 0, count: 32).map { String(format: "%02x", $0) }.joined()
+        #expect(
+            text == """
+                {"table":"p","columns":["c TEXT","img OBJECT"]}
+                ["a",1,false,"x",{"hash":"\(hex)","size":1000}]
+                ["b",2,false,"y",{"hash":"\(hex)","size":1000}]
+                ["c",3,false,"z",null]
+
+                """)
+        #expect(FinalDataFloor.objectBytes(of: rows) == 1_000)
+    }
+
     @Test func theTracesFinalDataCompressesWell() throws {
         let trace = FrugalTrace.generate(seed: 1)
         let sizes = try FinalDataFloor.zstd19Bytes(of: trace.finalRows(), tables: trace.tables)
@@ -36,5 +60,7 @@ struct FinalDataFloorTests {
         // Pinned: the trace and its serialization are deterministic.
         #expect(sizes.raw == TracePins.finalRaw)
         #expect(abs(sizes.compressed - TracePins.finalZstd19) * 50 <= TracePins.finalZstd19, "\(sizes.compressed)")
+        #expect(FinalDataFloor.objectBytes(of: trace.finalRows()) == TracePins.seed1ObjectBytes)
+        #expect(ObligedDataFloor.objectBytes(trace: trace) == TracePins.seed1ObjectBytes)
     }
 }

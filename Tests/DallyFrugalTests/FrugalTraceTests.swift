@@ -11,6 +11,40 @@ struct FrugalTraceTests {
         #expect(FrugalTrace.generate(seed: 2) != Self.trace)
         // Byte for byte, on any machine: a fingerprint of every write and the wifi pattern.
         #expect(TracePins.fingerprint(Self.trace) == TracePins.seed1Fingerprint)
+        // The photos' images moved nothing else: without them, the trace is what it was.
+        #expect(TracePins.fingerprint(Self.trace, withObjects: false) == TracePins.seed1FingerprintBeforeObjects)
+    }
+
+    @Test func eachPhotoStoresAnImageThatItsEditsKeep() {
+        var first: [String: TraceObject] = [:]
+        for write in Self.trace.writes {
+            guard write.table == "photos" else {
+                #expect(write.object == nil)
+                continue
+            }
+            #expect(write.values.last == .null)
+            guard let object = write.object else {
+                Issue.record("photo \(write.id) without an image")
+                continue
+            }
+            #expect(TraceWorkload.photoObjectBytes.contains(object.size))
+            if let stored = first[write.id] {
+                #expect(stored == object, "an edit of \(write.id) changed its image")
+            } else {
+                first[write.id] = object
+            }
+        }
+        let objects = Self.trace.storedObjects
+        #expect(objects.count == first.count)
+        #expect(Set(objects.map(\.seed)).count == objects.count)
+        #expect(Self.trace.finalObjects() == objects)
+        #expect(objects.count == TracePins.seed1Objects)
+        #expect(objects.reduce(0) { $0 + $1.size } == TracePins.seed1ObjectBytes)
+        // Log-uniform from 150 KB to 1.5 MB: the median near 474 KB, a third below 321 KB.
+        let sizes = objects.map(\.size).sorted()
+        #expect((400_000...560_000).contains(sizes[sizes.count / 2]), "\(sizes[sizes.count / 2])")
+        let small = sizes.filter { $0 < 321_000 }.count
+        #expect((sizes.count / 4...sizes.count * 5 / 12).contains(small), "\(small) of \(sizes.count)")
     }
 
     @Test func theWorkloadHasTheIntendedShape() {
@@ -118,7 +152,15 @@ struct FrugalTraceTests {
         let photos = Self.trace.table("photos")
         #expect(photos?.networks == ["wifi"])
         #expect(photos?.allowsCellular == false)
-        #expect(photos?.columnNames == ["caption", "taken_at", "width", "height", "bytes", "tags"])
+        #expect(photos?.columnNames == ["caption", "taken_at", "width", "height", "bytes", "tags", "image"])
+        #expect(photos?.objectColumn == 6)
+        #expect(Self.trace.table("orders")?.objectColumn == nil)
+        #expect(photos?.tomlBlock.hasSuffix(
+            """
+            upload = { max_delay = "600s", networks = ["wifi"] }
+            upload_objects = { max_delay = "600s", networks = ["wifi"] }
+
+            """) == true, "\(photos?.tomlBlock ?? "")")
         #expect(
             Self.trace.table("orders")?.tomlBlock == """
                 [[tables]]
