@@ -23,8 +23,9 @@ enum RowDecoding {
         case (.boolean, .int64(let i)): .boolean(i != 0)
         case (.real, .double(let d)): .real(d)
         case (.real, .int64(let i)): .real(Double(i))
-        case (.text, .string(let s)), (.object, .string(let s)): .text(s)
-        case (.json, .string(let s)): .json(s)
+        case (.text, .string(let s)): .text(s)
+        // An OBJECT column holds its reference's JSON text, shown in rows as that object.
+        case (.json, .string(let s)), (.object, .string(let s)): .json(s)
         case (.blob, .blob(let data)): .blob(Array(data))
         // Anything else was written by something other than Dally; show it as it is stored.
         case (_, .int64(let i)): .integer(i)
