@@ -251,6 +251,15 @@ struct ObjectCollectorTests {
         #expect(try await collector.pass(now: clock.now + 1) == ObjectCollector.Report())
     }
 
+    @Test func anOldOrphanUploadedAgainGetsAFreshGrace() async throws {
+        let again = try await upload("again")
+        clock.advance(2 * Self.grace)
+        #expect(try await upload("again") == again)
+        #expect(try await store.object(again.hash)?.createdAt == clock.now)
+        #expect(try await collector.pass(now: clock.now + 1) == ObjectCollector.Report())
+        #expect(try await store.object(again.hash)?.servable == again)
+    }
+
     @Test func anOldChunkPutAgainOrUsedByAReceiveUnderWayIsKept() async throws {
         let reused = Array("reused".utf8)
         let inFlight = Array("in flight".utf8)

@@ -28,13 +28,19 @@ enum ObjectLedger {
 
     /// Records an object whose chunks are all in the chunk store: new, or one known only by
     /// reference until now (its manifest and `local` are filled in and its download is no
-    /// longer needed). Keeps `in_cloud` and `created_at` of a known object.
+    /// longer needed), or one held already (its manifest stays: its chunks are all here).
+    ///
+    /// `created_at` moves up to `now` either way, so that GC's grace runs from the latest
+    /// upload: an old orphan uploaded again is a new promise to a client about to name it.
     static func recordLocal(_ manifest: ObjectManifest, now: Int64, db: Database) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO dally_objects (hash, size, chunk_count, manifest, local, in_cloud, created_at)
                 VALUES (?, ?, ?, ?, 1, 0, ?)
-                ON CONFLICT(hash) DO UPDATE SET manifest = excluded.manifest, local = 1 WHERE local = 0
+                ON CONFLICT(hash) DO UPDATE SET
+                    manifest = CASE WHEN local = 1 AND manifest IS NOT NULL THEN manifest ELSE excluded.manifest END,
+                    chunk_count = CASE WHEN local = 1 AND manifest IS NOT NULL THEN chunk_count ELSE excluded.chunk_count END,
+                    local = 1, created_at = MAX(created_at, excluded.created_at)
                 """
         ).execute(arguments: [
             manifest.hash.hex, manifest.size, manifest.chunks.count, Data(manifest.storageBytes), now,

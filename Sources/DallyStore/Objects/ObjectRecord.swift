@@ -10,7 +10,8 @@ public struct ObjectRecord: Sendable, Equatable {
     public let local: Bool
     /// The cloud holds it whole.
     public let inCloud: Bool
-    /// When this replica first learnt of it (ms since 1970): GC's grace counts from here.
+    /// When this replica learnt of it, or it was last uploaded (ms since 1970): GC's grace
+    /// counts from here.
     public let createdAt: Int64
 
     public init(reference: ObjectReference, manifest: ObjectManifest?, local: Bool, inCloud: Bool, createdAt: Int64) {
