@@ -29,7 +29,7 @@ enum ObjectResponse {
                     DallyError(
                         .rangeNotSatisfiable,
                         "the range '\(header)' selects no byte of this \(manifest.size)-byte object", field: "Range"))
-                response.headers[.contentRange] = "bytes */\(manifest.size)"
+                response.headers[.contentRange] = ByteRange.unsatisfiedContentRange(size: manifest.size)
                 return response
             }
         }
@@ -38,7 +38,7 @@ enum ObjectResponse {
         if let range {
             status = .partialContent
             selected = range
-            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(manifest.size)"
+            headers[.contentRange] = ByteRange.contentRange(range, size: manifest.size)
         } else {
             status = .ok
             selected = manifest.size > 0 ? 0...(manifest.size - 1) : nil
