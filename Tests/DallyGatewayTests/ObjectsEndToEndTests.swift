@@ -271,7 +271,8 @@ struct ObjectsEndToEndTests {
     // MARK: Memory
 
     /// The probe's object size: large enough that holding it anywhere dwarfs what streaming
-    /// costs (a few chunks, network buffers, the allocator's slack: about 20 MiB measured).
+    /// costs (a few chunks of up to 4 MiB, network buffers, the allocator's slack: 25–35 MiB
+    /// measured, whatever the object's size).
     static let largeObjectSize = 128 << 20
     static let memoryProbe = "DALLY_OBJECT_MEMORY_PROBE"
 
