@@ -32,15 +32,30 @@ public enum Value: Sendable, Equatable {
             }
             self = .blob(Array(data))
         case (.json, let any): self = .json(any.jsonText)
-        case (.object, _):
-            throw DallyError(
-                .objectColumn,
-                "column '\(column.name)' is an OBJECT column; its bytes are written through the objects API, not in row values",
-                field: column.name
-            )
+        case (.object, let any):
+            self = .json(try Self.requestedObject(any, column: column))
         default:
             throw .wrongType(column: column, got: json.typeName)
         }
+    }
+
+    /// An OBJECT column's value as a client writes it, `{"hash": "<64 hex digits>"}` (size and
+    /// chunks may be given too and are ignored), as the compact text `{"hash":"<lowercase hex>"}`.
+    ///
+    /// Only the hash is taken from the client: the store checks, inside the write's
+    /// transaction, that it names an object this gateway holds whole, and stores the full
+    /// reference (`{"hash","size","chunks"}`) it knows for it. The bytes themselves are
+    /// uploaded first, through the objects API.
+    static func requestedObject(_ json: JSONValue, column: Column) throws(DallyError) -> String {
+        guard case .string(let hex)? = json["hash"], hex.utf8.count == 64,
+            hex.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) })
+        else {
+            throw DallyError(
+                .wrongType,
+                "column '\(column.name)' is an OBJECT column: give {\"hash\": \"<64 hex digits>\"} of an object uploaded to this gateway (POST /v1/objects), or null",
+                field: column.name)
+        }
+        return #"{"hash":""# + hex.lowercased() + #""}"#
     }
 
     /// Writes this value as JSON: BLOBs as base64 strings, JSON columns verbatim.

@@ -1,6 +1,7 @@
 import DallyHTTP
 import DallyConfig
 import DallyCore
+import DallyObjects
 import DallyStore
 import Foundation
 import Hummingbird
@@ -8,8 +9,8 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 
-/// A running gateway's parts, wired from a ``GatewayConfig``: the replica, the change hub and
-/// the HTTP application.
+/// A running gateway's parts, wired from a ``GatewayConfig``: the replica, the chunk store and
+/// object GC, the change hub and the HTTP application.
 ///
 /// For example, to serve until SIGTERM:
 ///
@@ -20,23 +21,32 @@ import ServiceLifecycle
 public struct Gateway {
     public let config: GatewayConfig
     public let store: ReplicaStore
+    /// The chunk store, receives under way and object counters.
+    public let objects: GatewayObjects
     public let hub: ChangeHub
     public let openFiles: OpenFileLimit
     /// Sends and receives changes when the configuration has a `[cloud]` section.
     public let syncer: (any SyncControl & Service)?
     let router: Router<DallyRequestContext>
     let logger: Logger
+    /// Object GC every `objects.gc_interval`.
+    let objectSweeper: any Service
 
     /// Opens the replica and builds the routes.
     ///
     /// - Parameters:
     ///   - clock: what the long-polls and the scheduler sleep on.
     ///   - now: wall-clock milliseconds since 1970, for what outlives the process (first-dirty
-    ///     times, deadlines, pulls). Tests move it with their clock.
+    ///     times, deadlines, pulls, object and chunk ages). Tests move it with their clock.
+    ///   - objectFetcher: brings objects a client reads that are not here from the cloud;
+    ///     defaults to the syncer when it can. Without one such reads are answered
+    ///     `503 object_unavailable`.
+    ///   - chunking: how received objects are cut into chunks.
     /// - Throws: ``StoreError`` when the replica cannot be opened or migrated.
     public init<C: Clock>(
         config: GatewayConfig, logger: Logger, clock: C = ContinuousClock(),
-        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        objectFetcher: (any ObjectFetching)? = nil, chunking: ChunkingParameters = .default
     ) throws where C.Duration == Duration {
         self.config = config
         self.logger = logger
@@ -45,8 +55,10 @@ public struct Gateway {
             directory: config.server.dataDirectory, tables: config.tables,
             synchronousFull: config.store.synchronousFull, now: now)
         self.store = store
-        let chunks = try SQLiteChunkStore.open(
-            directory: config.server.dataDirectory, synchronousFull: config.store.synchronousFull)
+        let objects = try GatewayObjects(
+            store: store, settings: config.objects, chunking: chunking, synchronousFull: config.store.synchronousFull)
+        self.objects = objects
+        objectSweeper = ObjectSweeper(objects: objects, clock: clock, now: now, logger: logger)
         let hub = ChangeHub(
             latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
         self.hub = hub
@@ -54,7 +66,7 @@ public struct Gateway {
         let syncer: (any SyncControl & Service)? = config.cloud.map {
             Syncer(
                 store: store, link: $0, uplinks: config.uplinks, networkClasses: config.networkClasses,
-                tables: config.tables, chunks: chunks, objects: config.objects, clock: clock, now: now, logger: logger)
+                tables: config.tables, objects: objects, clock: clock, now: now, logger: logger)
         }
         self.syncer = syncer
         for table in config.tablesWithoutUplink() {
@@ -71,6 +83,14 @@ public struct Gateway {
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware())
         RowRoutes(access: access).register(on: router)
+        let receiver = ObjectReceiver(
+            chunks: objects.chunkStore, intakes: objects.intakes, counters: objects.counters,
+            maxBytes: config.objects.maxBytes, chunking: chunking, now: now)
+        ObjectRoutes(
+            access: access, receiver: receiver, chunks: objects.chunkStore,
+            fetcher: objectFetcher ?? (syncer as? any ObjectFetching)
+        ).register(on: router)
+        ObjectUploadRoute(authorizer: authorizer, store: store, receiver: receiver).register(on: router)
         BatchRoute(access: access, maxRows: config.limits.maxRowsPerBatch).register(on: router)
         SyncRoutes(access: access, syncer: syncer).register(on: router)
         UplinkRoutes(authorizer: authorizer, syncer: syncer).register(on: router)
@@ -81,8 +101,8 @@ public struct Gateway {
         OperationsRoutes(
             authorizer: authorizer,
             stats: GatewayStats(
-                store: store, hub: hub, syncer: syncer, requests: requests, registry: registry, openFiles: openFiles,
-                startedAt: Date())
+                store: store, objects: objects, hub: hub, syncer: syncer, requests: requests, registry: registry,
+                openFiles: openFiles, startedAt: Date())
         ).register(on: router)
         self.router = router
     }
@@ -105,18 +125,19 @@ public struct Gateway {
         )
     }
 
-    /// The services of a running gateway, in start order: the server, the hub, the syncer.
+    /// The services of a running gateway, in start order: the server, the hub, object GC, the
+    /// syncer.
     ///
     /// Shutdown runs in reverse: the syncer stops first (a batch in flight stays recorded and
-    /// is resent at the next start), then the hub answers every parked long-poll, then the
-    /// server drains in-flight requests.
+    /// is resent at the next start), GC stops between passes, then the hub answers every
+    /// parked long-poll, then the server drains in-flight requests.
     ///
     /// - Parameter port: overrides the configured port (0 picks a free one).
     public func services(port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> [any Service]
     {
         let app = application(port: port, onServerRunning: onServerRunning)
-        return [app, hub] + (syncer.map { [$0] } ?? [])
+        return [app, hub, objectSweeper] + (syncer.map { [$0] } ?? [])
     }
 
     /// Logs where the gateway listens; for `onServerRunning`.
@@ -142,6 +163,7 @@ public struct Gateway {
                 services: services(onServerRunning: announce), gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+        try objects.chunkStore.close()
         try store.close()
         logger.info("gateway stopped")
     }

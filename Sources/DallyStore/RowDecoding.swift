@@ -24,6 +24,7 @@ enum RowDecoding {
         case (.real, .double(let d)): .real(d)
         case (.real, .int64(let i)): .real(Double(i))
         case (.text, .string(let s)): .text(s)
+        // An OBJECT column holds its reference's JSON text, shown in rows as that object.
         case (.json, .string(let s)), (.object, .string(let s)): .json(s)
         case (.blob, .blob(let data)): .blob(Array(data))
         // Anything else was written by something other than Dally; show it as it is stored.

@@ -2,7 +2,8 @@ import DallyCore
 import GRDB
 
 /// Applies one validated ``RowWrite`` inside a transaction: checks the expected sequence,
-/// writes the row with a new local sequence number, and records it in the outbox.
+/// resolves the objects its `OBJECT` columns name, writes the row with a new local sequence
+/// number, and records it in the outbox (and its object refs and uploads, see ``RowObjects``).
 ///
 /// All checks run before the first statement that changes anything, so a refused write
 /// leaves the database as it was.
@@ -58,6 +59,13 @@ enum RowWriter {
             deleted = true
         }
 
+        let hasObjects = RowObjects.hasObjects(schema)
+        if hasObjects {
+            for (index, _) in write.values where schema.columns[index].type == .object {
+                values[index] = try RowObjects.resolve(values[index], column: schema.columns[index], db: db)
+            }
+        }
+
         let seq = context.nextSeq(for: schema.name)
         let updatedAt = write.updatedAt ?? context.now
         var arguments: [DatabaseValue] = [
@@ -67,6 +75,10 @@ enum RowWriter {
         arguments.reserveCapacity(5 + values.count)
         for value in values { arguments.append(RowDecoding.databaseValue(value)) }
         try db.cachedStatement(sql: table.upsert).execute(arguments: StatementArguments(arguments))
+        if hasObjects {
+            let refs = RowObjects.references(&values, schema: schema)
+            try RowObjects.trackLocal(refs, table: schema, rowID: write.id, now: context.now, db: db)
+        }
 
         if !schema.policy.localOnly {
             try Outbox.record(

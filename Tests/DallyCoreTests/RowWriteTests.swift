@@ -158,10 +158,11 @@ struct RowWriteRefusalTests {
         #expect(error.message.contains("INTEGER"))
     }
 
-    @Test func objectColumnInValues() throws {
+    @Test func objectColumnInValuesMustNameAHash() throws {
         let error = try #require(try decodeError(#"{"values":{"receipt":"abc"}}"#, kind: .patch))
-        #expect(error.code == .objectColumn)
+        #expect(error.code == .wrongType)
         #expect(error.field == "receipt")
+        #expect(error.message.contains("POST /v1/objects"))
     }
 
     @Test(arguments: ["etag", "value", "Values", "deleted", "seq"])

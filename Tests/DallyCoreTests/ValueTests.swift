@@ -87,13 +87,25 @@ struct ValueConversionTests {
         #expect(try value([], .json) == .json("[]"))
     }
 
-    @Test(arguments: [JSONValue.string("x"), .int(1), .object([]), .bool(true)])
-    func objectColumnIsRefused(_ json: JSONValue) throws {
+    @Test func objectColumnTakesARequestedHashAndKeepsOnlyTheHash() throws {
+        let hex = String(repeating: "Ab", count: 32)
+        let lower = String(repeating: "ab", count: 32)
+        #expect(try value(["hash": .string(hex)], .object) == .json(#"{"hash":"\#(lower)"}"#))
+        // Size and chunks may be given; the store fills in its own.
+        #expect(
+            try value(["hash": .string(lower), "size": 3, "chunks": 1], .object) == .json(#"{"hash":"\#(lower)"}"#))
+    }
+
+    @Test(arguments: [
+        JSONValue.string("x"), .int(1), .object([]), .bool(true), ["hash": "abc"],
+        ["hash": .string(String(repeating: "g", count: 64))], ["hash": 12], [["hash": "x"]],
+    ])
+    func objectColumnRefusesAnythingButAHash(_ json: JSONValue) throws {
         let error = try #require(conversionError(json, .object, column: "receipt"))
-        #expect(error.code == .objectColumn)
+        #expect(error.code == .wrongType)
         #expect(error.field == "receipt")
         #expect(error.message.contains("'receipt'"))
-        #expect(error.message.contains("objects API"))
+        #expect(error.message.contains("POST /v1/objects"))
     }
 
     struct WrongType: Sendable {

@@ -8,6 +8,7 @@ import Prometheus
 /// request counter at the moment of asking.
 struct GatewayStats: Sendable {
     let store: ReplicaStore
+    let objects: GatewayObjects
     let hub: ChangeHub
     let syncer: (any SyncControl)?
     let requests: RequestCounter
@@ -82,7 +83,11 @@ struct GatewayStats: Sendable {
             }
             w.raw("}")
         }
-        w.raw("},\"requests\":")
+        w.raw("},\"objects\":")
+        objects.counters.snapshot.write(
+            to: &w, totals: try await store.objectTotals(), chunks: try await objects.chunkStore.totals(),
+            receiving: objects.intakes.count)
+        w.raw(",\"requests\":")
         requests.write(to: &w)
         w.raw("}")
         return w
@@ -123,6 +128,15 @@ struct GatewayStats: Sendable {
         registry.makeGauge(name: "dally_longpoll_waiters").set(Int64(hub.waiting))
         registry.makeGauge(name: "dally_longpoll_waiters_limit").set(Int64(hub.limit))
         registry.makeGauge(name: "dally_store_bytes").set(store.sizeOnDisk)
+        let objectTotals = try await store.objectTotals()
+        let chunkTotals = try await objects.chunkStore.totals()
+        registry.makeGauge(name: "dally_objects").set(objectTotals.objects)
+        registry.makeGauge(name: "dally_objects_local").set(objectTotals.local)
+        registry.makeGauge(name: "dally_chunks").set(Int64(chunkTotals.chunks))
+        registry.makeGauge(name: "dally_chunk_bytes").set(chunkTotals.bytes)
+        for field in objects.counters.snapshot.fields {
+            registry.makeGauge(name: "dally_objects_\(field.name)").set(field.value)
+        }
         registry.makeGauge(name: "dally_store_last_seq").set(store.lastSeq)
         registry.makeGauge(name: "dally_open_files_limit").set(Int64(openFiles.soft))
         if let status = syncer?.status {

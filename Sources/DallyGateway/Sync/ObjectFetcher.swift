@@ -4,7 +4,7 @@ import DallyStore
 import DallySync
 import Foundation
 
-extension Syncer {
+extension Syncer: ObjectFetching {
     /// Brings one object from the cloud into the chunk store over `uplink`: its manifest, then
     /// the chunks not here already (shared with other objects, or left by an interrupted
     /// fetch), each checked against its hash. False when the cloud does not hold it whole.
@@ -13,6 +13,16 @@ extension Syncer {
         uplink.recordAnswer(asked, now: now())
         state.withLock { $0.status.record(asked) }
         guard let manifest = found else { return false }
+        // Chunks stored before the object is recorded are a receive under way for GC.
+        try await objects.intakes.receiving(startedAt: now()) {
+            try await fetchChunks(of: manifest, on: uplink)
+            try await store.objectFetched(manifest, now: now())
+        }
+        state.withLock { $0.status.objects.fetched += 1 }
+        return true
+    }
+
+    private func fetchChunks(of manifest: ObjectManifest, on uplink: Uplink) async throws {
         let unique = Array(Set(manifest.chunks.map(\.hash)))
         let here = try await chunks.present(unique)
         for hash in unique where !here.contains(hash) {
@@ -26,9 +36,6 @@ extension Syncer {
                 state.status.objects.bytesFetched += Int64(bytes.count)
             }
         }
-        try await store.objectFetched(manifest, now: now())
-        state.withLock { $0.status.objects.fetched += 1 }
-        return true
     }
 
     /// Fetches the queued objects of `tables` (their download policy allows this uplink).

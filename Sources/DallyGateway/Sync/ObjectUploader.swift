@@ -12,8 +12,9 @@ extension Syncer {
     /// (throwing) when the uplink stops being usable or the syncer stops, leaving what was sent.
     func uploadObjects(on uplink: Uplink, tables: Set<String>) async throws -> Int {
         var finished = 0
-        for upload in try await store.objectUploads(tables: tables) {
-            guard let manifest = upload.manifest else {
+        for pending in try await store.objectUploads(tables: tables) {
+            let upload = pending.upload
+            guard let manifest = pending.manifest else {
                 logger.error(
                     "an object waiting to go up has no chunk list; it cannot be sent",
                     metadata: ["object": "\(upload.hash)", "table": "\(upload.table)"])

@@ -61,10 +61,11 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     /// Per-table compression dictionaries; nil unless batches are compressed with zstd and
     /// `dictionary_bytes` is above 0.
     let dictionaries: DictionaryBook?
-    /// The replica's chunk bytes, which object uploads read and fetches fill.
-    let chunks: any ChunkStore
-    /// `[objects]`: the on-demand fetch timeout.
-    let objectSettings: ObjectSettings
+    /// The replica's chunk store (which object uploads read and fetches fill), the receives
+    /// under way (which GC keeps its hands off), and `[objects]`.
+    let objects: GatewayObjects
+    var chunks: any ChunkStore { objects.chunkStore }
+    var objectSettings: ObjectSettings { objects.settings }
     /// Per table, its schema: which columns hold objects, whether it syncs atomically.
     let schemas: [String: TableSchema]
 
@@ -74,12 +75,11 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
     ///   - now: wall-clock milliseconds since 1970, the same the store uses.
     public init(
         store: ReplicaStore, link: CloudLink, uplinks: [UplinkConfig], networkClasses: [String], tables: [TableSchema],
-        chunks: any ChunkStore, objects: ObjectSettings = ObjectSettings(), clock: C,
+        objects: GatewayObjects, clock: C,
         now: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.store = store
-        self.chunks = chunks
-        self.objectSettings = objects
+        self.objects = objects
         self.schemas = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.link = link
         self.clock = clock

@@ -3,17 +3,9 @@ import DallyObjects
 import Foundation
 import GRDB
 
-/// An object the cloud may still lack, as the uploader walks it.
-public struct ObjectUpload: Sendable, Equatable {
-    public let hash: ContentHash
-    /// The table whose `upload_objects` policy it travels under.
-    public let table: String
-    public let size: Int64
-    /// Chunk bytes this replica has sent for it so far, across attempts and restarts.
-    public let bytesSent: Int64
-    /// How many walks began for it: more than one means a transfer that resumed.
-    public let attempts: Int64
-    public let firstDirtyAt: Int64
+/// An object waiting to go up, with its chunk list, as the uploader walks it.
+public struct PendingObjectUpload: Sendable, Equatable {
+    public let upload: ObjectUpload
     /// Its chunk list; nil only if the object's bytes were lost (then it cannot go).
     public let manifest: ObjectManifest?
 }
@@ -25,13 +17,6 @@ public struct ObjectUploadSummary: Sendable, Equatable {
     public let objects: Int64
     public let bytes: Int64
     public let oldestFirstDirtyAt: Int64?
-}
-
-/// An object to fetch from the cloud under its table's download policy.
-public struct ObjectDownload: Sendable, Equatable {
-    public let hash: ContentHash
-    public let table: String
-    public let queuedAt: Int64
 }
 
 extension ReplicaStore {
@@ -56,7 +41,7 @@ extension ReplicaStore {
     }
 
     /// The objects waiting to go up for `tables`, oldest first.
-    public func objectUploads(tables: Set<String>, limit: Int = 1000) async throws -> [ObjectUpload] {
+    public func objectUploads(tables: Set<String>, limit: Int = 1000) async throws -> [PendingObjectUpload] {
         guard !tables.isEmpty else { return [] }
         return try await pool.read { db in
             let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
@@ -70,13 +55,14 @@ extension ReplicaStore {
                     WHERE u.tbl IN (\(marks)) ORDER BY u.first_dirty_at, u.hash LIMIT ?
                     """,
                 arguments: arguments
-            ).compactMap { row -> ObjectUpload? in
+            ).compactMap { row -> PendingObjectUpload? in
                 let hex: String = row[0]
                 guard let hash = ContentHash(hex: hex) else { return nil }
                 let size: Int64 = row[2]
                 let manifest = (row[6] as Data?).flatMap { ObjectManifest(hash: hash, size: size, storage: $0) }
-                return ObjectUpload(
-                    hash: hash, table: row[1], size: size, bytesSent: row[3], attempts: row[4], firstDirtyAt: row[5],
+                return PendingObjectUpload(
+                    upload: ObjectUpload(
+                        hash: hash, table: row[1], firstDirtyAt: row[5], size: size, bytesSent: row[3], attempts: row[4]),
                     manifest: manifest)
             }
         }

@@ -44,12 +44,20 @@ public final class SQLiteChunkStore: ChunkStore {
         self.pool = pool
     }
 
+    /// A chunk already stored has its stored time moved up to `now`: an upload that reuses an
+    /// old chunk no manifest lists yet must not see the sweep delete it before its manifest is
+    /// recorded. (Insert and refresh are one transaction, so a sweep runs wholly before it —
+    /// and the chunk is stored anew — or wholly after.)
     public func put(_ hash: ContentHash, bytes: [UInt8], now: Int64) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
                 sql: "INSERT INTO chunks (hash, size, stored_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING",
                 arguments: [Data(hash.bytes), bytes.count, now, Data(bytes)])
-            return db.changesCount > 0
+            if db.changesCount > 0 { return true }
+            try db.execute(
+                sql: "UPDATE chunks SET stored_at = ? WHERE hash = ? AND stored_at < ?",
+                arguments: [now, Data(hash.bytes), now])
+            return false
         }
     }
 

@@ -4,7 +4,8 @@ import GRDB
 
 /// Writes a row as the cloud holds it into the replica: a clean row (with its cloud version and
 /// no outbox entry) under a new local sequence number, so local long-polls see it like any
-/// other change.
+/// other change. The objects its `OBJECT` columns reference are recorded, refs kept and
+/// downloads queued in the same transaction (``RowObjects``).
 enum CloudRowWriter {
     /// - Parameters:
     ///   - columns: the local position of each of `row.values`, nil for a column the replica
@@ -25,6 +26,8 @@ enum CloudRowWriter {
                 if let value = try? Value(wire: json, for: schema.columns[position]) { values[position] = value }
             }
         }
+        let hasObjects = RowObjects.hasObjects(schema)
+        let refs = hasObjects ? RowObjects.references(&values, schema: schema) : []
         let seq = context.nextSeq(for: schema.name)
         var arguments: [DatabaseValue] = [
             row.id.databaseValue, seq.databaseValue, row.updatedAt.databaseValue, (row.deleted ? 1 : 0).databaseValue,
@@ -32,6 +35,7 @@ enum CloudRowWriter {
         ]
         for value in values { arguments.append(RowDecoding.databaseValue(value)) }
         try db.cachedStatement(sql: table.upsert).execute(arguments: StatementArguments(arguments))
+        if hasObjects { try RowObjects.trackDownstream(refs, table: schema, rowID: row.id, now: context.now, db: db) }
         // Only a dirty row (version nil) has an outbox entry; downstream rows replace clean ones.
         if let old, old.version == nil {
             try db.execute(
