@@ -155,6 +155,12 @@ public struct Gateway {
         }
     }
 
+    /// Closes the replica and the chunk store; for a gateway whose services have stopped.
+    public func close() throws {
+        try objects.chunkStore.close()
+        try store.close()
+    }
+
     /// Serves until SIGTERM or SIGINT, then stops syncing, answers every long-poll, drains
     /// requests and closes the replica.
     public func run() async throws {

@@ -79,7 +79,7 @@ struct BenchObjects: AsyncParsableCommand {
         try await http.shutdown()
         try await gatewayServices.stop()
         try await cloudServices.stop()
-        try gateway.store.close()
+        try gateway.close()
         try cloud.store.close()
     }
 

@@ -58,7 +58,7 @@ struct PropagationSystem {
                 http: http)
         } catch {
             try? await cloudServices.stop()
-            for gateway in gateways { try? gateway.store.close() }
+            for gateway in gateways { try? gateway.close() }
             try? cloud.store.close()
             throw error
         }
@@ -72,7 +72,7 @@ struct PropagationSystem {
         do { try await cloudServices.stop() } catch { failure = failure ?? error }
         do { try await gatewayServices.stop() } catch { failure = failure ?? error }
         for gateway in gateways {
-            do { try gateway.store.close() } catch { failure = failure ?? error }
+            do { try gateway.close() } catch { failure = failure ?? error }
         }
         do { try cloud.store.close() } catch { failure = failure ?? error }
         if let failure { throw failure }

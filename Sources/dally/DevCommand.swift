@@ -54,7 +54,7 @@ struct DevCommand: AsyncParsableCommand {
             configuration: .init(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: cloudLogger))
         try await group.run()
-        for gateway in running { try gateway.store.close() }
+        for gateway in running { try gateway.close() }
         try cloud.store.close()
     }
 

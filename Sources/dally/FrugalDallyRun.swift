@@ -35,7 +35,7 @@ struct FrugalDallyRun {
                 gateway.services(port: 0) { port in await report(0, port) }
             }
         } catch {
-            try? gateway.store.close()
+            try? gateway.close()
             try? await cloud.stop()
             throw error
         }
@@ -54,7 +54,7 @@ struct FrugalDallyRun {
         } catch {
             try? await http.shutdown()
             try? await services.stop()
-            try? gateway.store.close()
+            try? gateway.close()
             try? await cloud.stop()
             throw error
         }
@@ -65,13 +65,13 @@ struct FrugalDallyRun {
         } catch {
             try? await http.shutdown()
             try? await services.stop()
-            try? gateway.store.close()
+            try? gateway.close()
             try? await cloud.stop()
             throw error
         }
         try await http.shutdown()
         try await services.stop()
-        try gateway.store.close()
+        try gateway.close()
         let (mismatched, missing) = try await CloudReader(store: cloud.cloud.store, trace: trace, hashes: hashes).verify()
         (outcome.mismatchedRows, outcome.missingRows) = (mismatched, missing)
         for relay in [cloud.wifi, cloud.cellular] {

@@ -83,11 +83,11 @@ struct LiveGateway: Sendable {
                 return result
             }
             try await http.shutdown()
-            try gateway.store.close()
+            try gateway.close()
             return result
         } catch {
             try? await http.shutdown()
-            try? gateway.store.close()
+            try? gateway.close()
             throw error
         }
     }

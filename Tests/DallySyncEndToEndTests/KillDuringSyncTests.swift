@@ -81,7 +81,7 @@ import Testing
         #expect(again.json["sent"]?.int == 0)
 
         try await server.stop()
-        try restarted.store.close()
+        try restarted.close()
         try await proxyServer.stop()
         try await system.shutdown()
     }

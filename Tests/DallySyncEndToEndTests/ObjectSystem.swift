@@ -147,7 +147,7 @@ final class ObjectSystem: @unchecked Sendable {
 
     func stopGateway(_ id: String) async throws {
         try await servers[id]?.stop()
-        try gateways.removeValue(forKey: id)?.store.close()
+        try gateways.removeValue(forKey: id)?.close()
     }
 
     func shutdown() async {

@@ -127,7 +127,7 @@ final class SyncSystem: @unchecked Sendable {
     func stopGateway(_ id: String) async throws {
         guard let entry = gateways.removeValue(forKey: id) else { return }
         try await entry.server.stop()
-        try entry.gateway.store.close()
+        try entry.gateway.close()
     }
 
     /// A cloud and gateways `gw-a` and `gw-b`, running for `body`, then stopped.

@@ -111,7 +111,7 @@ final class UplinkSystem: @unchecked Sendable {
 
     func stopGateway() async throws {
         try await gatewayServer.stop()
-        try gateway?.store.close()
+        try gateway?.close()
         gateway = nil
     }
 

@@ -57,7 +57,10 @@ public final class ObjectCounters: Sendable {
 
 extension ObjectCounters.Snapshot {
     /// The `/stats` block: the store's totals and the receives under way now, then the counters.
-    func write(to w: inout JSONWriter, totals: ObjectTotals, chunks: (chunks: Int, bytes: Int64), receiving: Int) {
+    func write(
+        to w: inout JSONWriter, totals: ObjectTotals, chunks: (chunks: Int, bytes: Int64), receiving: Int,
+        backlog: ObjectBacklog, now: Int64
+    ) {
         w.raw("{\"objects\":")
         w.int(totals.objects)
         w.raw(",\"local_objects\":")
@@ -73,6 +76,8 @@ extension ObjectCounters.Snapshot {
             w.key(field.name)
             w.int(field.value)
         }
+        w.raw(",")
+        backlog.write(to: &w, now: now)
         w.raw("}")
     }
 }

@@ -86,7 +86,13 @@ struct GatewayStats: Sendable {
         w.raw("},\"objects\":")
         objects.counters.snapshot.write(
             to: &w, totals: try await store.objectTotals(), chunks: try await objects.chunkStore.totals(),
-            receiving: objects.intakes.count)
+            receiving: objects.intakes.count,
+            backlog: ObjectBacklog(
+                summaries: try await store.objectUploadSummaries(),
+                policies: Dictionary(uniqueKeysWithValues: store.tableNames.compactMap { name in
+                    store.schema(name).map { (name, $0.policy) }
+                })),
+            now: now)
         w.raw(",\"requests\":")
         requests.write(to: &w)
         w.raw("}")

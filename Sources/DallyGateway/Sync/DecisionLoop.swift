@@ -108,7 +108,9 @@ extension Syncer {
             return (state.waiters, state.report, state.status.lastError)
         }
         for waiter in waiters {
-            if !situation.urgentUploads.contains(waiter.table) && !situation.urgentPulls.contains(waiter.table) {
+            // A table's sync-now is served when its rows and its objects both are.
+            let streams = [waiter.table, ObjectStream.name(of: waiter.table)]
+            if streams.allSatisfy({ !situation.urgentUploads.contains($0) && !situation.urgentPulls.contains($0) }) {
                 waiter.continuation.resume(returning: .synced(report))
             } else if !situation.backingOff.isEmpty, let lastError {
                 waiter.continuation.resume(returning: .queued("the cloud could not be reached: \(lastError)"))

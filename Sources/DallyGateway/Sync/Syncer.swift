@@ -163,7 +163,8 @@ public final class Syncer<C: Clock>: Service, SyncControl where C.Duration == Du
             let stopped = state.withLock { state in
                 guard !state.stopped else { return true }
                 state.urgentUploads.formUnion(streams)
-                state.urgentPulls.formUnion(streams)
+                // Objects fetched on demand or with their atomic rows have no pull of their own.
+                state.urgentPulls.formUnion(streams.filter { self.scheduler.rules(of: $0)?.downloadNetworks.isEmpty == false })
                 state.waiters.append((table, continuation))
                 return false
             }
