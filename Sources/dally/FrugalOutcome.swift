@@ -115,8 +115,15 @@ struct CloudReader {
         }
         switch (values[column], write.object) {
         case (.null, nil): return true
-        case (.string(let text), let object?):
-            guard let reference = ObjectReference(jsonText: text), let hash = hashes.hashes[object] else { return false }
+        case (let json, let object?):
+            // Pages carry a reference as its JSON object (older stores: as its text).
+            let reference: ObjectReference?
+            if case .string(let text) = json {
+                reference = ObjectReference(jsonText: text)
+            } else {
+                reference = try? ObjectReference(json: json, field: "")
+            }
+            guard let reference, let hash = hashes.hashes[object] else { return false }
             return reference.hash == hash && reference.size == Int64(object.size)
         default: return false
         }
