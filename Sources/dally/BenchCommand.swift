@@ -17,6 +17,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency).",
-        subcommands: [BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self]
+        subcommands: [BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchChunking.self]
     )
 }
