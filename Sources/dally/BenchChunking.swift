@@ -51,7 +51,8 @@ struct BenchChunking: ParsableCommand {
 
         var rows = [["chunking", "chunks", "mean KiB", "2GiB: chunks", "stored KB", "JSON KB", "scan MB/s", "+SHA MB/s"]]
         var editRows = [["chunking"] + edits.map(\.name).flatMap { ["\($0): new", "MB", "ratio"] }]
-        var traceRows = [["chunking", "versions", "naive MB", "new chunks", "new MB", "ratio"]]
+        var traceRows = [["chunking", "versions", "naive MB", "new chunks", "new MB", "ratio", "+manifests MB", "ratio"]]
+        var costRows = [["chunking", "1MB edit: PUTs", "chunk MB", "manifest MB", "total MB", "first upload: PUTs"]]
         for parameters in Self.configurations {
             let name = Self.name(parameters)
             let scan = parameters.method == .fixed ? "—" : "\(Int(Self.scanSpeed(original, parameters).rounded()))"
@@ -69,25 +70,39 @@ struct BenchChunking: ParsableCommand {
 
             let stored = Set(chunks.map(\.hash))
             var editRow = [name]
+            var oneMB: [(count: Int, bytes: Int)] = []
             for edit in edits {
                 var edited = original
                 edit.apply(to: &edited)
                 let sent = Self.newChunks(Self.chunks(edited, parameters), stored: stored)
+                if edit.isOneMB { oneMB.append(sent) }
                 editRow += [
                     "\(sent.count)", BenchOutput.figure(Double(sent.bytes) / Self.mega),
                     BenchOutput.figure(Double(edited.count) / Double(max(sent.bytes, 1))),
                 ]
             }
             editRows.append(editRow)
+            let putsPerEdit = Double(oneMB.map(\.count).reduce(0, +)) / Double(oneMB.count)
+            let chunkMBPerEdit = Double(oneMB.map(\.bytes).reduce(0, +)) / Double(oneMB.count) / Self.mega
+            let manifestMB = chunks2GiB * Self.jsonBytesPerChunk / Self.mega
+            if parameters.method == .fastCDC {
+                costRows.append([
+                    name, BenchOutput.figure(putsPerEdit), BenchOutput.figure(chunkMBPerEdit), BenchOutput.figure(manifestMB),
+                    BenchOutput.figure(chunkMBPerEdit + manifestMB), "\(Int(chunks2GiB.rounded()))",
+                ])
+            }
 
             var store = stored
             var naive = 0
             var newCount = 0
             var newBytes = 0
+            var manifestBytes = 0.0
             var version = original
             for edit in trace {
                 edit.apply(to: &version)
-                let sent = Self.newChunks(Self.chunks(version, parameters), adding: &store)
+                let versionChunks = Self.chunks(version, parameters)
+                let sent = Self.newChunks(versionChunks, adding: &store)
+                manifestBytes += Double(versionChunks.count) * Self.jsonBytesPerChunk
                 naive += version.count
                 newCount += sent.count
                 newBytes += sent.bytes
@@ -95,14 +110,22 @@ struct BenchChunking: ParsableCommand {
             traceRows.append([
                 name, "\(trace.count)", BenchOutput.figure(Double(naive) / Self.mega), "\(newCount)",
                 BenchOutput.figure(Double(newBytes) / Self.mega), BenchOutput.figure(Double(naive) / Double(max(newBytes, 1))),
+                BenchOutput.figure((Double(newBytes) + manifestBytes) / Self.mega),
+                BenchOutput.figure(Double(naive) / (Double(newBytes) + manifestBytes)),
             ])
         }
         print("\nchunks of the original object, and throughput (release; chunker fed 64 KiB pieces; fixed has no scan)")
         BenchOutput.table(rows)
         print("\nsingle edits in the middle of the object: new chunks, new MB, dedup ratio")
         BenchOutput.table(editRows)
-        print("\nedit trace: \(trace.count) successive mixed edits; new = not in any earlier version; naive = every version re-uploaded whole")
+        print("\nedit trace: \(trace.count) successive mixed edits; new = not in any earlier version; naive = every version re-uploaded whole; +manifests = with each version's JSON manifest")
         BenchOutput.table(traceRows)
+        print("""
+
+            a 1 MB edit to a 2 GiB object (mean of the overwrite, insert and delete above, plus the new JSON manifest), and its \
+            first upload; FastCDC only: with fixed sizes an insert or delete re-sends everything after it
+            """)
+        BenchOutput.table(costRows)
     }
 
     static func name(_ parameters: ChunkingParameters) -> String {
@@ -185,6 +208,15 @@ enum ChunkingData {
 
         let name: String
         let change: Change
+
+        /// One of the three 1 MB edits (overwrite, insert, delete).
+        var isOneMB: Bool {
+            switch change {
+            case .overwrite(_, let new), .insert(_, let new): new.count == 1_000_000
+            case .delete(_, let count): count == 1_000_000
+            case .bump, .append: false
+            }
+        }
 
         func apply(to bytes: inout [UInt8]) {
             switch change {
