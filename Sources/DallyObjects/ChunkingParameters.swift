@@ -48,11 +48,25 @@ public struct ChunkingParameters: Sendable, Hashable {
         ChunkingParameters(method: .fixed, minimum: size, average: size, maximum: size)
     }
 
-    /// What objects are chunked with unless configured otherwise.
+    /// What objects are chunked with unless configured otherwise: FastCDC aiming at 256 KiB
+    /// (minimum 64 KiB, maximum 1 MiB), chosen with `dally bench chunking` (figures in
+    /// docs/OBJECTS.md, "Chunking (measured)").
     ///
-    /// Provisional: FastCDC around 1 MiB (256 KiB…4 MiB) until `dally bench chunking` has
-    /// measured the alternatives.
-    public static let `default` = ChunkingParameters.fastCDC(average: 1 << 20)
+    /// - Content-defined rather than fixed: a 1 MB insert or delete in a 100 MB object sends
+    ///   0.5–1.8 MB instead of ~50 MB (everything after the edit), and a trace of 20 mixed edits
+    ///   sends 28 MB instead of 463 MB.
+    /// - 256 KiB rather than 1 MiB: a 1 MB edit sends 0.5–1.8 MB of chunks rather than 3.4–5.6 MB,
+    ///   and the edit trace 28 MB rather than 88 MB.
+    /// - 256 KiB rather than 64 KiB: 64 KiB sends fewer chunk bytes per 1 MB edit (0.8 MB rather
+    ///   than 1.3 MB) and far fewer for scattered tiny edits, but costs 4× the chunks: a 2 GiB
+    ///   object has ~26,000 rather than ~6,600, so 4× the requests on its first upload and a 2 MB
+    ///   rather than 0.5 MB JSON manifest, sent again whole after every edit (and every hash is
+    ///   listed again in the missing-chunks ask). Counting the manifest alone, 256 KiB sends less
+    ///   per 1 MB edit from objects of ~700 MB up (1.8 MB rather than 2.8 MB at 2 GiB), and it
+    ///   needs 4× fewer requests at every size.
+    /// - Speed does not decide it: every FastCDC size scans at ~2.6 GB/s and chunks and hashes at
+    ///   ~1 GB/s. A 1 MiB largest chunk also keeps each chunk held in memory small.
+    public static let `default` = ChunkingParameters.fastCDC(average: 256 << 10)
 
     /// The largest chunk a chunker may make: what a manifest accepts.
     public static let largestChunk = ObjectManifest.maxChunkBytes

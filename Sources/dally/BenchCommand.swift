@@ -17,6 +17,9 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency).",
-        subcommands: [BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchObjects.self]
+        subcommands: [
+            BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchChunking.self,
+            BenchObjects.self,
+        ]
     )
 }

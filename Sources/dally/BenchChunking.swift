@@ -1,0 +1,363 @@
+import ArgumentParser
+import DallyObjects
+import Foundation
+
+/// `dally bench chunking`: what each way of cutting objects into chunks costs and saves, to choose
+/// ``ChunkingParameters/default`` by measurement.
+///
+/// One seeded object (`--mb` MB: alternating stretches of random bytes and of document-like
+/// text) is chunked with fixed-size and FastCDC chunking at three sizes, then edited: 1 MB
+/// overwritten, inserted or deleted in the middle, and 100 scattered 1-byte changes, each on its
+/// own; then a trace of 20 successive mixed edits. For every edit, "new" chunks are those whose
+/// hash the store does not hold yet: what an upload would send, one request each. Throughput is
+/// the chunker fed 64 KiB pieces (as an upload reads them), with and without SHA-256.
+///
+/// Every figure but the speeds is fixed by the seed. Build with `swift build -c release` first.
+struct BenchChunking: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chunking",
+        abstract: "Measure chunking: dedup after edits, chunk counts, manifest sizes, throughput."
+    )
+
+    @Option(name: .long, help: "Object size in MB (10^6 bytes).")
+    var mb = 100
+
+    @Option(name: .long, help: "Successive edits in the edit trace.")
+    var edits = 20
+
+    func validate() throws {
+        guard mb >= 8 else { throw ValidationError("--mb: at least 8") }
+        guard edits >= 1 else { throw ValidationError("--edits: at least 1") }
+    }
+
+    static let configurations: [ChunkingParameters] = [64 << 10, 256 << 10, 1 << 20].flatMap {
+        [ChunkingParameters.fixed(size: $0), .fastCDC(average: $0)]
+    }
+    static let mega = 1_000_000.0
+    /// Bytes per chunk of a manifest: in a store (hash and size) and in JSON (`["<64 hex>",size],`).
+    static let storageBytesPerChunk = 36.0
+    static let jsonBytesPerChunk = 75.0
+
+    func run() throws {
+        var random = BenchRandom(seed: 0xC4C)
+        let original = ChunkingData.object(bytes: mb * 1_000_000, random: &random)
+        let edits = ChunkingData.singleEdits(of: original, random: &random)
+        let trace = ChunkingData.trace(of: original, edits: self.edits, random: &random)
+        print("""
+            object: \(mb) MB of seeded data, alternating random and document-like stretches of 1–8 MiB
+            new = chunks whose SHA-256 the store lacks after the edit (one PUT each); ratio = object bytes / new bytes
+            manifest for a 2 GiB object = chunks × 36 B stored, × ~75 B as JSON
+            """)
+
+        var rows = [["chunking", "chunks", "mean KiB", "2GiB: chunks", "stored KB", "JSON KB", "scan MB/s", "+SHA MB/s"]]
+        var editRows = [["chunking"] + edits.map(\.name).flatMap { ["\($0): new", "MB", "ratio"] }]
+        var traceRows = [["chunking", "versions", "naive MB", "new chunks", "new MB", "ratio", "+manifests MB", "ratio"]]
+        var costRows = [["chunking", "1MB edit: PUTs", "chunk MB", "manifest MB", "total MB", "first upload: PUTs"]]
+        for parameters in Self.configurations {
+            let name = Self.name(parameters)
+            let scan = parameters.method == .fixed ? "—" : "\(Int(Self.scanSpeed(original, parameters).rounded()))"
+            let start = ContinuousClock.now
+            let chunks = Self.chunks(original, parameters)
+            let hashSpeed = Double(original.count) / Self.mega / (ContinuousClock.now - start).benchSeconds
+            let mean = Double(original.count) / Double(chunks.count)
+            let chunks2GiB = Double(2 << 30) / mean
+            rows.append([
+                name, "\(chunks.count)", BenchOutput.figure(mean / 1024), "\(Int(chunks2GiB.rounded()))",
+                BenchOutput.figure(chunks2GiB * Self.storageBytesPerChunk / 1000),
+                BenchOutput.figure(chunks2GiB * Self.jsonBytesPerChunk / 1000),
+                scan, "\(Int(hashSpeed.rounded()))",
+            ])
+
+            let stored = Set(chunks.map(\.hash))
+            var editRow = [name]
+            var oneMB: [(count: Int, bytes: Int)] = []
+            for edit in edits {
+                var edited = original
+                edit.apply(to: &edited)
+                let sent = Self.newChunks(Self.chunks(edited, parameters), stored: stored)
+                if edit.isOneMB { oneMB.append(sent) }
+                editRow += [
+                    "\(sent.count)", BenchOutput.figure(Double(sent.bytes) / Self.mega),
+                    BenchOutput.figure(Double(edited.count) / Double(max(sent.bytes, 1))),
+                ]
+            }
+            editRows.append(editRow)
+            let putsPerEdit = Double(oneMB.map(\.count).reduce(0, +)) / Double(oneMB.count)
+            let chunkMBPerEdit = Double(oneMB.map(\.bytes).reduce(0, +)) / Double(oneMB.count) / Self.mega
+            let manifestMB = chunks2GiB * Self.jsonBytesPerChunk / Self.mega
+            if parameters.method == .fastCDC {
+                costRows.append([
+                    name, BenchOutput.figure(putsPerEdit), BenchOutput.figure(chunkMBPerEdit), BenchOutput.figure(manifestMB),
+                    BenchOutput.figure(chunkMBPerEdit + manifestMB), "\(Int(chunks2GiB.rounded()))",
+                ])
+            }
+
+            var store = stored
+            var naive = 0
+            var newCount = 0
+            var newBytes = 0
+            var manifestBytes = 0.0
+            var version = original
+            for edit in trace {
+                edit.apply(to: &version)
+                let versionChunks = Self.chunks(version, parameters)
+                let sent = Self.newChunks(versionChunks, adding: &store)
+                manifestBytes += Double(versionChunks.count) * Self.jsonBytesPerChunk
+                naive += version.count
+                newCount += sent.count
+                newBytes += sent.bytes
+            }
+            traceRows.append([
+                name, "\(trace.count)", BenchOutput.figure(Double(naive) / Self.mega), "\(newCount)",
+                BenchOutput.figure(Double(newBytes) / Self.mega), BenchOutput.figure(Double(naive) / Double(max(newBytes, 1))),
+                BenchOutput.figure((Double(newBytes) + manifestBytes) / Self.mega),
+                BenchOutput.figure(Double(naive) / (Double(newBytes) + manifestBytes)),
+            ])
+        }
+        print("\nchunks of the original object, and throughput (release; chunker fed 64 KiB pieces; fixed has no scan)")
+        BenchOutput.table(rows)
+        print("\nsingle edits in the middle of the object: new chunks, new MB, dedup ratio")
+        BenchOutput.table(editRows)
+        print("\nedit trace: \(trace.count) successive mixed edits; new = not in any earlier version; naive = every version re-uploaded whole; +manifests = with each version's JSON manifest")
+        BenchOutput.table(traceRows)
+        print("""
+
+            a 1 MB edit to a 2 GiB object (mean of the overwrite, insert and delete above, plus the new JSON manifest), and its \
+            first upload; FastCDC only: with fixed sizes an insert or delete re-sends everything after it
+            """)
+        BenchOutput.table(costRows)
+    }
+
+    static func name(_ parameters: ChunkingParameters) -> String {
+        func size(_ bytes: Int) -> String { bytes >= 1 << 20 ? "\(bytes >> 20)M" : "\(bytes >> 10)K" }
+        switch parameters.method {
+        case .fixed: return "fixed \(size(parameters.average))"
+        case .fastCDC: return "fastcdc \(size(parameters.minimum))/\(size(parameters.average))/\(size(parameters.maximum))"
+        }
+    }
+
+    /// Each chunk's hash and size, the chunker fed 64 KiB pieces.
+    static func chunks(_ bytes: [UInt8], _ parameters: ChunkingParameters) -> [(hash: ContentHash, size: Int)] {
+        var chunker = StreamingChunker(parameters)
+        var out: [(hash: ContentHash, size: Int)] = []
+        let emit: (UnsafeRawBufferPointer) -> Void = { out.append((ContentHash.of($0), $0.count)) }
+        bytes.withUnsafeBytes { all in
+            var offset = 0
+            while offset < all.count {
+                let end = min(all.count, offset + 65_536)
+                chunker.append(UnsafeRawBufferPointer(rebasing: all[offset..<end]), emit: emit)
+                offset = end
+            }
+        }
+        chunker.finish(emit: emit)
+        return out
+    }
+
+    /// MB/s of the boundary scan alone (best of three), the chunker fed 64 KiB pieces.
+    static func scanSpeed(_ bytes: [UInt8], _ parameters: ChunkingParameters) -> Double {
+        var best = Duration.seconds(1_000_000)
+        for _ in 0..<3 {
+            var chunker = StreamingChunker(parameters)
+            var count = 0
+            let start = ContinuousClock.now
+            bytes.withUnsafeBytes { all in
+                var offset = 0
+                while offset < all.count {
+                    let end = min(all.count, offset + 65_536)
+                    chunker.append(UnsafeRawBufferPointer(rebasing: all[offset..<end])) { _ in count += 1 }
+                    offset = end
+                }
+            }
+            chunker.finish { _ in count += 1 }
+            best = min(best, ContinuousClock.now - start)
+            precondition(count > 0)
+        }
+        return Double(bytes.count) / mega / best.benchSeconds
+    }
+
+    /// The chunks of `chunks` that `stored` lacks, each counted once.
+    static func newChunks(_ chunks: [(hash: ContentHash, size: Int)], stored: Set<ContentHash>) -> (count: Int, bytes: Int) {
+        var store = stored
+        return newChunks(chunks, adding: &store)
+    }
+
+    /// The chunks of `chunks` that `store` lacks, each counted once; adds them to `store`.
+    static func newChunks(_ chunks: [(hash: ContentHash, size: Int)], adding store: inout Set<ContentHash>) -> (count: Int, bytes: Int) {
+        var count = 0
+        var bytes = 0
+        for chunk in chunks where store.insert(chunk.hash).inserted {
+            count += 1
+            bytes += chunk.size
+        }
+        return (count, bytes)
+    }
+}
+
+/// The benchmark's object and its edits, all from one seeded generator.
+enum ChunkingData {
+    /// A change to an object, kept as the change rather than the edited copy so that a trace of
+    /// many edits holds one version in memory at a time.
+    struct Edit {
+        enum Change {
+            case overwrite(at: Int, [UInt8])
+            case insert(at: Int, [UInt8])
+            case delete(at: Int, count: Int)
+            case bump(at: [Int])
+            case append([UInt8])
+        }
+
+        let name: String
+        let change: Change
+
+        /// One of the three 1 MB edits (overwrite, insert, delete).
+        var isOneMB: Bool {
+            switch change {
+            case .overwrite(_, let new), .insert(_, let new): new.count == 1_000_000
+            case .delete(_, let count): count == 1_000_000
+            case .bump, .append: false
+            }
+        }
+
+        func apply(to bytes: inout [UInt8]) {
+            switch change {
+            case .overwrite(let at, let new): bytes.replaceSubrange(at..<at + new.count, with: new)
+            case .insert(let at, let new): bytes.insert(contentsOf: new, at: at)
+            case .delete(let at, let count): bytes.removeSubrange(at..<at + count)
+            case .bump(let positions): for at in positions { bytes[at] &+= 1 }
+            case .append(let new): bytes += new
+            }
+        }
+    }
+
+    /// `bytes` bytes: stretches of 1–8 MiB, alternately random (incompressible) and text.
+    static func object(bytes: Int, random: inout BenchRandom) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes + (8 << 20))
+        var text = DocumentText(random: &random)
+        var isText = false
+        while out.count < bytes {
+            let stretch = min(bytes - out.count, random.int(1 << 20...8 << 20))
+            if isText { text.append(stretch, to: &out, random: &random) } else { out += random.bytes(stretch) }
+            isText.toggle()
+        }
+        return out
+    }
+
+    /// One edit each, in the middle: 1 MB overwritten, inserted, deleted; 100 scattered 1-byte changes.
+    static func singleEdits(of original: [UInt8], random: inout BenchRandom) -> [Edit] {
+        let middle = original.count / 2
+        let mb = 1_000_000
+        return [
+            Edit(name: "overwrite 1MB", change: .overwrite(at: middle, random.bytes(mb))),
+            Edit(name: "insert 1MB", change: .insert(at: middle, random.bytes(mb))),
+            Edit(name: "delete 1MB", change: .delete(at: middle, count: mb)),
+            Edit(name: "100×1B", change: .bump(at: (0..<100).map { _ in random.int(0...original.count - 1) })),
+        ]
+    }
+
+    /// `count` successive edits, each on the version before, cycling through overwrites, inserts
+    /// and deletes of 1 B–1 MB anywhere, bursts of ten 1-byte changes, and appends.
+    static func trace(of original: [UInt8], edits count: Int, random: inout BenchRandom) -> [Edit] {
+        var edits: [Edit] = []
+        var size = original.count
+        for i in 0..<count {
+            let length = random.int(1...1_000_000)
+            let at = random.int(0...size - length - 1)
+            switch i % 5 {
+            case 0: edits.append(Edit(name: "overwrite", change: .overwrite(at: at, random.bytes(length))))
+            case 1:
+                edits.append(Edit(name: "insert", change: .insert(at: at, random.bytes(length))))
+                size += length
+            case 2:
+                edits.append(Edit(name: "delete", change: .delete(at: at, count: length)))
+                size -= length
+            case 3: edits.append(Edit(name: "bump", change: .bump(at: (0..<10).map { _ in random.int(0...size - 1) })))
+            default:
+                edits.append(Edit(name: "append", change: .append(random.bytes(length))))
+                size += length
+            }
+        }
+        return edits
+    }
+}
+
+/// Document-like text: lines of words drawn with a skew from a fixed vocabulary, numbered
+/// headings, and boilerplate paragraphs that recur, so that it compresses like prose.
+struct DocumentText {
+    private let words: [[UInt8]]
+    private let boilerplate: [[UInt8]]
+    private var heading = 0
+
+    init(random: inout BenchRandom) {
+        let letters = Array("etaoinshrdlucmfwypvbgkjqxz".utf8)
+        words = (0..<4000).map { _ in
+            (0..<random.int(2...10)).map { _ in letters[min(letters.count - 1, Int(pow(random.unit(), 2) * Double(letters.count)))] }
+        }
+        var paragraphs: [[UInt8]] = []
+        for _ in 0..<20 {
+            var paragraph: [UInt8] = []
+            for _ in 0..<random.int(40...200) { paragraph += words[random.int(0...words.count - 1)] + [32] }
+            paragraphs.append(paragraph + [10, 10])
+        }
+        boilerplate = paragraphs
+    }
+
+    mutating func append(_ count: Int, to out: inout [UInt8], random: inout BenchRandom) {
+        let end = out.count + count
+        while out.count < end {
+            switch random.int(0...19) {
+            case 0:
+                heading += 1
+                out += Array("\n## Section \(heading)\n\n".utf8)
+            case 1:
+                out += boilerplate[random.int(0...boilerplate.count - 1)]
+            default:
+                for _ in 0..<random.int(5...15) {
+                    out += words[min(words.count - 1, Int(pow(random.unit(), 3) * Double(words.count)))]
+                    out.append(32)
+                }
+                out.append(10)
+            }
+        }
+        out.removeLast(out.count - end)
+    }
+}
+
+/// SplitMix64: the benchmark's only source of randomness.
+struct BenchRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in `range`.
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
+    }
+
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBytes { buffer in
+            var i = 0
+            while i + 8 <= count {
+                buffer.storeBytes(of: next(), toByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < count {
+                buffer[i] = UInt8(truncatingIfNeeded: next())
+                i += 1
+            }
+        }
+        return out
+    }
+}
