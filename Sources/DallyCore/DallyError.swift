@@ -33,7 +33,6 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case badDictionary = "bad_dictionary"
         /// A dictionary id used before with other bytes, or one dictionary too many.
         case dictionaryConflict = "dictionary_conflict"
-        /// Sync was asked of a gateway with no cloud configured, or of a local-only table.
         /// An object larger than the configured maximum (`objects.max_bytes`).
         case objectTooLarge = "object_too_large"
         /// Bytes whose SHA-256 is not the one the request named.
@@ -49,6 +48,7 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case missingChunks = "missing_chunks"
         /// A `Range` that selects no byte of the object.
         case rangeNotSatisfiable = "range_not_satisfiable"
+        /// Sync was asked of a gateway with no cloud configured, or of a local-only table.
         case syncDisabled = "sync_disabled"
         case tooManyWaiters = "too_many_waiters"
         case shuttingDown = "shutting_down"
