@@ -141,15 +141,8 @@ extension ReplicaStore {
     /// local (and in the cloud), and leaves the download queue.
     public func objectFetched(_ manifest: ObjectManifest, now: Int64) async throws {
         try await groupCommit.perform { db, _ in
-            try db.execute(
-                sql: """
-                    INSERT INTO dally_objects (hash, size, chunk_count, manifest, local, in_cloud, created_at)
-                    VALUES (?, ?, ?, ?, 1, 1, ?)
-                    ON CONFLICT(hash) DO UPDATE SET manifest = excluded.manifest, chunk_count = excluded.chunk_count,
-                        local = 1, in_cloud = 1
-                    """,
-                arguments: [manifest.hash.hex, manifest.size, manifest.chunks.count, Data(manifest.storageBytes), now])
-            try db.execute(sql: "DELETE FROM dally_object_downloads WHERE hash = ?", arguments: [manifest.hash.hex])
+            try ObjectLedger.recordLocal(manifest, now: now, db: db)
+            try db.execute(sql: "UPDATE dally_objects SET in_cloud = 1 WHERE hash = ?", arguments: [manifest.hash.hex])
         }
     }
 }
