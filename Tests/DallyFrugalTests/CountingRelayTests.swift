@@ -23,19 +23,17 @@ struct CountingRelayTests {
 
         // Three request/response exchanges on one connection: requests of 100, 200, 300 bytes,
         // answers of 1000, 2000, 3000 (each with a 4-byte length prefix).
-        let server = Task {
-            try await onThread {
-                let socket = try listener.accept()
-                defer { socket.close() }
-                var seen: [Int] = []
-                for exchange in 1...3 {
-                    seen.append(try socket.receiveFrame().count)
-                    try socket.send(framed(patterned(1000 * exchange, seed: exchange)))
-                }
-                // The client's half-close must reach the server as the end of the stream.
-                let afterHalfClose = try socket.receive()
-                return (seen, afterHalfClose)
+        let server = PeerThread {
+            let socket = try listener.accept()
+            defer { socket.close() }
+            var seen: [Int] = []
+            for exchange in 1...3 {
+                seen.append(try socket.receiveFrame().count)
+                try socket.send(framed(patterned(1000 * exchange, seed: exchange)))
             }
+            // The client's half-close must reach the server as the end of the stream.
+            let afterHalfClose = try socket.receive()
+            return (seen, afterHalfClose)
         }
         let client = try await onThread {
             let socket = try TestSocket.connect(port: port)
@@ -86,14 +84,12 @@ struct CountingRelayTests {
         // Larger than the kernel's buffers take while the client is not reading, so the relay
         // still holds part of it when the upstream's end of stream arrives.
         let answer = patterned(8 << 20, seed: 7)
-        let server = Task {
-            try await onThread {
-                let socket = try listener.accept()
-                _ = try socket.receiveFrame()
-                try socket.send(answer)
-                // "Connection: close": gone at once, with the answer still in flight.
-                socket.close()
-            }
+        let server = PeerThread {
+            let socket = try listener.accept()
+            _ = try socket.receiveFrame()
+            try socket.send(answer)
+            // "Connection: close": gone at once, with the answer still in flight.
+            socket.close()
         }
         let received = try await onThread {
             let socket = try TestSocket.connect(port: port, receiveBuffer: 65_536)
@@ -120,15 +116,13 @@ struct CountingRelayTests {
         let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
         let upload = patterned(size, seed: 1)
         let download = patterned(size, seed: 2)
-        let server = Task {
-            try await onThread {
-                let socket = try listener.accept()
-                defer { socket.close() }
-                Thread.sleep(forTimeInterval: 0.3)
-                let received = try socket.receive(exactly: size)
-                try socket.send(download)
-                return received == upload
-            }
+        let server = PeerThread {
+            let socket = try listener.accept()
+            defer { socket.close() }
+            Thread.sleep(forTimeInterval: 0.3)
+            let received = try socket.receive(exactly: size)
+            try socket.send(download)
+            return received == upload
         }
         let received = try await onThread {
             let socket = try TestSocket.connect(port: port, receiveBuffer: 65_536)
@@ -154,16 +148,14 @@ struct CountingRelayTests {
         let clock = Clock()
         let relay = CountingRelay(name: "test", now: clock.now)
         let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
-        let server = Task {
-            try await onThread {
-                let socket = try listener.accept()
-                defer { socket.close() }
-                for _ in 1...2 {
-                    _ = try socket.receiveFrame()
-                    try socket.send(framed([9, 9]))
-                }
-                _ = try socket.receiveUntilEnd()
+        let server = PeerThread {
+            let socket = try listener.accept()
+            defer { socket.close() }
+            for _ in 1...2 {
+                _ = try socket.receiveFrame()
+                try socket.send(framed([9, 9]))
             }
+            _ = try socket.receiveUntilEnd()
         }
         let socket = try await onThread { try TestSocket.connect(port: port) }
         clock.set(5)
@@ -173,7 +165,12 @@ struct CountingRelayTests {
         }
         #expect(relay.counts.requests == 1)
         relay.reset()
-        #expect(relay.counts == RelayCounts())
+        // The answer's 6 bytes can still count as queued: the client may read them before the
+        // relay's write completion runs, and a reset keeps what is queued at that moment.
+        var afterReset = relay.counts
+        #expect(afterReset.maxQueuedBytes <= 6)
+        afterReset.maxQueuedBytes = 0
+        #expect(afterReset == RelayCounts())
         clock.set(9)
         try await onThread {
             try socket.send(framed([1, 2, 3]))
@@ -198,7 +195,7 @@ struct CountingRelayTests {
         await #expect(throws: RelayError.alreadyStarted(relay: "cellular")) {
             _ = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
         }
-        let server = Task { try await onThread { try listener.accept() } }
+        let server = PeerThread { try listener.accept() }
         let socket = try await onThread { try TestSocket.connect(port: port) }
         let upstream = try await server.value
         try await onThread {

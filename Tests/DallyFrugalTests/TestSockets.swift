@@ -4,10 +4,12 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 /// Blocking loopback sockets for the relay's tests: plain POSIX calls on threads of their own,
 /// so the relay is exercised by peers that share nothing with it (no NIO on either end).
-/// Every socket times out after 10 s, so a relay that stalls fails a test instead of hanging it.
+/// Every socket times out after 30 s, so a relay that stalls fails a test instead of hanging it
+/// (generous: the whole suite runs in parallel on two cores).
 struct SocketError: Error, CustomStringConvertible {
     let description: String
 
@@ -22,7 +24,7 @@ final class TestSocket: Sendable {
 
     init(fd: Int32) throws {
         self.fd = fd
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         let size = socklen_t(MemoryLayout<timeval>.size)
         guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, size) == 0,
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, size) == 0
@@ -160,6 +162,51 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
             continuation.resume(with: Result { try body() })
+        }
+    }
+}
+
+/// A blocking peer on a thread started at once, whose result a test awaits later.
+///
+/// Not `Task { try await onThread { … } }`: a task waits for a thread of the cooperative pool,
+/// which with the whole suite running on two cores can take longer than the other peer's socket
+/// timeout, so the test would fail on a peer that had not started yet.
+final class PeerThread<T: Sendable>: Sendable {
+    private enum State {
+        case running(waiting: [CheckedContinuation<T, any Error>])
+        case finished(Result<T, any Error>)
+    }
+
+    private let state = Mutex(State.running(waiting: []))
+
+    init(_ body: @escaping @Sendable () throws -> T) {
+        Thread.detachNewThread { [self] in
+            let result = Result { try body() }
+            let waiting = state.withLock { state -> [CheckedContinuation<T, any Error>] in
+                guard case .running(let waiting) = state else { return [] }
+                state = .finished(result)
+                return waiting
+            }
+            for continuation in waiting { continuation.resume(with: result) }
+        }
+    }
+
+    /// The body's result, once its thread has finished.
+    var value: T {
+        get async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                let finished = state.withLock { state -> Result<T, any Error>? in
+                    switch state {
+                    case .running(var waiting):
+                        waiting.append(continuation)
+                        state = .running(waiting: waiting)
+                        return nil
+                    case .finished(let result):
+                        return result
+                    }
+                }
+                if let finished { continuation.resume(with: finished) }
+            }
         }
     }
 }
