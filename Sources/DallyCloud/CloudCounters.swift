@@ -45,13 +45,21 @@ final class CloudCounters: Sendable {
             total.downstreamRows += delta.downstreamRows
             total.bodyBytes += delta.bodyBytes
         }
-        registry.makeCounter(name: "dally_cloud_batches_total").increment(by: Int64(delta.batches))
-        registry.makeCounter(name: "dally_cloud_batches_replayed_total").increment(by: delta.replayed)
-        registry.makeCounter(name: "dally_cloud_rows_total", labels: [("result", "accepted")]).increment(by: delta.rowsAccepted)
-        registry.makeCounter(name: "dally_cloud_rows_total", labels: [("result", "conflict")]).increment(by: delta.conflicts)
-        registry.makeCounter(name: "dally_cloud_rows_total", labels: [("result", "rejected")]).increment(by: delta.rejected)
-        registry.makeCounter(name: "dally_cloud_downstream_rows_total").increment(by: delta.downstreamRows)
-        registry.makeCounter(name: "dally_cloud_batch_body_bytes_total").increment(by: delta.bodyBytes)
+        registry.counter("dally_cloud_batches_total", help: "Upload batches applied.")
+            .increment(by: Int64(delta.batches))
+        registry.counter("dally_cloud_batches_replayed_total", help: "Upload batches answered again from the batch log (retries).")
+            .increment(by: delta.replayed)
+        let rows = "Rows received in batches, by result (accepted, conflict, rejected)."
+        registry.counter("dally_cloud_rows_total", help: rows, labels: [("result", "accepted")])
+            .increment(by: delta.rowsAccepted)
+        registry.counter("dally_cloud_rows_total", help: rows, labels: [("result", "conflict")])
+            .increment(by: delta.conflicts)
+        registry.counter("dally_cloud_rows_total", help: rows, labels: [("result", "rejected")])
+            .increment(by: delta.rejected)
+        registry.counter("dally_cloud_downstream_rows_total", help: "Rows served to gateways in downstream pages.")
+            .increment(by: delta.downstreamRows)
+        registry.counter("dally_cloud_batch_body_bytes_total", help: "Bytes of upload batch bodies received, as sent (compressed).")
+            .increment(by: delta.bodyBytes)
     }
 
     var snapshot: Snapshot { counts.withLock { $0 } }

@@ -34,16 +34,21 @@ final class ObjectCounters: Sendable {
                 total.bytesDeduplicated += Int64(bytes)
             }
         }
-        registry.makeCounter(name: "dally_cloud_chunks_received_total").increment()
+        registry.counter("dally_cloud_chunks_received_total", help: "Chunks received from gateways.")
+            .increment()
         if deduplicated {
-            registry.makeCounter(name: "dally_cloud_chunks_deduplicated_total").increment()
-            registry.makeCounter(name: "dally_cloud_chunk_bytes_deduplicated_total").increment(by: Int64(bytes))
+            registry.counter("dally_cloud_chunks_deduplicated_total", help: "Chunks received that the cloud already held.")
+                .increment()
+            registry.counter(
+                "dally_cloud_chunk_bytes_deduplicated_total", help: "Bytes of chunks received that the cloud already held."
+            ).increment(by: Int64(bytes))
         }
     }
 
     func manifestReceived() {
         counts.withLock { $0.manifestsReceived += 1 }
-        registry.makeCounter(name: "dally_cloud_manifests_received_total").increment()
+        registry.counter("dally_cloud_manifests_received_total", help: "Object manifests received (objects completed).")
+            .increment()
     }
 
     func collected(_ collection: ObjectCollection) {
@@ -53,10 +58,14 @@ final class ObjectCounters: Sendable {
             total.chunksCollected += Int64(collection.chunks)
             total.bytesCollected += collection.chunkBytes
         }
-        registry.makeCounter(name: "dally_cloud_object_gc_runs_total").increment()
-        registry.makeCounter(name: "dally_cloud_objects_collected_total").increment(by: Int64(collection.objects))
-        registry.makeCounter(name: "dally_cloud_chunks_collected_total").increment(by: Int64(collection.chunks))
-        registry.makeCounter(name: "dally_cloud_chunk_bytes_collected_total").increment(by: collection.chunkBytes)
+        registry.counter("dally_cloud_object_gc_runs_total", help: "Object garbage collection runs.")
+            .increment()
+        registry.counter("dally_cloud_objects_collected_total", help: "Objects no row version references, removed.")
+            .increment(by: Int64(collection.objects))
+        registry.counter("dally_cloud_chunks_collected_total", help: "Chunks no object lists, removed.")
+            .increment(by: Int64(collection.chunks))
+        registry.counter("dally_cloud_chunk_bytes_collected_total", help: "Bytes of chunks removed by collection.")
+            .increment(by: collection.chunkBytes)
     }
 
     var snapshot: Snapshot { counts.withLock { $0 } }

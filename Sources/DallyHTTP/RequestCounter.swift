@@ -20,8 +20,8 @@ public final class RequestCounter: Sendable {
 
     public func record(route: String, method: String, status: Int) {
         counts.withLock { $0[Key(route: route, method: method, status: status), default: 0] += 1 }
-        registry.makeCounter(
-            name: "dally_http_requests_total",
+        registry.counter(
+            "dally_http_requests_total", help: "HTTP requests answered, by route pattern, method and status.",
             labels: [("route", route), ("method", method), ("status", String(status))]
         ).increment()
     }

@@ -152,6 +152,12 @@ struct RowsEndToEndTests {
             #expect(metrics.body.contains(#"dally_outbox_pending{table="orders"} 2"#))
             #expect(metrics.body.contains("dally_http_requests_total{"))
             #expect(metrics.body.contains("dally_longpoll_waiters 0"))
+            // Every series says what it means.
+            #expect(metrics.body.contains("# HELP dally_outbox_pending Row changes waiting to go to the cloud."))
+            let types = metrics.body.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+            let helps = metrics.body.split(separator: "\n").filter { $0.hasPrefix("# HELP ") }
+            #expect(!types.isEmpty)
+            #expect(helps.count == types.count)
         }
     }
 }

@@ -108,46 +108,57 @@ struct GatewayStats: Sendable {
         for table in store.tableNames {
             let c = counts[table] ?? TableCounts()
             let labels = [("table", table)]
-            registry.makeGauge(name: "dally_table_rows", labels: labels).set(c.live)
-            registry.makeGauge(name: "dally_table_tombstones", labels: labels).set(c.tombstones)
-            registry.makeGauge(name: "dally_table_writes", labels: labels).set(c.writes)
-            registry.makeGauge(name: "dally_table_coalesced_writes", labels: labels).set(c.coalesced)
-            registry.makeGauge(name: "dally_outbox_pending", labels: labels).set(outbox[table]?.pending ?? 0)
+            func gauge(_ name: String, _ help: String) -> Gauge {
+                registry.gauge(name, help: help, labels: labels)
+            }
+            gauge("dally_table_rows", "Live rows in the table.").set(c.live)
+            gauge("dally_table_tombstones", "Deleted rows kept as tombstones until synced.").set(c.tombstones)
+            gauge("dally_table_writes", "Row writes accepted since the store was created.").set(c.writes)
+            gauge("dally_table_coalesced_writes", "Writes folded into a row change not yet sent.").set(c.coalesced)
+            gauge("dally_outbox_pending", "Row changes waiting to go to the cloud.").set(outbox[table]?.pending ?? 0)
             let age = outbox[table]?.oldestFirstDirtyAt.map { Double(max(0, now - $0)) / 1000 } ?? 0
-            registry.makeGauge(name: "dally_outbox_oldest_age_seconds", labels: labels).set(age)
-            registry.makeGauge(name: "dally_outbox_bytes", labels: labels).set(outbox[table]?.bytes ?? 0)
-            registry.makeGauge(name: "dally_outbox_in_flight", labels: labels).set(outbox[table]?.inFlight ?? 0)
+            gauge("dally_outbox_oldest_age_seconds", "Age of the oldest change waiting to go.").set(age)
+            gauge("dally_outbox_bytes", "Bytes of row changes waiting to go.").set(outbox[table]?.bytes ?? 0)
+            gauge("dally_outbox_in_flight", "Row changes sent and not yet acknowledged.")
+                .set(outbox[table]?.inFlight ?? 0)
             if let schedule = schedules[table] {
-                registry.makeGauge(name: "dally_table_deadline_misses", labels: labels).set(schedule.deadlineMisses)
-                registry.makeGauge(name: "dally_table_max_delay_seconds", labels: labels)
+                gauge("dally_table_deadline_misses", "Changes sent later than the table's max_delay.")
+                    .set(schedule.deadlineMisses)
+                gauge("dally_table_max_delay_seconds", "The table's upload max_delay.")
                     .set(Double(schedule.maxDelayMs) / 1000.0)
             }
         }
         for uplink in syncer?.uplinkSnapshots ?? [] {
             let labels = [("uplink", uplink.name), ("class", uplink.networkClass)]
-            registry.makeGauge(name: "dally_uplink_available", labels: labels).set(Int64(uplink.available ? 1 : 0))
-            registry.makeGauge(name: "dally_uplink_usable", labels: labels).set(Int64(uplink.usable ? 1 : 0))
+            registry.gauge("dally_uplink_available", help: "1 while the uplink is available.", labels: labels)
+                .set(Int64(uplink.available ? 1 : 0))
+            registry.gauge("dally_uplink_usable", help: "1 while the uplink is available and not backing off.", labels: labels)
+                .set(Int64(uplink.usable ? 1 : 0))
             for (name, value) in uplink.counters {
-                registry.makeGauge(name: "dally_uplink_\(name)", labels: labels).set(value)
+                registry.gauge("dally_uplink_\(name)", help: "The uplink's \(name), as in /stats uplinks.", labels: labels)
+                    .set(value)
             }
         }
-        registry.makeGauge(name: "dally_longpoll_waiters").set(Int64(hub.waiting))
-        registry.makeGauge(name: "dally_longpoll_waiters_limit").set(Int64(hub.limit))
-        registry.makeGauge(name: "dally_store_bytes").set(store.sizeOnDisk)
+        registry.gauge("dally_longpoll_waiters", help: "Long-poll requests waiting.").set(Int64(hub.waiting))
+        registry.gauge("dally_longpoll_waiters_limit", help: "The most long-poll requests that may wait.")
+            .set(Int64(hub.limit))
+        registry.gauge("dally_store_bytes", help: "Size of the replica's files on disk.").set(store.sizeOnDisk)
         let objectTotals = try await store.objectTotals()
         let chunkTotals = try await objects.chunkStore.totals()
-        registry.makeGauge(name: "dally_objects").set(objectTotals.objects)
-        registry.makeGauge(name: "dally_objects_local").set(objectTotals.local)
-        registry.makeGauge(name: "dally_chunks").set(Int64(chunkTotals.chunks))
-        registry.makeGauge(name: "dally_chunk_bytes").set(chunkTotals.bytes)
+        registry.gauge("dally_objects", help: "Objects the replica knows.").set(objectTotals.objects)
+        registry.gauge("dally_objects_local", help: "Objects whose bytes are on this gateway.").set(objectTotals.local)
+        registry.gauge("dally_chunks", help: "Chunks in the gateway's chunk store.").set(Int64(chunkTotals.chunks))
+        registry.gauge("dally_chunk_bytes", help: "Bytes in the gateway's chunk store.").set(chunkTotals.bytes)
         for field in objects.counters.snapshot.fields {
-            registry.makeGauge(name: "dally_objects_\(field.name)").set(field.value)
+            registry.gauge("dally_objects_\(field.name)", help: "Objects' \(field.name), as in /stats objects.")
+                .set(field.value)
         }
-        registry.makeGauge(name: "dally_store_last_seq").set(store.lastSeq)
-        registry.makeGauge(name: "dally_open_files_limit").set(Int64(openFiles.soft))
+        registry.gauge("dally_store_last_seq", help: "The replica's latest change sequence number.").set(store.lastSeq)
+        registry.gauge("dally_open_files_limit", help: "The process's soft limit on open files.")
+            .set(Int64(openFiles.soft))
         if let status = syncer?.status {
             for (name, value) in status.counters {
-                registry.makeGauge(name: "dally_sync_\(name)").set(value)
+                registry.gauge("dally_sync_\(name)", help: "Sync's \(name), as in /stats sync.").set(value)
             }
         }
         return registry.emitToBuffer()
