@@ -200,6 +200,27 @@ struct ReplicaObjectTests {
         #expect(record?.inCloud == true)
         #expect(record?.servable == a)
     }
+
+    @Test func aDownloadIsDroppedWhenNoRowReferencesItsObjectAnyMore() async throws {
+        let c = try oneChunkObject(Array("charlie".utf8))
+        _ = try await store.applyChanges([
+            galleryPage([galleryRow("p1", a), galleryRow("p2", c), galleryRow("p3", c)], table: "photos")
+        ])
+        #expect(Set(try await store.objectDownloads().map(\.hash)) == [a.hash, c.hash])
+
+        // p1's photo replaced, p2's deleted, before either was fetched: a is wanted by no row,
+        // c still by p3; b comes in its place.
+        _ = try await store.applyChanges([
+            galleryPage(
+                [galleryRow("p1", b, version: 2), galleryRow("p2", nil, version: 2, deleted: true)], table: "photos")
+        ])
+        #expect(Set(try await store.objectDownloads().map(\.hash)) == [b.hash, c.hash])
+
+        // A local write naming an object held here drops the last reference to c as well.
+        try await store.recordLocalObject(a)
+        _ = try await store.write(put("p3", [(1, requested(a.hash))]), table: "photos")
+        #expect(try await store.objectDownloads().map(\.hash) == [b.hash])
+    }
 }
 
 @Suite("Replica objects: GC")

@@ -62,14 +62,29 @@ enum ObjectLedger {
     }
 
     /// Makes the refs of row `rowID` exactly `refs` (none for a deleted row).
+    ///
+    /// An object this row referenced and no row references any more is no longer fetched: a
+    /// photo replaced before its download period came costs no bytes. (A read that names it
+    /// still fetches it on demand.) Uploads stay queued: the cloud may already hold a row
+    /// version naming the object, which other gateways will want whole.
     static func setReferences(
         table: String, rowID: String, _ refs: [(column: String, reference: ObjectReference)], db: Database
     ) throws {
+        let before = try String.fetchAll(
+            db.cachedStatement(sql: "SELECT hash FROM dally_object_refs WHERE tbl = ? AND row_id = ?"),
+            arguments: [table, rowID])
         try db.cachedStatement(sql: "DELETE FROM dally_object_refs WHERE tbl = ? AND row_id = ?")
             .execute(arguments: [table, rowID])
         let insert = try db.cachedStatement(
             sql: "INSERT INTO dally_object_refs (tbl, row_id, col, hash) VALUES (?, ?, ?, ?)")
         for ref in refs { try insert.execute(arguments: [table, rowID, ref.column, ref.reference.hash.hex]) }
+        guard !before.isEmpty else { return }
+        let dropDownload = try db.cachedStatement(
+            sql: """
+                DELETE FROM dally_object_downloads WHERE hash = ?
+                AND NOT EXISTS (SELECT 1 FROM dally_object_refs r WHERE r.hash = dally_object_downloads.hash)
+                """)
+        for hash in Set(before) { try dropDownload.execute(arguments: [hash]) }
     }
 
     /// Queues `hash` for upload under `table`'s object policy if the cloud may lack it and it
