@@ -136,6 +136,14 @@ enum ReplicaSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v6-announced-uploads") { db in
+            // `announced` = 1 once a row version naming the object has left in a batch: the
+            // cloud may then hold a row that names it, so the upload must finish even if no row
+            // here references the object any more. Uploads queued before this column existed
+            // count as announced (the safe side).
+            try db.execute(
+                sql: "ALTER TABLE dally_object_uploads ADD COLUMN announced INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 }

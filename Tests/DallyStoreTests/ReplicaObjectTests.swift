@@ -87,6 +87,30 @@ struct ReplicaObjectTests {
                 == [ObjectUpload(hash: a.hash, table: "photos", firstDirtyAt: 1_000_000, size: 5, bytesSent: 0, attempts: 0)])
     }
 
+    @Test func aReplacedObjectIsNotSentUnlessARowNamingItHasLeft() async throws {
+        try await store.recordLocalObject(a)
+        try await store.recordLocalObject(b)
+        let c = try oneChunkObject(Array("charlie".utf8))
+        try await store.recordLocalObject(c)
+        func queued() async throws -> Set<ContentHash> { Set(try await store.objectUploads().map(\.hash)) }
+
+        // Retaken before anything left: only the last photo goes.
+        _ = try await store.write(put("p1", [(1, requested(a.hash))]), table: "photos")
+        _ = try await store.write(patch("p1", [(1, requested(b.hash))]), table: "photos")
+        #expect(try await queued() == [b.hash])
+
+        // A batch carries p1 naming b: the cloud may keep that row, so b must still arrive
+        // after p1 moves on to c.
+        let batch = try await store.nextBatch(gateway: "gw", maxRows: 100)
+        #expect(batch?.rows == 1)
+        _ = try await store.write(patch("p1", [(1, requested(c.hash))]), table: "photos")
+        #expect(try await queued() == [b.hash, c.hash])
+
+        // A deleted row lets go of an object that never left, too.
+        _ = try await store.write(delete("p1"), table: "photos")
+        #expect(try await queued() == [b.hash])
+    }
+
     @Test func aLocalOnlyTableQueuesNoUploadButKeepsRefs() async throws {
         try await store.recordLocalObject(a)
         _ = try await store.write(put("d1", [(1, requested(a.hash))]), table: "drafts")
@@ -255,8 +279,9 @@ struct ObjectCollectorTests {
         let stray = Array("stray chunk".utf8)
         _ = try await chunks.put(.of(stray), bytes: stray, now: clock.now)
         _ = try await store.write(put("p1", [(1, requested(referenced.hash))]), table: "photos")
-        // Named once, then no longer: no ref, but the upload the first write queued stays.
+        // Named by a row that left in a batch, then no longer: no ref, but the upload stays.
         _ = try await store.write(put("p2", [(1, requested(queued.hash))]), table: "photos")
+        _ = try await store.nextBatch(gateway: "gw", maxRows: 100)
         _ = try await store.write(patch("p2", [(1, .null)]), table: "photos")
         clock.advance(Self.grace)
         let young = try await upload("young")

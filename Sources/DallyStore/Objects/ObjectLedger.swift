@@ -64,9 +64,10 @@ enum ObjectLedger {
     /// Makes the refs of row `rowID` exactly `refs` (none for a deleted row).
     ///
     /// An object this row referenced and no row references any more is no longer fetched: a
-    /// photo replaced before its download period came costs no bytes. (A read that names it
-    /// still fetches it on demand.) Uploads stay queued: the cloud may already hold a row
-    /// version naming the object, which other gateways will want whole.
+    /// photo replaced before its download period came costs no bytes (a read that names it
+    /// still fetches it on demand). Nor is it sent, unless a row version naming it has already
+    /// left in a batch (`announced`): a photo retaken before wifi came is sent once, the last
+    /// time, while an object the cloud may have a row for is still completed there.
     static func setReferences(
         table: String, rowID: String, _ refs: [(column: String, reference: ObjectReference)], db: Database
     ) throws {
@@ -84,7 +85,15 @@ enum ObjectLedger {
                 DELETE FROM dally_object_downloads WHERE hash = ?
                 AND NOT EXISTS (SELECT 1 FROM dally_object_refs r WHERE r.hash = dally_object_downloads.hash)
                 """)
-        for hash in Set(before) { try dropDownload.execute(arguments: [hash]) }
+        let dropUpload = try db.cachedStatement(
+            sql: """
+                DELETE FROM dally_object_uploads WHERE hash = ? AND announced = 0
+                AND NOT EXISTS (SELECT 1 FROM dally_object_refs r WHERE r.hash = dally_object_uploads.hash)
+                """)
+        for hash in Set(before) {
+            try dropDownload.execute(arguments: [hash])
+            try dropUpload.execute(arguments: [hash])
+        }
     }
 
     /// Queues `hash` for upload under `table`'s object policy if the cloud may lack it and it
@@ -92,11 +101,24 @@ enum ObjectLedger {
     static func queueUpload(_ hash: ContentHash, table: String, now: Int64, db: Database) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO dally_object_uploads (hash, tbl, first_dirty_at, size, bytes_sent, attempts)
-                SELECT hash, ?, ?, size, 0, 0 FROM dally_objects WHERE hash = ? AND in_cloud = 0
+                INSERT INTO dally_object_uploads (hash, tbl, first_dirty_at, size, bytes_sent, attempts, announced)
+                SELECT hash, ?, ?, size, 0, 0, 0 FROM dally_objects WHERE hash = ? AND in_cloud = 0
                 ON CONFLICT(hash) DO NOTHING
                 """
         ).execute(arguments: [table, now, hash.hex])
+    }
+
+    /// Marks the uploads of the objects that the rows of `batch` name as announced: the batch
+    /// is about to leave, and the cloud may keep those rows whatever happens here next.
+    static func announceUploads(inBatch batch: String, db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE dally_object_uploads SET announced = 1 WHERE announced = 0 AND hash IN (
+                    SELECT f.hash FROM dally_inflight_rows r
+                    JOIN dally_object_refs f ON f.tbl = r.tbl AND f.row_id = r.row_id
+                    WHERE r.batch = ?)
+                """
+        ).execute(arguments: [batch])
     }
 
     /// Queues `hash` for download under `table`'s object policy if it is not here and not
