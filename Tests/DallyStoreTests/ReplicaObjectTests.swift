@@ -106,9 +106,14 @@ struct ReplicaObjectTests {
         _ = try await store.write(patch("p1", [(1, requested(c.hash))]), table: "photos")
         #expect(try await queued() == [b.hash, c.hash])
 
-        // A deleted row lets go of an object that never left, too.
+        // A deleted row lets go of an object that never left, too, and a walk under way
+        // learns of it at its next chunk.
+        #expect(try await store.beginObjectUpload(c.hash))
         _ = try await store.write(delete("p1"), table: "photos")
         #expect(try await queued() == [b.hash])
+        #expect(try await store.recordObjectBytesSent(c.hash, bytes: 7) == false)
+        #expect(try await store.beginObjectUpload(c.hash) == false)
+        #expect(try await store.recordObjectBytesSent(b.hash, bytes: 5))
     }
 
     @Test func aLocalOnlyTableQueuesNoUploadButKeepsRefs() async throws {

@@ -146,6 +146,35 @@ import Testing
         }
     }
 
+    @Test func aCoverRetakenBeforeItLeftIsSentOnceTheLastTime() async throws {
+        try await ObjectSystem.run { system in
+            // Let the start-up wake finish first, so that nothing leaves before the sync-nows.
+            #expect(try await system.sync("gw-a", table: "albums").status == 200)
+            // An atomic table: the row waits for its cover, so neither has left when the cover
+            // is retaken; the first is cut off mid-walk, the second never starts.
+            let first = TestObject(size: 3 * Self.mib, seed: 7)
+            let second = TestObject(size: 3 * Self.mib, seed: 8)
+            let third = TestObject(size: 3 * Self.mib, seed: 9)
+            try await Self.put(system, "albums", "a2", "cover", first)
+            system.wifi.dropChunkUploads(after: 2)
+            try await system.setUplink("gw-a", "lte", "unavailable")
+            #expect(try await system.sync("gw-a", table: "albums").status == 202)
+            system.wifi.dropChunkUploads(after: nil)
+            try await Self.put(system, "albums", "a2", "cover", second)
+            try await Self.put(system, "albums", "a2", "cover", third)
+
+            #expect(try await system.sync("gw-a", table: "albums").status == 200)
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 1)
+            let manifests = system.wifi.exchanges.filter { $0.method == "PUT" && $0.path.hasPrefix("/v1/objects/") }
+            #expect(manifests.map(\.path) == ["/v1/objects/\(third.digest.hash.hex)"])
+            #expect(try await system.stats("gw-a")["objects"]?["pending"]?["albums"] == nil)
+
+            #expect(try await system.sync("gw-b", table: "albums").status == 200)
+            let read = try await system.readObject("gw-b", table: "albums", row: "a2", column: "cover")
+            #expect(read.digest == third.digest)
+        }
+    }
+
     @Test func anOnDemandReadWaitsForTheFetchThenReturns() async throws {
         try await ObjectSystem.run { system in
             let file = TestObject(size: 5 * Self.mib, seed: 6)

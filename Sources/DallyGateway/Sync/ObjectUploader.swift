@@ -10,6 +10,8 @@ extension Syncer {
     /// also how a transfer resumes: after a drop, a restart or a switch to another uplink the
     /// chunks that arrived are not missing any more, so they are not sent again. The walk stops
     /// (throwing) when the uplink stops being usable or the syncer stops, leaving what was sent.
+    /// An object withdrawn meanwhile (a write let go of it before any row naming it left) is
+    /// dropped at the next chunk.
     func uploadObjects(on uplink: Uplink, tables: Set<String>) async throws -> Int {
         var finished = 0
         for pending in try await store.objectUploads(tables: tables) {
@@ -21,16 +23,31 @@ extension Syncer {
                 continue
             }
             try checkStillUsable(uplink)
-            try await send(manifest, resuming: upload.attempts > 0, on: uplink)
-            try await store.objectUploaded(manifest.hash)
-            finished += 1
-            state.withLock { $0.status.objects.uploaded += 1 }
+            switch try await send(manifest, resuming: upload.attempts > 0, on: uplink) {
+            case .sent:
+                try await store.objectUploaded(manifest.hash)
+                finished += 1
+                state.withLock { $0.status.objects.uploaded += 1 }
+            case .withdrawn:
+                state.withLock { $0.status.objects.withdrawn += 1 }
+                logger.info(
+                    "an object no row wants any more was not sent (further)",
+                    metadata: ["object": "\(manifest.hash)", "table": "\(upload.table)"])
+            }
         }
         return finished
     }
 
-    private func send(_ manifest: ObjectManifest, resuming: Bool, on uplink: Uplink) async throws {
-        try await store.beginObjectUpload(manifest.hash)
+    /// How one object's walk ended.
+    private enum Sending {
+        /// The cloud holds it whole.
+        case sent
+        /// It left the queue during the walk; the cloud keeps what arrived until its GC.
+        case withdrawn
+    }
+
+    private func send(_ manifest: ObjectManifest, resuming: Bool, on uplink: Uplink) async throws -> Sending {
+        guard try await store.beginObjectUpload(manifest.hash) else { return .withdrawn }
         var sizes: [ContentHash: Int] = [:]
         var unique: [ContentHash] = []
         for chunk in manifest.chunks where sizes.updateValue(chunk.size, forKey: chunk.hash) == nil {
@@ -70,13 +87,14 @@ extension Syncer {
                 }
                 let traffic = try await uplink.client.put(chunk: bytes, hash: hash)
                 uplink.recordAnswer(traffic, now: now())
-                try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes.count))
+                let stillQueued = try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes.count))
                 state.withLock { state in
                     state.status.record(traffic)
                     state.status.objects.chunksSent += 1
                     state.status.objects.chunkBytesSent += Int64(bytes.count)
                     state.status.objects.chunkBytesOnWire += Int64(traffic.sentCompressed)
                 }
+                guard stillQueued else { return .withdrawn }
             }
             // (A Result rather than a typed catch pattern: the latter crashes this compiler.)
             let sent: Result<CloudClient.Traffic, CloudError>
@@ -89,7 +107,7 @@ extension Syncer {
             case .success(let traffic):
                 uplink.recordAnswer(traffic, now: now())
                 state.withLock { $0.status.record(traffic) }
-                return
+                return .sent
             case .failure(.refused(409, "missing_chunks", let message)) where round == 0:
                 logger.warning(
                     "the cloud lacks chunks of an object just sent; asking again",

@@ -69,19 +69,27 @@ extension ReplicaStore {
     }
 
     /// Notes that a walk of `hash` began.
-    public func beginObjectUpload(_ hash: ContentHash) async throws {
+    ///
+    /// - Returns: false when `hash` is no longer queued: a write let go of the object before
+    ///   any row naming it left (see `ObjectLedger.setReferences`), so it is not to be sent.
+    public func beginObjectUpload(_ hash: ContentHash) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
                 sql: "UPDATE dally_object_uploads SET attempts = attempts + 1 WHERE hash = ?", arguments: [hash.hex])
+            return db.changesCount > 0
         }
     }
 
     /// Adds chunk bytes sent for `hash`.
-    public func recordObjectBytesSent(_ hash: ContentHash, bytes: Int64) async throws {
+    ///
+    /// - Returns: false when `hash` is no longer queued (as for ``beginObjectUpload(_:)``): the
+    ///   rest of the walk would be wasted bytes.
+    public func recordObjectBytesSent(_ hash: ContentHash, bytes: Int64) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
                 sql: "UPDATE dally_object_uploads SET bytes_sent = bytes_sent + ? WHERE hash = ?",
                 arguments: [bytes, hash.hex])
+            return db.changesCount > 0
         }
     }
 
