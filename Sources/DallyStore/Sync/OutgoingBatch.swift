@@ -100,7 +100,9 @@ extension ReplicaStore {
                 sections.append(section)
             }
             guard !sections.isEmpty else { return nil }
-            try ObjectLedger.announceUploads(inBatch: batchID, db: db)
+            if sections.contains(where: { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true }) {
+                try ObjectLedger.announceUploads(inBatch: batchID, db: db)
+            }
             let riding = scope.pullsRiding?(sections.map(\.table))
             let since = try Self.cloudCursors(tables: tables, db: db).entries.filter {
                 scope.allowsPull($0.table) && riding?.contains($0.table) != false
