@@ -38,6 +38,10 @@ final class InspectingProxy: Sendable {
         var started: [String] = []
         /// Chunk uploads still let through before the link drops them (nil: all).
         var chunkPutsLeft: Int?
+        /// Chunk uploads still let through at once before the link holds the rest (nil: all),
+        /// the held ones waiting here until released.
+        var chunkPutsBeforeHold: Int?
+        var heldChunkPuts: [CheckedContinuation<Void, Never>] = []
     }
 
     let http: HTTPClient
@@ -66,6 +70,23 @@ final class InspectingProxy: Sendable {
     /// Lets `count` more chunk uploads through, then fails the rest (502) as a link that
     /// drops mid-transfer does; nil lets every one through again.
     func dropChunkUploads(after count: Int?) { state.withLock { $0.chunkPutsLeft = count } }
+
+    /// Lets `count` more chunk uploads through, then holds the rest (a link that stalls)
+    /// until ``releaseChunkUploads()``.
+    func holdChunkUploads(after count: Int) { state.withLock { $0.chunkPutsBeforeHold = count } }
+
+    /// Lets held chunk uploads, and all later ones, through.
+    func releaseChunkUploads() {
+        let held = state.withLock { state in
+            state.chunkPutsBeforeHold = nil
+            defer { state.heldChunkPuts = [] }
+            return state.heldChunkPuts
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// Chunk uploads held right now.
+    var heldChunkUploads: Int { state.withLock { $0.heldChunkPuts.count } }
 
     /// The chunk uploads that crossed to the cloud, by chunk hash, in order.
     var chunkUploads: [String] {
@@ -127,6 +148,20 @@ final class InspectingProxy: Sendable {
             guard request.method == .put, path.hasPrefix("/v1/chunks/"), let left = state.chunkPutsLeft else { return false }
             state.chunkPutsLeft = left - 1
             return left <= 0
+        }
+        if request.method == .put, path.hasPrefix("/v1/chunks/") {
+            await withCheckedContinuation { continuation in
+                let pass = state.withLock { state in
+                    guard let left = state.chunkPutsBeforeHold else { return true }
+                    if left > 0 {
+                        state.chunkPutsBeforeHold = left - 1
+                        return true
+                    }
+                    state.heldChunkPuts.append(continuation)
+                    return false
+                }
+                if pass { continuation.resume() }
+            }
         }
         if refuse {
             exchange.forwarded = false

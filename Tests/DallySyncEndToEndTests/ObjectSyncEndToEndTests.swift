@@ -175,6 +175,31 @@ import Testing
         }
     }
 
+    @Test func rowsThatFallDueDuringALongObjectWalkGoBetweenItsChunks() async throws {
+        try await ObjectSystem.run { system in
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            let object = TestObject(size: 3 * Self.mib, seed: 10)
+            try await Self.put(system, "photos", "p5", "image", object)
+            // The link stalls after the first chunk: the walk is under way when the row is
+            // written and when its deadline (docs: 1 min) comes.
+            system.wifi.holdChunkUploads(after: 1)
+            let walk = Task { try await system.sync("gw-a", table: "photos") }
+            for _ in 0..<2_000 where system.wifi.heldChunkUploads == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(system.wifi.heldChunkUploads == 1)
+            let row = try await system.call("gw-a", .PUT, "/v1/tables/docs/rows/d1", body: #"{"values":{"title":"t"}}"#)
+            #expect(row.status == 200 || row.status == 201, "\(row.body)")
+            system.clockA.advance(by: .seconds(61))
+            system.wifi.releaseChunkUploads()
+            #expect(try await walk.value.status == 200)
+
+            let exchanges = system.wifi.exchanges
+            let docsBatch = exchanges.firstIndex { $0.uploads.contains("docs") }
+            let manifest = exchanges.firstIndex { $0.method == "PUT" && $0.path == "/v1/objects/\(object.digest.hash.hex)" }
+            #expect(docsBatch != nil && manifest != nil)
+            if let docsBatch, let manifest { #expect(docsBatch < manifest, "the row waited for the whole walk") }
+        }
+    }
+
     @Test func anOnDemandReadWaitsForTheFetchThenReturns() async throws {
         try await ObjectSystem.run { system in
             let file = TestObject(size: 5 * Self.mib, seed: 6)

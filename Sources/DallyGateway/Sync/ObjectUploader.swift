@@ -11,8 +11,11 @@ extension Syncer {
     /// chunks that arrived are not missing any more, so they are not sent again. The walk stops
     /// (throwing) when the uplink stops being usable or the syncer stops, leaving what was sent.
     /// An object withdrawn meanwhile (a write let go of it before any row naming it left) is
-    /// dropped at the next chunk.
-    func uploadObjects(on uplink: Uplink, tables: Set<String>) async throws -> Int {
+    /// dropped at the next chunk. `betweenChunks` runs after every chunk sent (the cycle sends
+    /// rows that fall due during a long walk there).
+    func uploadObjects(
+        on uplink: Uplink, tables: Set<String>, betweenChunks: () async throws -> Void
+    ) async throws -> Int {
         var finished = 0
         for pending in try await store.objectUploads(tables: tables) {
             let upload = pending.upload
@@ -23,7 +26,7 @@ extension Syncer {
                 continue
             }
             try checkStillUsable(uplink)
-            switch try await send(manifest, resuming: upload.attempts > 0, on: uplink) {
+            switch try await send(manifest, resuming: upload.attempts > 0, on: uplink, betweenChunks: betweenChunks) {
             case .sent:
                 try await store.objectUploaded(manifest.hash)
                 finished += 1
@@ -46,7 +49,9 @@ extension Syncer {
         case withdrawn
     }
 
-    private func send(_ manifest: ObjectManifest, resuming: Bool, on uplink: Uplink) async throws -> Sending {
+    private func send(
+        _ manifest: ObjectManifest, resuming: Bool, on uplink: Uplink, betweenChunks: () async throws -> Void
+    ) async throws -> Sending {
         guard try await store.beginObjectUpload(manifest.hash) else { return .withdrawn }
         var sizes: [ContentHash: Int] = [:]
         var unique: [ContentHash] = []
@@ -95,6 +100,7 @@ extension Syncer {
                     state.status.objects.chunkBytesOnWire += Int64(traffic.sentCompressed)
                 }
                 guard stillQueued else { return .withdrawn }
+                try await betweenChunks()
             }
             // (A Result rather than a typed catch pattern: the latter crashes this compiler.)
             let sent: Result<CloudClient.Traffic, CloudError>

@@ -9,6 +9,9 @@ extension Syncer {
     /// of writes on an eager uplink cannot keep other uplinks' due work waiting.
     static var maxBatchesPerCycle: Int { 100 }
 
+    /// How often (ms of the clock) a long object walk asks whether rows fell due meanwhile.
+    static var rowCheckInterval: Int64 { 5_000 }
+
     /// One wake-up of `uplink`: resend the batches in flight it may carry, send every pending
     /// change it may carry, and pull what may come down over it: every such table rides on
     /// the batches' answers, and a pull of its own follows when a table that is due
@@ -70,9 +73,22 @@ extension Syncer {
         var unpulled = duePulls.intersection(scope.pulls ?? [])
         // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
         // for those objects go in a second round of batches.
-        let more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
-        if !objects.uploads.isEmpty, try await uploadObjects(on: uplink, tables: objects.uploads) > 0 {
-            _ = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+        var more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+        if !objects.uploads.isEmpty {
+            // A walk can take minutes on a slow link: rows written meanwhile whose deadline
+            // comes go between chunks, over this same (already awake) uplink, not after it.
+            var lastRowCheck = now()
+            let sendDueRows: () async throws -> Void = {
+                guard self.now() - lastRowCheck >= Self.rowCheckInterval else { return }
+                lastRowCheck = self.now()
+                guard try await self.rowsCallFor(uplink) else { return }
+                if try await self.sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled) {
+                    more = true
+                }
+            }
+            if try await uploadObjects(on: uplink, tables: objects.uploads, betweenChunks: sendDueRows) > 0 {
+                _ = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+            }
         }
         var needsPull = more || !unpulled.isEmpty
         while needsPull {
