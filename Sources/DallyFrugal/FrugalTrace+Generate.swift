@@ -83,8 +83,11 @@ extension FrugalTrace {
     /// - Parameters:
     ///   - clients: local clients, each with one sensor (telemetry) and one status row.
     ///   - duration: milliseconds; orders and photos scale with it and with `clients`.
+    ///   - images: whether photos carry their images; without, the trace is the rows-only one
+    ///     the codec was measured on (every row the same, the image column null).
     public static func generate(
-        seed: UInt64, clients: Int = 50, duration: Int64 = 3_600_000, wifi: WifiPattern = .partial
+        seed: UInt64, clients: Int = 50, duration: Int64 = 3_600_000, wifi: WifiPattern = .partial,
+        images: Bool = true
     ) -> FrugalTrace {
         let clients = max(clients, 1)
         let duration = max(duration, 1)
@@ -96,7 +99,8 @@ extension FrugalTrace {
         var orders = TraceOrders(clients: clients, duration: duration, random: stream(seed, 2))
         writes += orders.writes()
         var photos = TracePhotos(
-            clients: clients, duration: duration, random: stream(seed, 3), objectRandom: stream(seed, 4))
+            clients: clients, duration: duration, random: stream(seed, 3), objectRandom: stream(seed, 4),
+            images: images)
         writes += photos.writes()
         writes.sort(by: TraceWrite.precedes)
         var wifiRandom = stream(seed, 1)

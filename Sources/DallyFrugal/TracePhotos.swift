@@ -11,6 +11,8 @@ struct TracePhotos {
     /// The images' sizes and seeds, drawn from a stream of their own so that the metadata
     /// stays what it was before photos had images.
     var objectRandom: SplitMix64
+    /// False leaves the images out (the image column stays null).
+    var images = true
 
     static let captions = [
         "Aisle 3 after restock", "Cold room shelf", "Damaged pallet on arrival", "Delivery at back door",
@@ -46,7 +48,7 @@ struct TracePhotos {
                 .array(randomTags()),
                 .null,
             ]
-            let image = randomImage()
+            let image = images ? randomImage() : nil
             result.append(
                 TraceWrite(at: photo.at, client: photo.client, table: "photos", id: id, values: values, object: image))
             if random.chance(TraceWorkload.photoEditPercent) {

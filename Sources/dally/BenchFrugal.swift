@@ -20,6 +20,7 @@ struct BenchFrugal: AsyncParsableCommand {
     @Option(help: "Dally's zstd level.") var level = 3
     @Flag(help: "Run Dally only, without the naive and periodic baselines.") var dallyOnly = false
     @Flag(help: "Also run Dally without dictionaries, to show what they save.") var compareDictionaries = false
+    @Flag(help: "Leave the photos' images out: the rows-only trace the codec was measured on.") var noImages = false
 
     func run() async throws {
         let patterns: [WifiPattern] =
@@ -30,7 +31,7 @@ struct BenchFrugal: AsyncParsableCommand {
             default: throw ValidationError("--wifi takes partial, always or both")
             }
         for pattern in patterns {
-            let trace = FrugalTrace.generate(seed: seed, clients: clients, wifi: pattern)
+            let trace = FrugalTrace.generate(seed: seed, clients: clients, wifi: pattern, images: !noImages)
             let root = try BenchOutput.temporaryDirectory("dally-frugal")
             defer { try? FileManager.default.removeItem(atPath: root) }
             let objects = trace.storedObjects

@@ -47,6 +47,15 @@ struct FrugalTraceTests {
         #expect((sizes.count / 4...sizes.count * 5 / 12).contains(small), "\(small) of \(sizes.count)")
     }
 
+    @Test func withoutImagesTheRowsAreTheSameAndNoWriteStoresAnObject() {
+        let rowsOnly = FrugalTrace.generate(seed: 1, images: false)
+        #expect(rowsOnly.writes.allSatisfy { $0.object == nil })
+        #expect(rowsOnly.storedObjects.isEmpty)
+        #expect(rowsOnly.writes.map(\.values) == Self.trace.writes.map(\.values))
+        #expect(rowsOnly.writes.map(\.at) == Self.trace.writes.map(\.at))
+        #expect(rowsOnly.wifiUp == Self.trace.wifiUp)
+    }
+
     @Test func theWorkloadHasTheIntendedShape() {
         let counts = Self.trace.writesPerTable
         #expect(counts == TracePins.seed1WritesPerTable)
