@@ -175,28 +175,59 @@ import Testing
         }
     }
 
+    /// Starts a sync-now of photos on gateway A whose object walk stalls after its first chunk
+    /// over wifi, writes `row` into `table` while it is stalled, lets `table`'s 1-minute
+    /// deadline pass, and lets the walk go on; returns the sync-now's status.
+    static func writeDuringAStalledWalk(
+        _ system: ObjectSystem, object: TestObject, table: String, row: String, body: String
+    ) async throws -> Int {
+        #expect(try await system.sync("gw-a", table: "photos").status == 200)
+        try await put(system, "photos", "p-\(object.seed)", "image", object)
+        system.wifi.holdChunkUploads(after: 1)
+        let walk = Task { try await system.sync("gw-a", table: "photos") }
+        for _ in 0..<2_000 where system.wifi.heldChunkUploads == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(system.wifi.heldChunkUploads == 1)
+        let written = try await system.call("gw-a", .PUT, "/v1/tables/\(table)/rows/\(row)", body: body)
+        #expect(written.status == 200 || written.status == 201, "\(written.body)")
+        system.clockA.advance(by: .seconds(61))
+        system.wifi.releaseChunkUploads()
+        return try await walk.value.status
+    }
+
     @Test func rowsThatFallDueDuringALongObjectWalkGoBetweenItsChunks() async throws {
         try await ObjectSystem.run { system in
-            #expect(try await system.sync("gw-a", table: "photos").status == 200)
             let object = TestObject(size: 3 * Self.mib, seed: 10)
-            try await Self.put(system, "photos", "p5", "image", object)
-            // The link stalls after the first chunk: the walk is under way when the row is
-            // written and when its deadline (docs: 1 min) comes.
-            system.wifi.holdChunkUploads(after: 1)
-            let walk = Task { try await system.sync("gw-a", table: "photos") }
-            for _ in 0..<2_000 where system.wifi.heldChunkUploads == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(system.wifi.heldChunkUploads == 1)
-            let row = try await system.call("gw-a", .PUT, "/v1/tables/docs/rows/d1", body: #"{"values":{"title":"t"}}"#)
-            #expect(row.status == 200 || row.status == 201, "\(row.body)")
-            system.clockA.advance(by: .seconds(61))
-            system.wifi.releaseChunkUploads()
-            #expect(try await walk.value.status == 200)
-
+            let status = try await Self.writeDuringAStalledWalk(
+                system, object: object, table: "docs", row: "d1", body: #"{"values":{"title":"t"}}"#)
+            #expect(status == 200)
             let exchanges = system.wifi.exchanges
             let docsBatch = exchanges.firstIndex { $0.uploads.contains("docs") }
             let manifest = exchanges.firstIndex { $0.method == "PUT" && $0.path == "/v1/objects/\(object.digest.hash.hex)" }
             #expect(docsBatch != nil && manifest != nil)
             if let docsBatch, let manifest { #expect(docsBatch < manifest, "the row waited for the whole walk") }
+            #expect(try await system.syncCounter("gw-a", "object_walks_paused") == 0)
+        }
+    }
+
+    @Test func rowsDueOnAnotherUplinkPauseTheWalkWhichThenResumes() async throws {
+        try await ObjectSystem.run { system in
+            let object = TestObject(size: 3 * Self.mib, seed: 11)
+            let status = try await Self.writeDuringAStalledWalk(
+                system, object: object, table: "readings", row: "r1", body: #"{"values":{"value":1.5}}"#)
+            #expect(status == 200)
+            // The reading went over lte while the photo was still on its way over wifi.
+            let reading = system.lte.exchanges.contains { $0.uploads.contains("readings") }
+            #expect(reading)
+            #expect(try await system.syncCounter("gw-a", "object_walks_paused") == 1)
+            #expect(try await system.syncCounter("gw-a", "object_resumed_transfers") == 1)
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 1)
+            #expect(system.lte.objectExchanges.isEmpty)
+            // Resumed, not restarted: no chunk crossed twice.
+            let chunks = system.wifi.chunkUploads
+            #expect(Set(chunks).count == chunks.count)
+            #expect(try await system.sync("gw-b", table: "photos").status == 200)
+            let read = try await system.readObject("gw-b", table: "photos", row: "p-11", column: "image")
+            #expect(read.digest == object.digest)
         }
     }
 

@@ -15,7 +15,8 @@ import NIOHTTP1
 /// ``ManualClock``s that tests never move, so changes travel only on a sync-now.
 ///
 /// Tables: `photos` (rows over anything, objects over wifi only), `albums` (`atomic_sync`:
-/// a row travels and appears only with its cover), `docs` (objects fetched on demand).
+/// a row travels and appears only with its cover), `docs` (objects fetched on demand),
+/// `readings` (rows over cellular only).
 final class ObjectSystem: @unchecked Sendable {
     let base = SyncSystem()
     let clockA = ManualClock()
@@ -50,6 +51,10 @@ final class ObjectSystem: @unchecked Sendable {
         columns = ["title TEXT", "file OBJECT"]
         download = { period = "1h" }
         download_objects = { on_demand = true }
+        [[tables]]
+        name = "readings"
+        columns = ["value REAL"]
+        upload = { max_delay = "1m", networks = ["cellular"] }
         """
 
     func cloudConfig() throws -> CloudConfig {

@@ -41,18 +41,20 @@ extension Syncer {
         }
     }
 
-    /// Whether rows (objects and pulls aside) call for `uplink` now: a row deadline, a size
-    /// bound, a sync-now or an eager uplink that the scheduler would answer by waking it.
-    /// Asked between the chunks of a long object walk on `uplink`.
-    func rowsCallFor(_ uplink: Uplink) async throws -> Bool {
+    /// Which uplink, if any, rows (objects and pulls aside) call for now: a row deadline, a size
+    /// bound, a sync-now or an eager uplink that the scheduler would answer by a wake. Asked
+    /// between the chunks of a long object walk.
+    func rowsCall() async throws -> String? {
         var situation = try await look()
         situation.pending = situation.pending.filter { ObjectStream.table(of: $0.key) == nil }
         situation.urgentUploads = situation.urgentUploads.filter { ObjectStream.table(of: $0) == nil }
         situation.urgentPulls = []
         situation.inFlight = []
         situation.pulledAt = Dictionary(scheduler.tables.map { ($0.name, situation.now) }) { first, _ in first }
-        guard case .wake(let wake) = scheduler.decide(situation), wake.uplink == uplink.name else { return false }
-        return !wake.reasons.isDisjoint(with: [.deadline, .size, .syncNow, .eager])
+        guard case .wake(let wake) = scheduler.decide(situation),
+            !wake.reasons.isDisjoint(with: [.deadline, .size, .syncNow, .eager])
+        else { return nil }
+        return wake.uplink
     }
 
     /// The situation now: the outbox and pulls from the store, the rest from memory.

@@ -22,7 +22,7 @@ extension Syncer {
             "waking uplink", metadata: ["uplink": "\(uplink.name)", "reasons": "\(reasons.map(\.rawValue).sorted())"])
         let scope = scheduler.scope(of: uplink.rules)
         let (urgentUploads, urgentPulls) = state.withLock { ($0.urgentUploads, $0.urgentPulls) }
-        let result: Result<SyncReport, any Error>
+        let result: Result<(report: SyncReport, walkPaused: Bool), any Error>
         do {
             let (scheduler, rules) = (self.scheduler, uplink.rules)
             let rows = (uploads: scope.uploads.filter { ObjectStream.table(of: $0) == nil },
@@ -39,11 +39,13 @@ extension Syncer {
             result = .failure(error)
         }
         switch result {
-        case .success(let report):
+        case .success(let (report, walkPaused)):
             state.withLock { state in
-                // Only what was asked before the cycle began is served by it.
-                state.urgentUploads.subtract(urgentUploads.intersection(scope.uploads))
-                state.urgentPulls.subtract(urgentPulls.intersection(scope.pulls))
+                // Only what was asked before the cycle began is served by it; a paused walk
+                // served its rows only (objects and pulls come at the next wake).
+                let served = walkPaused ? scope.uploads.filter { ObjectStream.table(of: $0) == nil } : scope.uploads
+                state.urgentUploads.subtract(urgentUploads.intersection(served))
+                if !walkPaused { state.urgentPulls.subtract(urgentPulls.intersection(scope.pulls)) }
                 state.report.add(report)
                 state.status.cycles += 1
                 state.status.consecutiveFailures = 0
@@ -64,8 +66,10 @@ extension Syncer {
         }
     }
 
+    /// Rows, then objects, then pulls; whether an object walk was paused for rows due on
+    /// another uplink (the exchange then ends there).
     private func exchange(on uplink: Uplink, scope: BatchScope, objects: ObjectScope, duePulls: Set<String>) async throws
-        -> SyncReport
+        -> (report: SyncReport, walkPaused: Bool)
     {
         var report = SyncReport()
         // Due tables this wake must still bring up to date: a batch's answer does that for the
@@ -75,18 +79,31 @@ extension Syncer {
         // for those objects go in a second round of batches.
         var more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
         if !objects.uploads.isEmpty {
-            // A walk can take minutes on a slow link: rows written meanwhile whose deadline
-            // comes go between chunks, over this same (already awake) uplink, not after it.
+            // A walk can take minutes on a slow link. Rows written meanwhile whose deadline
+            // comes go between chunks over this same (already awake) uplink; when they call for
+            // another uplink, the walk pauses so that the scheduler can wake it, and resumes
+            // (asking which chunks arrived) at the next wake that may carry objects.
             var lastRowCheck = now()
             let sendDueRows: () async throws -> Void = {
                 guard self.now() - lastRowCheck >= Self.rowCheckInterval else { return }
                 lastRowCheck = self.now()
-                guard try await self.rowsCallFor(uplink) else { return }
+                guard let called = try await self.rowsCall() else { return }
+                guard called == uplink.name else { throw WalkPause(for: called) }
                 if try await self.sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled) {
                     more = true
                 }
             }
-            if try await uploadObjects(on: uplink, tables: objects.uploads, betweenChunks: sendDueRows) > 0 {
+            let finished: Int
+            do {
+                finished = try await uploadObjects(on: uplink, tables: objects.uploads, betweenChunks: sendDueRows)
+            } catch let pause as WalkPause {
+                state.withLock { $0.status.objects.walksPaused += 1 }
+                logger.info(
+                    "pausing an object upload: rows are due on another uplink",
+                    metadata: ["uplink": "\(uplink.name)", "rows_call_for": "\(pause.uplink)"])
+                return (report, true)
+            }
+            if finished > 0 {
                 _ = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
             }
         }
@@ -111,7 +128,7 @@ extension Syncer {
         }
         if !objects.downloads.isEmpty { try await downloadObjects(on: uplink, tables: objects.downloads) }
         try await tendDictionaries(on: uplink, uploads: scope.uploads)
-        return report
+        return (report, false)
     }
 
     /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
@@ -196,4 +213,11 @@ extension Syncer {
 struct ObjectScope {
     let uploads: Set<String>
     let downloads: Set<String>
+}
+
+/// Stops an object walk between chunks because rows are due on another uplink.
+struct WalkPause: Error {
+    let uplink: String
+
+    init(for uplink: String) { self.uplink = uplink }
 }

@@ -69,6 +69,8 @@ public struct ObjectTransferCounters: Sendable, Equatable {
     /// Uploads dropped before or during their walk because no row wanted the object any more
     /// and no row naming it had left (a photo retaken before Wi-Fi came).
     public var withdrawn: Int64 = 0
+    /// Object walks paused between chunks for rows due on another uplink (each resumes later).
+    public var walksPaused: Int64 = 0
     /// Objects fetched from the cloud (by download policy, on demand, or with an atomic row),
     /// and the chunks and bytes that took.
     public var fetched: Int64 = 0
@@ -83,7 +85,7 @@ public struct ObjectTransferCounters: Sendable, Equatable {
             ("object_chunk_bytes_sent", chunkBytesSent), ("object_chunk_bytes_on_wire", chunkBytesOnWire),
             ("object_chunks_skipped", chunksSkipped), ("object_bytes_skipped", bytesSkipped),
             ("object_resumed_transfers", resumedTransfers), ("object_bytes_not_resent", bytesNotResent),
-            ("object_uploads_withdrawn", withdrawn),
+            ("object_uploads_withdrawn", withdrawn), ("object_walks_paused", walksPaused),
             ("objects_fetched", fetched), ("object_chunks_fetched", chunksFetched),
             ("object_bytes_fetched", bytesFetched), ("object_on_demand_fetches", onDemandFetches),
             ("object_fetch_failures", fetchFailures),
