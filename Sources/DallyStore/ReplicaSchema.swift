@@ -144,6 +144,11 @@ enum ReplicaSchema {
             try db.execute(
                 sql: "ALTER TABLE dally_object_uploads ADD COLUMN announced INTEGER NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration("v7-upload-progress") { db in
+            // How many of the object's distinct chunks, in manifest order, are known to be in
+            // the cloud: a resumed upload asks only about the rest.
+            try db.execute(sql: "ALTER TABLE dally_object_uploads ADD COLUMN chunks_done INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

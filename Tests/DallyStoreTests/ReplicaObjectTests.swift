@@ -111,9 +111,10 @@ struct ReplicaObjectTests {
         #expect(try await store.beginObjectUpload(c.hash))
         _ = try await store.write(delete("p1"), table: "photos")
         #expect(try await queued() == [b.hash])
-        #expect(try await store.recordObjectBytesSent(c.hash, bytes: 7) == false)
+        #expect(try await store.recordObjectBytesSent(c.hash, bytes: 7, chunksDone: 1) == false)
         #expect(try await store.beginObjectUpload(c.hash) == false)
-        #expect(try await store.recordObjectBytesSent(b.hash, bytes: 5))
+        #expect(try await store.recordObjectBytesSent(b.hash, bytes: 5, chunksDone: 1))
+        #expect(try await store.objectUploads(tables: ["photos"]).map(\.chunksDone) == [1])
     }
 
     @Test func aLocalOnlyTableQueuesNoUploadButKeepsRefs() async throws {

@@ -26,7 +26,7 @@ extension Syncer {
                 continue
             }
             try checkStillUsable(uplink)
-            switch try await send(manifest, resuming: upload.attempts > 0, on: uplink, betweenChunks: betweenChunks) {
+            switch try await send(pending, manifest, on: uplink, betweenChunks: betweenChunks) {
             case .sent:
                 try await store.objectUploaded(manifest.hash)
                 finished += 1
@@ -49,50 +49,83 @@ extension Syncer {
         case withdrawn
     }
 
+    /// Walks one object: ask, missing chunks in manifest order, manifest.
+    ///
+    /// Progress is kept as `chunks_done`, the length of the prefix of the object's distinct
+    /// chunks known to be in the cloud (present when asked, or sent): a resumed walk asks only
+    /// about the rest, so a 2 GiB object paused near its end costs an ask of a few hashes, not
+    /// of 8,000. Should the cloud have collected an early chunk meanwhile, the manifest's
+    /// `missing_chunks` answer sends the walk round again over every chunk.
     private func send(
-        _ manifest: ObjectManifest, resuming: Bool, on uplink: Uplink, betweenChunks: () async throws -> Void
+        _ pending: PendingObjectUpload, _ manifest: ObjectManifest, on uplink: Uplink,
+        betweenChunks: () async throws -> Void
     ) async throws -> Sending {
         guard try await store.beginObjectUpload(manifest.hash) else { return .withdrawn }
+        let resuming = pending.upload.attempts > 0
         var sizes: [ContentHash: Int] = [:]
         var unique: [ContentHash] = []
         for chunk in manifest.chunks where sizes.updateValue(chunk.size, forKey: chunk.hash) == nil {
             unique.append(chunk.hash)
         }
+        let position = Dictionary(unique.enumerated().map { ($1, $0) }) { first, _ in first }
+        var done = min(max(pending.chunksDone, 0), unique.count)
         // Two rounds: a chunk the cloud collected between the ask and the manifest (or a
         // manifest refused for a missing chunk) is asked for and sent once more.
         for round in 0..<2 {
-            let (missing, asked) = try await uplink.client.missingChunks(unique)
-            uplink.recordAnswer(asked, now: now())
-            state.withLock { $0.status.record(asked) }
+            let asking = round == 0 ? Array(unique[done...]) : unique
+            if round > 0 { done = 0 }
+            var missing: [ContentHash] = []
+            if !asking.isEmpty {
+                let (answer, asked) = try await uplink.client.missingChunks(asking)
+                uplink.recordAnswer(asked, now: now())
+                state.withLock { state in
+                    state.status.record(asked)
+                    state.status.objects.chunksAsked += Int64(asking.count)
+                }
+                missing = answer.sorted { (position[$0] ?? .max) < (position[$1] ?? .max) }
+            }
             if round == 0 {
                 let missingSet = Set(missing)
-                let present = unique.filter { !missingSet.contains($0) }
+                let present = asking.filter { !missingSet.contains($0) }
                 let presentBytes = present.reduce(Int64(0)) { $0 + Int64(sizes[$1] ?? 0) }
+                let earlierBytes = unique[..<done].reduce(Int64(0)) { $0 + Int64(sizes[$1] ?? 0) }
                 state.withLock { state in
                     state.status.objects.chunksSkipped += Int64(present.count)
                     state.status.objects.bytesSkipped += presentBytes
                     if resuming {
                         state.status.objects.resumedTransfers += 1
-                        state.status.objects.bytesNotResent += presentBytes
+                        state.status.objects.bytesNotResent += presentBytes + earlierBytes
                     }
                 }
                 if resuming {
                     logger.info(
                         "resuming an object upload",
                         metadata: [
-                            "object": "\(manifest.hash)", "chunks_there": "\(present.count)",
-                            "chunks_missing": "\(missing.count)", "uplink": "\(uplink.name)",
+                            "object": "\(manifest.hash)", "chunks_there": "\(done + present.count)",
+                            "chunks_missing": "\(missing.count)", "chunks_asked": "\(asking.count)",
+                            "uplink": "\(uplink.name)",
                         ])
                 }
             }
-            for hash in missing {
+            // What precedes the first missing chunk is there; after each chunk sent, so is
+            // everything up to the next missing one.
+            let confirmed = missing.first.flatMap { position[$0] } ?? unique.count
+            if confirmed > done || round > 0 {
+                done = confirmed
+                guard try await store.recordObjectBytesSent(manifest.hash, bytes: 0, chunksDone: done) else {
+                    return .withdrawn
+                }
+            }
+            for (index, hash) in missing.enumerated() {
                 try checkStillUsable(uplink)
                 guard let bytes = try await chunks.get(hash) else {
                     throw ObjectTransferError.chunkLost(hash, object: manifest.hash)
                 }
                 let traffic = try await uplink.client.put(chunk: bytes, hash: hash)
                 uplink.recordAnswer(traffic, now: now())
-                let stillQueued = try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes.count))
+                done = index + 1 < missing.count ? (position[missing[index + 1]] ?? done) : unique.count
+                let stillQueued = try await store.recordObjectBytesSent(
+                    manifest.hash, bytes: Int64(bytes.count), chunksDone: done)
                 state.withLock { state in
                     state.status.record(traffic)
                     state.status.objects.chunksSent += 1

@@ -59,6 +59,9 @@ public struct ObjectTransferCounters: Sendable, Equatable {
     public var chunksSent: Int64 = 0
     public var chunkBytesSent: Int64 = 0
     public var chunkBytesOnWire: Int64 = 0
+    /// Chunk hashes named in missing-chunks asks (a resumed walk asks only about the chunks
+    /// not known to be there).
+    public var chunksAsked: Int64 = 0
     /// Chunks the cloud already had when asked, and their bytes: what chunk reuse saved.
     public var chunksSkipped: Int64 = 0
     public var bytesSkipped: Int64 = 0
@@ -81,7 +84,7 @@ public struct ObjectTransferCounters: Sendable, Equatable {
 
     var counters: [(String, Int64)] {
         [
-            ("objects_uploaded", uploaded), ("object_chunks_sent", chunksSent),
+            ("objects_uploaded", uploaded), ("object_chunks_asked", chunksAsked), ("object_chunks_sent", chunksSent),
             ("object_chunk_bytes_sent", chunkBytesSent), ("object_chunk_bytes_on_wire", chunkBytesOnWire),
             ("object_chunks_skipped", chunksSkipped), ("object_bytes_skipped", bytesSkipped),
             ("object_resumed_transfers", resumedTransfers), ("object_bytes_not_resent", bytesNotResent),

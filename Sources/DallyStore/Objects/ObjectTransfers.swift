@@ -8,6 +8,9 @@ public struct PendingObjectUpload: Sendable, Equatable {
     public let upload: ObjectUpload
     /// Its chunk list; nil only if the object's bytes were lost (then it cannot go).
     public let manifest: ObjectManifest?
+    /// How many of its distinct chunks, in manifest order, an earlier walk found in the cloud
+    /// or sent: a resumed walk asks only about the rest.
+    public var chunksDone: Int = 0
 }
 
 /// What waits to go up per table: objects, their bytes not yet sent, the oldest first-dirty
@@ -50,7 +53,7 @@ extension ReplicaStore {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT u.hash, u.tbl, u.size, u.bytes_sent, u.attempts, u.first_dirty_at, o.manifest
+                    SELECT u.hash, u.tbl, u.size, u.bytes_sent, u.attempts, u.first_dirty_at, o.manifest, u.chunks_done
                     FROM dally_object_uploads u LEFT JOIN dally_objects o ON o.hash = u.hash
                     WHERE u.tbl IN (\(marks)) ORDER BY u.first_dirty_at, u.hash LIMIT ?
                     """,
@@ -63,7 +66,7 @@ extension ReplicaStore {
                 return PendingObjectUpload(
                     upload: ObjectUpload(
                         hash: hash, table: row[1], firstDirtyAt: row[5], size: size, bytesSent: row[3], attempts: row[4]),
-                    manifest: manifest)
+                    manifest: manifest, chunksDone: row[7])
             }
         }
     }
@@ -80,15 +83,19 @@ extension ReplicaStore {
         }
     }
 
-    /// Adds chunk bytes sent for `hash`.
+    /// Adds chunk bytes sent for `hash`, and records that its first `chunksDone` distinct
+    /// chunks are in the cloud (see ``PendingObjectUpload/chunksDone``).
     ///
     /// - Returns: false when `hash` is no longer queued (as for ``beginObjectUpload(_:)``): the
     ///   rest of the walk would be wasted bytes.
-    public func recordObjectBytesSent(_ hash: ContentHash, bytes: Int64) async throws -> Bool {
+    public func recordObjectBytesSent(_ hash: ContentHash, bytes: Int64, chunksDone: Int) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
-                sql: "UPDATE dally_object_uploads SET bytes_sent = bytes_sent + ? WHERE hash = ?",
-                arguments: [bytes, hash.hex])
+                sql: """
+                    UPDATE dally_object_uploads SET bytes_sent = bytes_sent + ?, chunks_done = ?
+                    WHERE hash = ?
+                    """,
+                arguments: [bytes, chunksDone, hash.hex])
             return db.changesCount > 0
         }
     }
