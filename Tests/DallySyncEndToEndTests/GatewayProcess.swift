@@ -16,7 +16,9 @@ final class GatewayProcess: @unchecked Sendable {
     /// Starts `dally gateway --config <file> --port 0` and waits for it to say where it listens.
     init(config: String) throws {
         logPath = config + "." + UUID().uuidString + ".log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+            throw TestFailure("cannot create the gateway's log file \(logPath)")
+        }
         process.executableURL = Self.executable
         process.arguments = ["gateway", "--config", config, "--port", "0"]
         process.standardError = FileHandle(forWritingAtPath: logPath)
