@@ -39,7 +39,7 @@ struct BenchChunking: ParsableCommand {
     static let jsonBytesPerChunk = 75.0
 
     func run() throws {
-        var random = BenchRandom(seed: 0xC4C)
+        var random = SplitMix(seed: 0xC4C)
         let original = ChunkingData.object(bytes: mb * 1_000_000, random: &random)
         let edits = ChunkingData.singleEdits(of: original, random: &random)
         let trace = ChunkingData.trace(of: original, edits: self.edits, random: &random)
@@ -230,7 +230,7 @@ enum ChunkingData {
     }
 
     /// `bytes` bytes: stretches of 1–8 MiB, alternately random (incompressible) and text.
-    static func object(bytes: Int, random: inout BenchRandom) -> [UInt8] {
+    static func object(bytes: Int, random: inout SplitMix) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(bytes + (8 << 20))
         var text = DocumentText(random: &random)
@@ -244,7 +244,7 @@ enum ChunkingData {
     }
 
     /// One edit each, in the middle: 1 MB overwritten, inserted, deleted; 100 scattered 1-byte changes.
-    static func singleEdits(of original: [UInt8], random: inout BenchRandom) -> [Edit] {
+    static func singleEdits(of original: [UInt8], random: inout SplitMix) -> [Edit] {
         let middle = original.count / 2
         let mb = 1_000_000
         return [
@@ -257,7 +257,7 @@ enum ChunkingData {
 
     /// `count` successive edits, each on the version before, cycling through overwrites, inserts
     /// and deletes of 1 B–1 MB anywhere, bursts of ten 1-byte changes, and appends.
-    static func trace(of original: [UInt8], edits count: Int, random: inout BenchRandom) -> [Edit] {
+    static func trace(of original: [UInt8], edits count: Int, random: inout SplitMix) -> [Edit] {
         var edits: [Edit] = []
         var size = original.count
         for i in 0..<count {
@@ -288,7 +288,7 @@ struct DocumentText {
     private let boilerplate: [[UInt8]]
     private var heading = 0
 
-    init(random: inout BenchRandom) {
+    init(random: inout SplitMix) {
         let letters = Array("etaoinshrdlucmfwypvbgkjqxz".utf8)
         words = (0..<4000).map { _ in
             (0..<random.int(2...10)).map { _ in letters[min(letters.count - 1, Int(pow(random.unit(), 2) * Double(letters.count)))] }
@@ -302,7 +302,7 @@ struct DocumentText {
         boilerplate = paragraphs
     }
 
-    mutating func append(_ count: Int, to out: inout [UInt8], random: inout BenchRandom) {
+    mutating func append(_ count: Int, to out: inout [UInt8], random: inout SplitMix) {
         let end = out.count + count
         while out.count < end {
             switch random.int(0...19) {
@@ -323,20 +323,9 @@ struct DocumentText {
     }
 }
 
-/// SplitMix64: the benchmark's only source of randomness.
-struct BenchRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The chunking benchmark's draws, on the module's seeded `SplitMix` (its only source of
+/// randomness, so every run edits the same places).
+extension SplitMix {
     /// Uniform in `range`.
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))

@@ -47,7 +47,7 @@ extension ReplicaStore {
     public func objectUploads(tables: Set<String>, limit: Int = 1000) async throws -> [PendingObjectUpload] {
         guard !tables.isEmpty else { return [] }
         return try await pool.read { db in
-            let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
+            let marks = databaseQuestionMarks(count: tables.count)
             var arguments = StatementArguments(tables.sorted())
             arguments += [limit]
             return try Row.fetchAll(
@@ -115,7 +115,7 @@ extension ReplicaStore {
     public func objectDownloads(tables: Set<String>, limit: Int = 1000) async throws -> [ObjectDownload] {
         guard !tables.isEmpty else { return [] }
         return try await pool.read { db in
-            let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
+            let marks = databaseQuestionMarks(count: tables.count)
             var arguments = StatementArguments(tables.sorted())
             arguments += [limit]
             return try Row.fetchAll(
