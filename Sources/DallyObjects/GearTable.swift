@@ -1,3 +1,5 @@
+import DallyCore
+
 /// The 256 random 64-bit values FastCDC's gear hash adds, one per byte value.
 ///
 /// Generated from a fixed seed by SplitMix64 (Steele, Lea & Flood 2014), so the table is the same
@@ -11,15 +13,7 @@ enum GearTable {
     static let seed: UInt64 = 0x4441_4C4C_5943_4443
 
     static let values: [UInt64] = {
-        var state = seed
-        return (0..<256).map { _ in splitMix64(&state) }
+        var random = SplitMix64(seed: seed)
+        return (0..<256).map { _ in random.next() }
     }()
-
-    static func splitMix64(_ state: inout UInt64) -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,3 +1,4 @@
+import DallyCore
 import DallyCompression
 import Testing
 

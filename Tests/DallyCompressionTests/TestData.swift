@@ -1,3 +1,4 @@
+import DallyCore
 @testable import DallyCompression
 
 /// Deterministic inputs, so a failure reproduces byte for byte.
@@ -88,23 +89,6 @@ enum TestData {
         try data.withUnsafeBytes { try encoder.encode($0, flush: .flush, into: &frame) }
         try encoder.encode(UnsafeRawBufferPointer(start: nil, count: 0), flush: .end, into: &frame)
         return frame
-    }
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,3 +1,4 @@
+import DallyCore
 import DallyFrugal
 import Testing
 

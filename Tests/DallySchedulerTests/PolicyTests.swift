@@ -1,3 +1,4 @@
+import DallyCore
 import DallyScheduler
 import Testing
 
@@ -125,7 +126,7 @@ struct PolicyTests {
             let uplinks = [Fixture.wired, Fixture.wifi, wifi2, Fixture.cellular].map { uplink in
                 UplinkRules(
                     name: uplink.name, networkClass: uplink.networkClass, cost: uplink.cost,
-                    eager: eagerUplinks && rng.chance(30))
+                    eager: eagerUplinks && rng.roughChance(30))
             }
             let writes = randomWrites(&rng, tables: tables)
             let end = Fixture.start + Fixture.hour
@@ -169,7 +170,7 @@ func flapping(_ rng: inout SplitMix64, _ uplinks: [String], until end: Int64) ->
     var initial: [String: Bool] = [:]
     var changes: [(at: Int64, uplink: String, up: Bool)] = []
     for uplink in uplinks {
-        var up = rng.chance(50)
+        var up = rng.roughChance(50)
         initial[uplink] = up
         var t = Fixture.start + rng.int(Fixture.second...30 * Fixture.second)
         while t < end {

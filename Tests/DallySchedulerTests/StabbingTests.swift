@@ -1,3 +1,4 @@
+import DallyCore
 import DallyScheduler
 import Testing
 
@@ -41,7 +42,7 @@ struct StabbingTests {
         var sawBoth = 0
         for seed in 1...Self.traces {
             var rng = SplitMix64(seed: 1_000 + seed)
-            let tables = randomTables(&rng, count: 2...6) { rng in rng.chance(50) ? ["wifi"] : ["cellular"] }
+            let tables = randomTables(&rng, count: 2...6) { rng in rng.roughChance(50) ? ["wifi"] : ["cellular"] }
             let writes = randomWrites(&rng, tables: tables)
             let scheduler = Scheduler(tables: tables, uplinks: [Fixture.cellular, Fixture.wifi], flushBytes: .max)
             var simulator = TraceSimulator(scheduler: scheduler, start: Fixture.start)

@@ -1,16 +1,37 @@
-/// SplitMix64, the seedable generator behind every random choice of the frugality benchmark.
+/// SplitMix64 (Steele, Lea & Flood 2014): the one seedable generator behind every reproducible
+/// choice in Dally — the chunker's gear table, the benchmarks' traces and workloads, and test data.
 ///
-/// The benchmark's trace must be byte-identical on every machine and every Swift release, so
-/// nothing here goes through `SystemRandomNumberGenerator` or the standard library's
-/// `random(in:using:)`, whose way of turning words into bounded numbers is not a documented
-/// contract: the bounded draws below are this file's own arithmetic.
+/// What it draws must be identical on every machine and every Swift release (the gear table's
+/// values decide chunk boundaries; benchmark traces and tests pin figures), so nothing here goes
+/// through `SystemRandomNumberGenerator` or the standard library's `random(in:using:)`, whose
+/// way of turning words into bounded numbers is not a documented contract: the bounded draws
+/// below are this file's own arithmetic.
+///
+/// For example:
+/// ```swift
+/// var random = SplitMix64(seed: 42)
+/// let word = random.next()
+/// let die = random.int(in: 1...6)
+/// ```
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// A generator whose draws follow from `seed` alone.
     public init(seed: UInt64) { state = seed }
 
+    /// The golden-ratio increment added to the state before each draw.
+    public static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
+        state &+= Self.gamma
+        return Self.mix(state)
+    }
+
+    /// SplitMix64's output function: a bijective mix of one 64-bit state. Exposed for callers
+    /// that address random words by position (word `i` of seed `s` is `mix(s &+ i &* gamma)`)
+    /// instead of drawing them in order.
+    public static func mix(_ state: UInt64) -> UInt64 {
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
