@@ -1,3 +1,4 @@
+import DallyTestSupport
 import DallyCore
 import DallyGateway
 import DallyObjects
@@ -14,7 +15,7 @@ struct ObjectsEndToEndTests {
     static let path = "/v1/tables/photos/rows/p1/objects/image"
 
     @Test func anUploadedObjectIsReferencedByTheRowAndReadBackIdentically() async throws {
-        let bytes = SeededBytes.bytes(seed: 1, count: 100_000)
+        let bytes = SeededBytes.bytes(100_000, seed: 1)
         let hash = ContentHash.of(bytes)
         try await ObjectGateway.run(ObjectGateway.config()) { gw in
             _ = try await gw.live.send(.PUT, "/v1/tables/photos/rows/p1", body: #"{"values":{"title":"cat"}}"#)
@@ -72,7 +73,7 @@ struct ObjectsEndToEndTests {
     }
 
     @Test func rangesAreServedFromTheChunksThatHoldThem() async throws {
-        let bytes = SeededBytes.bytes(seed: 2, count: 50_000)
+        let bytes = SeededBytes.bytes(50_000, seed: 2)
         let size = bytes.count
         try await ObjectGateway.run(ObjectGateway.config()) { gw in
             #expect(try await gw.send(.PUT, Self.path, bytes: bytes).status == 201)
@@ -110,7 +111,7 @@ struct ObjectsEndToEndTests {
     }
 
     @Test func theETagIsTheContentHashAndIfNoneMatchAnswers304() async throws {
-        let bytes = SeededBytes.bytes(seed: 3, count: 10_000)
+        let bytes = SeededBytes.bytes(10_000, seed: 3)
         let etag = "\"\(ContentHash.of(bytes).hex)\""
         try await ObjectGateway.run(ObjectGateway.config()) { gw in
             _ = try await gw.send(.PUT, Self.path, bytes: bytes)
@@ -124,7 +125,7 @@ struct ObjectsEndToEndTests {
     }
 
     @Test func identicalBytesAreStoredOnceAndTheStatsSaySo() async throws {
-        let bytes = SeededBytes.bytes(seed: 4, count: 60_000)
+        let bytes = SeededBytes.bytes(60_000, seed: 4)
         try await ObjectGateway.run(ObjectGateway.config()) { gw in
             let first = try await gw.send(.PUT, Self.path, bytes: bytes)
             let chunks = try #require(first.json["values"]?["image"]?["chunks"]?.int)
@@ -147,7 +148,7 @@ struct ObjectsEndToEndTests {
     }
 
     @Test func anObjectUploadedFirstIsCommittedWithTheRowThatNamesIt() async throws {
-        let bytes = SeededBytes.bytes(seed: 5, count: 20_000)
+        let bytes = SeededBytes.bytes(20_000, seed: 5)
         try await ObjectGateway.run(ObjectGateway.config()) { gw in
             let posted = try await gw.send(.POST, "/v1/objects", bytes: bytes)
             #expect(posted.status == 201)
@@ -175,8 +176,8 @@ struct ObjectsEndToEndTests {
     }
 
     @Test func unreferencedUploadsAreCollectedAfterTheGraceAndCannotBeNamedThen() async throws {
-        let kept = SeededBytes.bytes(seed: 6, count: 9_000)
-        let dropped = SeededBytes.bytes(seed: 7, count: 9_000)
+        let kept = SeededBytes.bytes(9_000, seed: 6)
+        let dropped = SeededBytes.bytes(9_000, seed: 7)
         try await ObjectGateway.run(ObjectGateway.config()) { gw in
             _ = try await gw.send(.PUT, Self.path, bytes: kept)
             let orphan = try await gw.send(.POST, "/v1/objects", bytes: dropped)

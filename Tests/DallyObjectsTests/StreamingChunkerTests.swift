@@ -1,3 +1,4 @@
+import DallyTestSupport
 import Testing
 
 @testable import DallyObjects

@@ -1,4 +1,4 @@
-import DallyFrugal
+import DallyTestSupport
 import DallyObjects
 import Foundation
 import NIOCore

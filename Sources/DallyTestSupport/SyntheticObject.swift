@@ -1,3 +1,4 @@
+import DallyCore
 import DallyObjects
 import Foundation
 import NIOCore
@@ -39,10 +40,7 @@ public struct SyntheticObject: Sendable {
         let lastWord = (offset + count + 7) / 8
         var words = [UInt64](repeating: 0, count: lastWord - firstWord)
         for i in words.indices {
-            var z = seed &+ UInt64(firstWord + i) &* 0x9E37_79B9_7F4A_7C15
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            words[i] = (z ^ (z >> 31)).littleEndian
+            words[i] = SplitMix64.mix(seed &+ UInt64(firstWord + i) &* SplitMix64.gamma).littleEndian
         }
         return words.withUnsafeBytes { raw in
             let start = offset - firstWord * 8
