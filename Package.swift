@@ -117,9 +117,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The command line: `dally gateway`, `dally cloud`, `dally dev`.
+        // The command line: `dally gateway`, `dally cloud`, `dally dev`. No benchmark code.
         .executableTarget(
             name: "dally",
+            dependencies: [
+                "DallyCloud",
+                "DallyConfig",
+                "DallyGateway",
+                "DallyStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The benchmarks, a separate executable that never ships: `dally-bench apply|propagation|
+        // frugal|codec|objects|chunking`, one folder per benchmark.
+        .executableTarget(
+            name: "dally-bench",
             dependencies: [
                 "DallyClocks",
                 "DallyCloud",
@@ -131,6 +145,7 @@ let package = Package(
                 "DallyObjects",
                 "DallyStore",
                 "DallySync",
+                "DallyTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -139,12 +154,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            path: "Sources/DallyBench"
         ),
         // Clocks besides the system's: one moved by hand, for tests and the frugality benchmark's simulated hour.
         .target(name: "DallyClocks", dependencies: ["DallyCore"]),
         // The frugality benchmark's parts: the seeded trace, the radio model, the floors, the
-        // byte-counting TCP relay, staleness, the baselines' bodies and the report table.
+        // byte-counting TCP relay, staleness, the baselines' bodies and the report table. Only
+        // `dally-bench` and tests depend on it.
         .target(
             name: "DallyFrugal",
             dependencies: [
@@ -152,17 +169,33 @@ let package = Package(
                 "DallyCore",
                 "DallyObjects",
                 "DallySync",
+                "DallyTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression"]),
+        // What tests and `dally-bench` share, never the shipped `dally`: seeded test data, one
+        // config builder for a cloud and its gateways, and one harness that runs them live.
+        .target(
+            name: "DallyTestSupport",
+            dependencies: [
+                "DallyCloud",
+                "DallyConfig",
+                "DallyCore",
+                "DallyGateway",
+                "DallyObjects",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression", "DallyCore"]),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
-        .testTarget(name: "DallyObjectsTests", dependencies: ["DallyObjects", "DallyCore"]),
+        .testTarget(name: "DallyObjectsTests", dependencies: ["DallyObjects", "DallyCore", "DallyTestSupport"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
         .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig", "DallyObjects"]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
-        .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler"]),
+        .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler", "DallyCore"]),
         .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),
         .testTarget(
             name: "DallyGatewayTests",
@@ -174,6 +207,8 @@ let package = Package(
                 "DallyConfig",
                 "DallyStore",
                 "DallyClocks",
+                "DallyCore",
+                "DallyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -185,13 +220,13 @@ let package = Package(
                 "DallyCompression",
                 "DallyConfig",
                 "DallyCore",
-                "DallyFrugal",
                 "DallyGateway",
                 "DallyObjects",
                 "DallyScheduler",
                 "DallyStore",
                 "DallySync",
                 "DallyClocks",
+                "DallyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -44,7 +44,7 @@ public enum FramedZstd {
 
     /// The level to compress batch bodies at when nothing else is configured: 6.
     ///
-    /// Measured by `dally bench codec` (libzstd 1.5.4) on sections with 4 KiB dictionaries:
+    /// Measured by `dally-bench codec` (libzstd 1.5.4) on sections with 4 KiB dictionaries:
     /// against level 3 (libzstd's default, and ``Compressor``'s), level 6 makes 10-row sections
     /// 5% smaller and a 1 MiB batch 9% smaller, at 2.3 to 2.9 times the compression time (a
     /// 1 MiB batch in about 13 ms of one core, a 1 KB section in about 25 µs); decompression
@@ -55,7 +55,7 @@ public enum FramedZstd {
     /// The most bytes a frame compressed with `level` and a dictionary should hold: 16 KiB for
     /// levels 1 to 3, no limit for the others.
     ///
-    /// Measured by `dally bench codec` (libzstd 1.5.4): at levels 1 to 3, a section of more than
+    /// Measured by `dally-bench codec` (libzstd 1.5.4): at levels 1 to 3, a section of more than
     /// about 16 KB compresses 1 to 8% worse with its dictionary than without (libzstd then
     /// compresses with the small tables its prepared dictionary was made with) and more slowly;
     /// at negative levels and from level 4 up, a dictionary helps or is neutral at every size.

@@ -8,7 +8,7 @@ extension ZstdDictionary {
     public enum TrainingMethod: String, Sendable, CaseIterable {
         /// `ZDICT_trainFromBuffer`: fastCover with d = 8, trying 4 segment sizes and keeping the
         /// one that compresses the last quarter of the samples best. The default: within 1.5%
-        /// of COVER's ratio at every size `dally bench codec` measures (1 to 16 KiB), 60 to 85
+        /// of COVER's ratio at every size `dally-bench codec` measures (1 to 16 KiB), 60 to 85
         /// times faster, better than legacy on 1-row sections, and the only method in
         /// libzstd's stable API.
         case fastCover
@@ -24,7 +24,7 @@ extension ZstdDictionary {
 
     /// The capacity to train with when nothing else is configured: 4 KiB.
     ///
-    /// Measured by `dally bench codec` on sections of three tables of 5 to 6 columns: 2 and
+    /// Measured by `dally-bench codec` on sections of three tables of 5 to 6 columns: 2 and
     /// 4 KiB are within 1% of each other at every level and section size; 8 and 16 KiB do worse
     /// on 1-row sections at levels 6 and 9 (up to 11%), 1 KiB does at level 3 (3%). 4 KiB
     /// leaves room for wider tables than these, and costs little to send.
@@ -33,7 +33,7 @@ extension ZstdDictionary {
     /// How many bytes of recent sections to train a table's dictionary on when nothing else is
     /// configured: 256 KiB, 64 times ``defaultCapacity``.
     ///
-    /// Measured by `dally bench codec`: 25 sections (56 KB a table) already come within 1% of
+    /// Measured by `dally-bench codec`: 25 sections (56 KB a table) already come within 1% of
     /// the ratio of 800 (2 MB a table), while training time grows with the bytes (about 20 ms
     /// for 256 KB on one core) and ZDICT needs about 10 bytes of memory per sample byte.
     public static let defaultSampleBytes = 256 * 1024
@@ -59,7 +59,7 @@ extension ZstdDictionary {
     /// Samples are best whole messages as they will be compressed, in the order they were
     /// sent; zstd's advice is in the order of a hundred times the capacity in all. Few samples,
     /// or samples with little in common, usually give a dictionary that helps less rather than
-    /// an error, so compare the ratio with and without the result before adopting it. Training costs time (see `dally bench codec`)
+    /// an error, so compare the ratio with and without the result before adopting it. Training costs time (see `dally-bench codec`)
     /// and about 10 bytes of memory per sample byte, so run it off the request path.
     ///
     /// - Parameters:

@@ -5,7 +5,7 @@ import Synchronization
 /// so that a small message can refer to what the dictionary already holds instead of carrying it.
 ///
 /// A Dally batch section of a few rows compresses poorly on its own (its table name, column
-/// names and value patterns appear once each). Measured by `dally bench codec` at level 6, a
+/// names and value patterns appear once each). Measured by `dally-bench codec` at level 6, a
 /// one-row section shrinks to 81% of its JSON alone and to 29% with a 4 KiB dictionary trained
 /// on earlier sections of its table; a ten-row section to 40% and 28%. The frame header of such a
 /// message names the dictionary by ``id``, and the receiver must hold the same bytes under that

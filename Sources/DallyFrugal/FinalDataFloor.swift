@@ -1,3 +1,4 @@
+import DallyTestSupport
 import DallyCompression
 import DallyCore
 

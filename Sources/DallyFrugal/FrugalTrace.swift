@@ -1,6 +1,7 @@
+import DallyTestSupport
 import DallyCore
 
-/// One simulated hour of local writes for the frugality benchmark (`dally bench frugal`):
+/// One simulated hour of local writes for the frugality benchmark (`dally-bench frugal`):
 /// what 50 local clients write through the gateway, when wifi is up, and what the cloud must
 /// end with.
 ///

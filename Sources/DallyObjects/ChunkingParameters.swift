@@ -49,7 +49,7 @@ public struct ChunkingParameters: Sendable, Hashable {
     }
 
     /// What objects are chunked with unless configured otherwise: FastCDC aiming at 256 KiB
-    /// (minimum 64 KiB, maximum 1 MiB), chosen with `dally bench chunking` (figures in
+    /// (minimum 64 KiB, maximum 1 MiB), chosen with `dally-bench chunking` (figures in
     /// docs/OBJECTS.md, "Chunking (measured)").
     ///
     /// - Content-defined rather than fixed: a 1 MB insert or delete in a 100 MB object sends

@@ -2,13 +2,13 @@
 # Dally sync benchmarks (loopback only, one process each, temp data dirs, stop by themselves).
 #
 # What it does:
-#   1. builds the release binary into its own scratch path, so that other builders' debug
+#   1. builds the release benchmark binary into its own scratch path, so that other builders' debug
 #      builds in .build are left alone:
-#        swift build -c release --product dally --scratch-path $SCRATCH      (unless SKIP_BUILD=1)
+#        swift build -c release --product dally-bench --scratch-path $SCRATCH      (unless SKIP_BUILD=1)
 #   2. runs, printing each command and its figures:
-#        apply        dally bench apply        the cloud's batch apply rate: store alone, over HTTP
+#        apply        dally-bench apply        the cloud's batch apply rate: store alone, over HTTP
 #                                              from 1 and from 4 gateways, and raw SQLite (the limit)
-#        propagation  dally bench propagation  PUT on gateway A -> long-poll answer on gateway B,
+#        propagation  dally-bench propagation  PUT on gateway A -> long-poll answer on gateway B,
 #                                              and the sync-now round trip
 #   3. collects the RESULT lines in $RESULTS_DIR/results.txt (each bench's output beside it).
 #
@@ -18,10 +18,10 @@
 #   SKIP_BUILD=1 BENCHES=apply APPLY_ARGS="--updates 0.3 --synchronous normal" tools/bench/sync.sh
 # Env knobs (defaults in brackets):
 #   BENCHES [apply propagation]   SKIP_BUILD [0]   SCRATCH [/tmp/bench-build]
-#   DALLY_BIN [$SCRATCH/release/dally]
-#   APPLY_ARGS []         extra flags of `dally bench apply` (--rows-per-batch, --batches,
+#   BENCH_BIN [$SCRATCH/release/dally-bench]
+#   APPLY_ARGS []         extra flags of `dally-bench apply` (--rows-per-batch, --batches,
 #                         --columns, --updates, --synchronous, --gateways, --level)
-#   PROPAGATION_ARGS []   extra flags of `dally bench propagation` (--samples, --warmup,
+#   PROPAGATION_ARGS []   extra flags of `dally-bench propagation` (--samples, --warmup,
 #                         --wait, --synchronous)
 #   BENCH_TIMEOUT [1800]  seconds each bench may take before it is stopped
 #   RESULTS_DIR [/tmp/dally-bench-results/sync-<timestamp>]
@@ -35,7 +35,7 @@ cd "$REPO"
 
 BENCHES=${BENCHES:-"apply propagation"}
 SCRATCH=${SCRATCH:-/tmp/bench-build}
-DALLY_BIN=${DALLY_BIN:-$SCRATCH/release/dally}
+BENCH_BIN=${BENCH_BIN:-$SCRATCH/release/dally-bench}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-1800}
 RESULTS_DIR=${RESULTS_DIR:-/tmp/dally-bench-results/sync-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$RESULTS_DIR"
@@ -45,11 +45,11 @@ RESULTS=$RESULTS_DIR/results.txt
 log() { printf '== %s\n' "$*" >&2; }
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  log "swift build -c release --product dally --scratch-path $SCRATCH"
-  swift build -c release --product dally --scratch-path "$SCRATCH"
+  log "swift build -c release --product dally-bench --scratch-path $SCRATCH"
+  swift build -c release --product dally-bench --scratch-path "$SCRATCH"
 fi
-if [ ! -x "$DALLY_BIN" ]; then
-  echo "no binary at $DALLY_BIN (build it, or set DALLY_BIN / SCRATCH)" >&2
+if [ ! -x "$BENCH_BIN" ]; then
+  echo "no binary at $BENCH_BIN (build it, or set BENCH_BIN / SCRATCH)" >&2
   exit 1
 fi
 
@@ -70,10 +70,10 @@ run() {
 
 want() { [[ " $BENCHES " == *" $1 "* ]]; }
 # shellcheck disable=SC2086  # the *_ARGS are word lists on purpose
-want apply && run apply "$DALLY_BIN" bench apply ${APPLY_ARGS:-}
+want apply && run apply "$BENCH_BIN" apply ${APPLY_ARGS:-}
 # shellcheck disable=SC2086
-want propagation && run propagation "$DALLY_BIN" bench propagation ${PROPAGATION_ARGS:-}
+want propagation && run propagation "$BENCH_BIN" propagation ${PROPAGATION_ARGS:-}
 
 echo
-echo "Dally sync bench ($DALLY_BIN; $(nproc) cores; results in $RESULTS_DIR)"
+echo "Dally sync bench ($BENCH_BIN; $(nproc) cores; results in $RESULTS_DIR)"
 cat "$RESULTS"

@@ -7,11 +7,12 @@ import DallyFrugal
 import DallyGateway
 import DallyObjects
 import DallyStore
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
 
-/// `dally bench objects`: streaming an object through a real gateway and a real cloud on
+/// `dally-bench objects`: streaming an object through a real gateway and a real cloud on
 /// loopback — client → gateway (chunk, hash, store), gateway → cloud (ask, send chunks,
 /// manifest), gateway → client (read back) — in MB/s with the peak resident memory of each
 /// step, next to the limits measured in the same run: SHA-256 alone, chunking + SHA-256, and
@@ -36,16 +37,16 @@ struct BenchObjects: AsyncParsableCommand {
         var rows: [[String]] = [["step", "MB/s", "peak RSS MiB", "notes"]]
         rows += try await limits(root: root)
 
-        let (cloudConfig, gatewayConfig) = try Self.configs(root: root, logLevel: logLevel)
-        let cloud = try Cloud(config: cloudConfig, logger: Logger(label: "dally.cloud"))
-        let cloudServices = try await BenchServices.start(servers: 1) { report in
-            cloud.services(port: 0) { await report(0, $0) }
+        let (system, gatewayConfig) = Self.configs(logLevel: logLevel)
+        let live = LiveSystem(config: system, root: root, label: "dally.bench", gracefulShutdownLimit: .seconds(15))
+        do {
+            try await live.startCloud()
+            try await live.startGateway("edge", try gatewayConfig(live))
+        } catch {
+            try? await live.shutdown(cloudFirst: true)
+            throw error
         }
-        let gateway = try Gateway(config: try gatewayConfig(cloudServices.ports[0]), logger: Logger(label: "dally.gw"))
-        let gatewayServices = try await BenchServices.start(servers: 1) { report in
-            gateway.services(port: 0) { await report(0, $0) }
-        }
-        let base = "http://127.0.0.1:\(gatewayServices.ports[0])"
+        let base = "http://127.0.0.1:\(live.port(of: "edge"))"
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             let object = SyntheticObject(size: size, seed: 7)
@@ -72,15 +73,11 @@ struct BenchObjects: AsyncParsableCommand {
             print("\n1 MiB overwritten in the middle of \(mib) MiB: \(sent) chunk bytes sent (\(String(format: "%.1f", Double(size) / Double(max(sent, 1))))× less than the object)")
         } catch {
             try? await http.shutdown()
-            try? await gatewayServices.stop()
-            try? await cloudServices.stop()
+            try? await live.shutdown()
             throw error
         }
         try await http.shutdown()
-        try await gatewayServices.stop()
-        try await cloudServices.stop()
-        try gateway.close()
-        try cloud.store.close()
+        try await live.shutdown()
     }
 
     /// The limits in the same run: hashing, chunking + hashing, and chunk store inserts.
@@ -181,72 +178,25 @@ struct BenchObjects: AsyncParsableCommand {
         String(format: "%.0f", Double(bytes) / 1_000_000 / max(duration.benchSeconds, 1e-9))
     }
 
-    static func configs(root: String, logLevel: String) throws -> (CloudConfig, (Int) throws -> GatewayConfig) {
-        let table = """
-            [[tables]]
-            name = "files"
-            columns = ["name TEXT", "blob OBJECT"]
-            """
-        let cloud = try CloudConfig.parse(
-            text: """
-                [server]
-                host = "127.0.0.1"
-                port = 0
-                data_dir = "\(root)/cloud"
-                log_level = "\(logLevel)"
-                [store]
-                synchronous = "normal"
-                [admin]
-                token = "\(admin)"
-                [[gateways]]
-                id = "edge"
-                secret = "objects-bench-secret-edge"
-                \(table)
-                """)
-        let gateway = { (cloudPort: Int) throws -> GatewayConfig in
-            try GatewayConfig.parse(
-                text: """
-                    [server]
-                    host = "127.0.0.1"
-                    port = 0
-                    data_dir = "\(root)/gateway"
-                    log_level = "\(logLevel)"
-                    [store]
-                    synchronous = "normal"
-                    [admin]
-                    token = "\(admin)"
-                    [cloud]
-                    url = "http://127.0.0.1:\(cloudPort)"
-                    gateway_id = "edge"
-                    secret = "objects-bench-secret-edge"
-                    notify_networks = []
-                    [[clients]]
-                    name = "bench"
-                    token = "\(token)"
-                    read = ["*"]
-                    write = ["*"]
-                    \(table)
-                    upload = { max_delay = "1h" }
-                    upload_objects = { max_delay = "1h" }
-                    """)
+    /// The cloud (which knows `edge`) and a function making `edge`'s configuration once the
+    /// cloud listens: `files` with an OBJECT column, nothing synced until asked.
+    static func configs(logLevel: String) -> (SystemConfig, (LiveSystem) throws -> GatewayConfig) {
+        let system = SystemConfig(
+            tables: [.init("files", columns: ["name TEXT", "blob OBJECT"])],
+            gateways: [.init(id: "edge", secret: "objects-bench-secret-edge")],
+            clients: [.init(name: "bench", token: token)],
+            cloudAdminToken: admin, gatewayAdminToken: admin, logLevel: logLevel, loopbackAnyPort: true,
+            synchronous: "normal")
+        let gateway = { (live: LiveSystem) throws -> GatewayConfig in
+            try system.gateway(
+                "edge", dataDirectory: live.directory("gateway"),
+                link: .init(url: live.cloudURL, notifyNetworks: []),
+                tables: [
+                    .init(
+                        "files", columns: ["name TEXT", "blob OBJECT"], upload: #"{ max_delay = "1h" }"#,
+                        uploadObjects: #"{ max_delay = "1h" }"#)
+                ])
         }
-        return (cloud, gateway)
-    }
-}
-
-/// The process's peak resident memory, reset between steps (Linux: `/proc/self/clear_refs`).
-enum PeakMemory {
-    static func reset() {
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    }
-
-    /// VmHWM in MiB, as text.
-    static var mebibytes: String {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return "?" }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-            return "\(kilobytes / 1024)"
-        }
-        return "?"
+        return (system, gateway)
     }
 }

@@ -1,8 +1,9 @@
+import DallyCore
 import ArgumentParser
 import DallyObjects
 import Foundation
 
-/// `dally bench chunking`: what each way of cutting objects into chunks costs and saves, to choose
+/// `dally-bench chunking`: what each way of cutting objects into chunks costs and saves, to choose
 /// ``ChunkingParameters/default`` by measurement.
 ///
 /// One seeded object (`--mb` MB: alternating stretches of random bytes and of document-like
@@ -39,7 +40,7 @@ struct BenchChunking: ParsableCommand {
     static let jsonBytesPerChunk = 75.0
 
     func run() throws {
-        var random = SplitMix(seed: 0xC4C)
+        var random = SplitMix64(seed: 0xC4C)
         let original = ChunkingData.object(bytes: mb * 1_000_000, random: &random)
         let edits = ChunkingData.singleEdits(of: original, random: &random)
         let trace = ChunkingData.trace(of: original, edits: self.edits, random: &random)
@@ -190,163 +191,5 @@ struct BenchChunking: ParsableCommand {
             bytes += chunk.size
         }
         return (count, bytes)
-    }
-}
-
-/// The benchmark's object and its edits, all from one seeded generator.
-enum ChunkingData {
-    /// A change to an object, kept as the change rather than the edited copy so that a trace of
-    /// many edits holds one version in memory at a time.
-    struct Edit {
-        enum Change {
-            case overwrite(at: Int, [UInt8])
-            case insert(at: Int, [UInt8])
-            case delete(at: Int, count: Int)
-            case bump(at: [Int])
-            case append([UInt8])
-        }
-
-        let name: String
-        let change: Change
-
-        /// One of the three 1 MB edits (overwrite, insert, delete).
-        var isOneMB: Bool {
-            switch change {
-            case .overwrite(_, let new), .insert(_, let new): new.count == 1_000_000
-            case .delete(_, let count): count == 1_000_000
-            case .bump, .append: false
-            }
-        }
-
-        func apply(to bytes: inout [UInt8]) {
-            switch change {
-            case .overwrite(let at, let new): bytes.replaceSubrange(at..<at + new.count, with: new)
-            case .insert(let at, let new): bytes.insert(contentsOf: new, at: at)
-            case .delete(let at, let count): bytes.removeSubrange(at..<at + count)
-            case .bump(let positions): for at in positions { bytes[at] &+= 1 }
-            case .append(let new): bytes += new
-            }
-        }
-    }
-
-    /// `bytes` bytes: stretches of 1–8 MiB, alternately random (incompressible) and text.
-    static func object(bytes: Int, random: inout SplitMix) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes + (8 << 20))
-        var text = DocumentText(random: &random)
-        var isText = false
-        while out.count < bytes {
-            let stretch = min(bytes - out.count, random.int(1 << 20...8 << 20))
-            if isText { text.append(stretch, to: &out, random: &random) } else { out += random.bytes(stretch) }
-            isText.toggle()
-        }
-        return out
-    }
-
-    /// One edit each, in the middle: 1 MB overwritten, inserted, deleted; 100 scattered 1-byte changes.
-    static func singleEdits(of original: [UInt8], random: inout SplitMix) -> [Edit] {
-        let middle = original.count / 2
-        let mb = 1_000_000
-        return [
-            Edit(name: "overwrite 1MB", change: .overwrite(at: middle, random.bytes(mb))),
-            Edit(name: "insert 1MB", change: .insert(at: middle, random.bytes(mb))),
-            Edit(name: "delete 1MB", change: .delete(at: middle, count: mb)),
-            Edit(name: "100×1B", change: .bump(at: (0..<100).map { _ in random.int(0...original.count - 1) })),
-        ]
-    }
-
-    /// `count` successive edits, each on the version before, cycling through overwrites, inserts
-    /// and deletes of 1 B–1 MB anywhere, bursts of ten 1-byte changes, and appends.
-    static func trace(of original: [UInt8], edits count: Int, random: inout SplitMix) -> [Edit] {
-        var edits: [Edit] = []
-        var size = original.count
-        for i in 0..<count {
-            let length = random.int(1...1_000_000)
-            let at = random.int(0...size - length - 1)
-            switch i % 5 {
-            case 0: edits.append(Edit(name: "overwrite", change: .overwrite(at: at, random.bytes(length))))
-            case 1:
-                edits.append(Edit(name: "insert", change: .insert(at: at, random.bytes(length))))
-                size += length
-            case 2:
-                edits.append(Edit(name: "delete", change: .delete(at: at, count: length)))
-                size -= length
-            case 3: edits.append(Edit(name: "bump", change: .bump(at: (0..<10).map { _ in random.int(0...size - 1) })))
-            default:
-                edits.append(Edit(name: "append", change: .append(random.bytes(length))))
-                size += length
-            }
-        }
-        return edits
-    }
-}
-
-/// Document-like text: lines of words drawn with a skew from a fixed vocabulary, numbered
-/// headings, and boilerplate paragraphs that recur, so that it compresses like prose.
-struct DocumentText {
-    private let words: [[UInt8]]
-    private let boilerplate: [[UInt8]]
-    private var heading = 0
-
-    init(random: inout SplitMix) {
-        let letters = Array("etaoinshrdlucmfwypvbgkjqxz".utf8)
-        words = (0..<4000).map { _ in
-            (0..<random.int(2...10)).map { _ in letters[min(letters.count - 1, Int(pow(random.unit(), 2) * Double(letters.count)))] }
-        }
-        var paragraphs: [[UInt8]] = []
-        for _ in 0..<20 {
-            var paragraph: [UInt8] = []
-            for _ in 0..<random.int(40...200) { paragraph += words[random.int(0...words.count - 1)] + [32] }
-            paragraphs.append(paragraph + [10, 10])
-        }
-        boilerplate = paragraphs
-    }
-
-    mutating func append(_ count: Int, to out: inout [UInt8], random: inout SplitMix) {
-        let end = out.count + count
-        while out.count < end {
-            switch random.int(0...19) {
-            case 0:
-                heading += 1
-                out += Array("\n## Section \(heading)\n\n".utf8)
-            case 1:
-                out += boilerplate[random.int(0...boilerplate.count - 1)]
-            default:
-                for _ in 0..<random.int(5...15) {
-                    out += words[min(words.count - 1, Int(pow(random.unit(), 3) * Double(words.count)))]
-                    out.append(32)
-                }
-                out.append(10)
-            }
-        }
-        out.removeLast(out.count - end)
-    }
-}
-
-/// The chunking benchmark's draws, on the module's seeded `SplitMix` (its only source of
-/// randomness, so every run edits the same places).
-extension SplitMix {
-    /// Uniform in `range`.
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { buffer in
-            var i = 0
-            while i + 8 <= count {
-                buffer.storeBytes(of: next(), toByteOffset: i, as: UInt64.self)
-                i += 8
-            }
-            while i < count {
-                buffer[i] = UInt8(truncatingIfNeeded: next())
-                i += 1
-            }
-        }
-        return out
     }
 }

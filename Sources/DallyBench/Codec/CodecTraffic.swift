@@ -3,87 +3,11 @@ import DallyCore
 import DallySync
 import Foundation
 
-// The synthetic traffic `dally bench codec` measures: telemetry, status and order sections
-// drawn from seeded distributions, and batches of them.
-
-/// Row counts measured, and how many sections of each (fewer of the larger ones).
-enum CodecRowCounts {
-    static let measured = [1, 10, 100, 1000]
-    static func sectionsMeasured(rows: Int) -> Int { max(4, 200 / rows) }
-}
-
-/// The generated tables.
-enum CodecTable: String, CaseIterable, Hashable {
-    /// `[id, null, updated_at, "put", "dev-0007", 21.4, 48.0, 87, -61]`: readings, new rows only.
-    case telemetry
-    /// One row per device, updated in place: `["dev-0007", 4711, updated_at, "put", true, "2.4.1", …]`.
-    case status
-    /// Orders with a JSON array of items; one in five an update of an earlier order.
-    case orders
-
-    var columns: [String] {
-        switch self {
-        case .telemetry: ["device", "temp", "humidity", "battery", "rssi"]
-        case .status: ["online", "firmware", "last_seen", "uptime_s", "battery", "error"]
-        case .orders: ["customer", "total", "paid", "items", "status"]
-        }
-    }
-}
-
-/// What the traffic looks like; the changed ones model a gateway whose devices or readings moved.
-struct CodecDistribution: Sendable {
-    var name: String
-    /// Devices are `dev-<firstDevice + n>`; customers `cus-<firstCustomer + n>`; SKUs `SKU-<firstSKU + n>`.
-    var firstDevice = 0
-    var firstCustomer = 10_000
-    var firstSKU = 1_000
-    /// Added to temperatures, in tenths of a degree, and to humidity, in tenths of a percent.
-    var warmer = 0
-    var damper = 0
-    /// Prices are multiplied by this.
-    var prices = 1.0
-    var firmware = ["2.4.1", "2.4.0", "2.3.7"]
-    /// Every table has one more column (a schema change): pressure, ip, currency.
-    var extraColumn = false
-
-    static let base = CodecDistribution(name: "base (as trained)")
-    static let newIDs = CodecDistribution(name: "new ids", firstDevice: 5_000, firstCustomer: 60_000, firstSKU: 7_000)
-    static let newValues = CodecDistribution(
-        name: "new values", warmer: 150, damper: 250, prices: 1.37, firmware: ["3.0.2", "3.0.1", "2.9.9"])
-    static let both = CodecDistribution(
-        name: "new ids+values", firstDevice: 5_000, firstCustomer: 60_000, firstSKU: 7_000, warmer: 150, damper: 250,
-        prices: 1.37, firmware: ["3.0.2", "3.0.1", "2.9.9"])
-    static let newSchema = CodecDistribution(name: "new column", extraColumn: true)
-    static let all = [base, newIDs, newValues, both, newSchema]
-}
-
-/// A batch document and where its pieces are: envelope, sections, the separators and closing.
-struct CodecBatch {
-    let json: [UInt8]
-    /// (table, range of the section in `json`), in order.
-    let sections: [(CodecTable, Range<Int>)]
-    var sectionCount: Int { sections.count }
-
-    /// The pieces to compress: the envelope and separators without a dictionary, each section
-    /// with its table's.
-    func segments(_ dictionaries: [CodecTable: ZstdDictionary?]) -> [FramedZstd.Segment] {
-        var segments: [FramedZstd.Segment] = []
-        var end = 0
-        for (table, range) in sections {
-            segments.append(.init(json[end..<range.lowerBound]))
-            segments.append(.init(json[range], dictionary: dictionaries[table] ?? nil))
-            end = range.upperBound
-        }
-        segments.append(.init(json[end...]))
-        return segments
-    }
-}
-
 /// Deterministic traffic of the three tables: sections as JSON, exactly as `BatchRequest`
 /// encodes them, with per-device readings that wander like real ones.
 struct CodecTraffic {
     let distribution: CodecDistribution
-    private var random: SplitMix
+    private var random: SplitMix64
     private var clock: Int64 = 1_767_225_600_000
     private var version: Int64 = 48_210
     /// Telemetry comes from this many devices; status rows from a fleet of `fleet`.
@@ -95,7 +19,7 @@ struct CodecTraffic {
 
     init(_ distribution: CodecDistribution, seed: UInt64) {
         self.distribution = distribution
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         temperature = (0..<Self.sensors).map { _ in 170 + Int(random.next() % 80) + distribution.warmer }
         humidity = (0..<Self.sensors).map { _ in 350 + Int(random.next() % 250) + distribution.damper }
         battery = (0..<Self.sensors).map { _ in 40 + Int(random.next() % 60) }

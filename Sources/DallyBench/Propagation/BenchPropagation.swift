@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// `dally bench propagation`: how long a row written on gateway A takes to reach a client
+/// `dally-bench propagation`: how long a row written on gateway A takes to reach a client
 /// long-polling gateway B, with a cloud and both gateways in this process on 127.0.0.1.
 ///
 /// Each sample opens `GET /v1/tables/orders/changes?since=<cursor>&wait=<wait>` on B, then
@@ -41,11 +41,11 @@ struct BenchPropagation: AsyncParsableCommand {
     }
 
     func run() async throws {
-        Startup.bootstrapLogging(level: logLevel)
+        BenchLogging.bootstrap(level: logLevel)
         let root = try BenchOutput.temporaryDirectory("propagation")
         print(
             """
-            dally bench propagation: \(samples) samples (+\(warmup) warm-up), cloud + 2 gateways in one process on \
+            dally-bench propagation: \(samples) samples (+\(warmup) warm-up), cloud + 2 gateways in one process on \
             127.0.0.1, synchronous=\(synchronous), \(ProcessInfo.processInfo.activeProcessorCount) cores
             data under \(root)
             """)
@@ -88,12 +88,4 @@ struct BenchPropagation: AsyncParsableCommand {
             print(BenchOutput.resultLine(name, fields))
         }
     }
-}
-
-/// What `dally bench propagation` measured.
-struct PropagationFigures {
-    var endToEnd = Samples()
-    var syncNow = Samples()
-    var put = Samples()
-    var beforeSyncReturned = 0
 }

@@ -1,8 +1,9 @@
 import DallyConfig
+import DallyTestSupport
 import Foundation
 
-/// The configurations the bench commands run with, written as TOML and read by the same
-/// parsers as the shipped files, so that they are validated the same way. Every server binds
+/// The configurations the bench commands run with, written by ``SystemConfig`` as TOML and read
+/// by the same parsers as the shipped files, so that they are validated the same way. Every server binds
 /// port 0 (a free port) on 127.0.0.1 and keeps its data in a temporary directory.
 enum BenchConfigs {
     static let clientToken = "bench-client-token-0123456789"
@@ -38,13 +39,15 @@ enum BenchConfigs {
         return declarations
     }
 
-    private static func tableBlock(_ columns: [String]) -> String {
-        """
-        [[tables]]
-        name = "\(table)"
-        columns = [\(columns.map { "\"\($0)\"" }.joined(separator: ", "))]
-        conflict = "last_writer_wins"
-        """
+    /// The bench system: `orders` with `columns`, a cloud that knows `gateways` gateways
+    /// (``gatewayID(_:)`` with ``secret(_:)``), every server on 127.0.0.1 at a free port.
+    static func system(gateways: Int, columns: [String], synchronousFull: Bool, logLevel: String) -> SystemConfig {
+        SystemConfig(
+            tables: [.init(table, columns: columns, conflict: "last_writer_wins")],
+            gateways: (0..<gateways).map { .init(id: gatewayID($0), secret: secret($0)) },
+            clients: [.init(name: "bench", token: clientToken)],
+            cloudAdminToken: cloudAdminToken, gatewayAdminToken: gatewayAdminToken, logLevel: logLevel,
+            loopbackAnyPort: true, synchronous: synchronousFull ? "full" : "normal")
     }
 
     /// A cloud that knows `gateways` gateways (``gatewayID(_:)`` with ``secret(_:)``).
@@ -52,26 +55,13 @@ enum BenchConfigs {
         directory: String, gateways: Int, columns: [String], synchronousFull: Bool, maxRowsPerBatch: Int = 10_000,
         logLevel: String
     ) throws -> CloudConfig {
-        let credentials = (0..<gateways).map { n in
-            "[[gateways]]\nid = \"\(gatewayID(n))\"\nsecret = \"\(secret(n))\""
-        }
-        return try CloudConfig.parse(
-            text: """
-                [server]
-                host = "127.0.0.1"
-                port = 0
-                data_dir = "\(directory)"
-                log_level = "\(logLevel)"
-                [store]
-                synchronous = "\(synchronousFull ? "full" : "normal")"
+        try system(gateways: gateways, columns: columns, synchronousFull: synchronousFull, logLevel: logLevel).cloud(
+            dataDirectory: directory,
+            extra: """
                 [limits]
                 max_body_bytes = \(1 << 28)
                 max_decompressed_bytes = \(1 << 30)
                 max_rows_per_batch = \(max(10_000, maxRowsPerBatch))
-                [admin]
-                token = "\(cloudAdminToken)"
-                \(credentials.joined(separator: "\n"))
-                \(tableBlock(columns))
                 """,
             file: "<bench cloud>")
     }
@@ -81,31 +71,9 @@ enum BenchConfigs {
     static func gateway(
         _ n: Int, directory: String, cloudPort: Int, columns: [String], synchronousFull: Bool, logLevel: String
     ) throws -> GatewayConfig {
-        try GatewayConfig.parse(
-            text: """
-                [server]
-                host = "127.0.0.1"
-                port = 0
-                data_dir = "\(directory)"
-                log_level = "\(logLevel)"
-                [store]
-                synchronous = "\(synchronousFull ? "full" : "normal")"
-                [admin]
-                token = "\(gatewayAdminToken)"
-                [[clients]]
-                name = "bench"
-                token = "\(clientToken)"
-                read = ["*"]
-                write = ["*"]
-                [cloud]
-                url = "http://127.0.0.1:\(cloudPort)"
-                gateway_id = "\(gatewayID(n))"
-                secret = "\(secret(n))"
-                notify_wait = "60s"
-                retry_min = "50ms"
-                retry_max = "1s"
-                \(tableBlock(columns))
-                """,
+        try system(gateways: n + 1, columns: columns, synchronousFull: synchronousFull, logLevel: logLevel).gateway(
+            gatewayID(n), dataDirectory: directory,
+            link: .init(url: "http://127.0.0.1:\(cloudPort)", notifyWait: "60s", retryMin: "50ms", retryMax: "1s"),
             file: "<bench gateway \(n + 1)>")
     }
 }

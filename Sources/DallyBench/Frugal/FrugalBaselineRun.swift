@@ -181,13 +181,3 @@ struct FrugalBaselineRun {
         return try BatchAnswer.decode(try JSONParser.parse(Array(buffer: body)), outline: batch.outline)
     }
 }
-
-/// The trace time the baselines are at, for the relays' activity records.
-final class TraceTime: Sendable {
-    private let value = Mutex<Int64>(0)
-
-    var now: Int64 {
-        get { value.withLock { $0 } }
-        set { value.withLock { $0 = newValue } }
-    }
-}

@@ -4,7 +4,7 @@ import DallySync
 import Foundation
 import GRDB
 
-/// The two parts of `dally bench apply` that need no server: the cloud store alone, and raw
+/// The two parts of `dally-bench apply` that need no server: the cloud store alone, and raw
 /// SQLite inserts of the same rows (the limit).
 enum ApplyStore {
     /// `SQLiteCloudStore.apply` on `batches`, one after the other, in a fresh directory.

@@ -3,7 +3,7 @@ import DallyCore
 import DallySync
 import Foundation
 
-/// `dally bench apply`: the cloud's batch apply rate, in rows per second, four ways in one run,
+/// `dally-bench apply`: the cloud's batch apply rate, in rows per second, four ways in one run,
 /// each into its own fresh database in a temporary directory:
 ///
 /// 1. `store`: `SQLiteCloudStore.apply` on batches built beforehand (no HTTP, no JSON);
@@ -70,7 +70,7 @@ struct BenchApply: AsyncParsableCommand {
     }
 
     func run() async throws {
-        Startup.bootstrapLogging(level: logLevel)
+        BenchLogging.bootstrap(level: logLevel)
         let declarations = try BenchConfigs.columns(columns)
         let root = try BenchOutput.temporaryDirectory("apply")
         var results: [ApplyResult] = []
@@ -97,7 +97,7 @@ struct BenchApply: AsyncParsableCommand {
         let id = ids == .uuid ? "random uuid-like" : "time-ordered uuid-like"
         print(
             """
-            dally bench apply: \(batches) batches x \(rowsPerBatch) rows = \(rows) rows per part, \
+            dally-bench apply: \(batches) batches x \(rowsPerBatch) rows = \(rows) rows per part, \
             updates \(Int((updates * 100).rounded()))%, synchronous=\(synchronous), zstd level \(level), \
             \(ProcessInfo.processInfo.activeProcessorCount) cores
             table orders: id TEXT (\(id)), \(setup.columns.joined(separator: ", ")); data under \(setup.root)
@@ -129,51 +129,3 @@ struct BenchApply: AsyncParsableCommand {
         for result in results { print(result.resultLine) }
     }
 }
-
-/// What every part of `dally bench apply` shares.
-struct ApplySetup: Sendable {
-    let root: String
-    let columns: [String]
-    let schema: TableSchema
-    let rowsPerBatch: Int
-    let batches: Int
-    let updates: Double
-    let ids: BenchIDs
-    let synchronousFull: Bool
-    let gateways: Int
-    let level: Int
-    let logLevel: String
-
-    init(
-        root: String, columns: [String], rowsPerBatch: Int, batches: Int, updates: Double, ids: BenchIDs,
-        synchronousFull: Bool, gateways: Int, level: Int, logLevel: String
-    ) throws {
-        // The table as the cloud reads it from its configuration: checks the declarations.
-        let probe = try BenchConfigs.cloud(
-            directory: root + "/unused", gateways: 1, columns: columns, synchronousFull: synchronousFull,
-            logLevel: logLevel)
-        guard let schema = probe.tables.first else { throw BenchError("no table in the bench configuration") }
-        (self.root, self.columns, self.schema) = (root, columns, schema)
-        (self.rowsPerBatch, self.batches, self.updates, self.ids) = (rowsPerBatch, batches, updates, ids)
-        (self.synchronousFull, self.gateways, self.level, self.logLevel) = (synchronousFull, gateways, level, logLevel)
-    }
-
-    /// Gateway `n`'s batch stream; the same `n` gives the same rows in every part.
-    func maker(_ n: Int) -> OrderBatches {
-        OrderBatches(
-            gateway: BenchConfigs.gatewayID(n), replica: BenchConfigs.replicaID(n), columns: schema.columns,
-            rowsPerBatch: rowsPerBatch, updates: updates, ids: ids, seed: 0xDA11 &+ UInt64(n) &* 0x1_0000_0001)
-    }
-
-    /// Gateway 0's `batches` batches, base versions as a fresh store gives them.
-    func prebuiltBatches() -> [BatchRequest] {
-        var maker = maker(0)
-        return (0..<batches).map { _ in
-            let batch = maker.next()
-            maker.assumeAccepted(batch)
-            return batch
-        }
-    }
-}
-
-extension BenchIDs: ExpressibleByArgument {}

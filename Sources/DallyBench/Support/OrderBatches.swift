@@ -2,28 +2,6 @@ import DallyCore
 import DallySync
 import Foundation
 
-/// SplitMix64: fast, seedable, so that two runs send the same rows.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// How new rows are named: random uuid-like ids (v4-like, the default) land all over the
-/// primary key's B-tree; time-ordered ones (v7-like: a growing 48-bit prefix) land at its end.
-enum BenchIDs: String, CaseIterable, Sendable {
-    case uuid
-    case ordered
-}
-
 /// One gateway's stream of order-like batches: each batch carries `rowsPerBatch` changes of
 /// table `orders`, new rows (uuid-like ids) and, for a fraction `updates`, full-row updates of
 /// rows this gateway created recently, with the version it last learned as base version.
@@ -38,7 +16,7 @@ struct OrderBatches {
     let rowsPerBatch: Int
     let updates: Double
     let ids: BenchIDs
-    private var random: SplitMix
+    private var random: SplitMix64
     private var recent: [String] = []
     private var oldest = 0
     private var versions: [String: Int64] = [:]
@@ -60,7 +38,7 @@ struct OrderBatches {
         self.rowsPerBatch = rowsPerBatch
         self.updates = updates
         self.ids = ids
-        self.random = SplitMix(seed: seed)
+        self.random = SplitMix64(seed: seed)
     }
 
     /// The next batch. The first carries only new rows: there is nothing to update yet.
@@ -163,6 +141,7 @@ struct OrderBatches {
     }
 }
 
+/// Zero-padding for the hex of an id.
 extension String {
     fileprivate func leftPadded(_ width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import DallyCloud
 import DallyCore
 import DallyGateway
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -10,58 +11,39 @@ import NIOHTTP1
 /// A cloud and gateways A and B on 127.0.0.1, each on a free port with its own data
 /// directory under `root`, and the HTTP client the samples use.
 struct PropagationSystem {
-    let cloud: Cloud<ContinuousClock>
-    let cloudServices: BenchServices
-    let gateways: [Gateway]
-    let gatewayServices: BenchServices
+    let live: LiveSystem
     let http: HTTPClient
 
     /// Gateway A's and B's base URLs.
-    var a: String { "http://127.0.0.1:\(gatewayServices.ports[0])" }
-    var b: String { "http://127.0.0.1:\(gatewayServices.ports[1])" }
+    var a: String { "http://127.0.0.1:\(live.port(of: BenchConfigs.gatewayID(0)))" }
+    var b: String { "http://127.0.0.1:\(live.port(of: BenchConfigs.gatewayID(1)))" }
 
     static func start(root: String, synchronousFull: Bool, logLevel: String) async throws -> PropagationSystem {
         let columns = BenchConfigs.orderColumns
-        let cloudConfig = try BenchConfigs.cloud(
-            directory: root + "/cloud", gateways: 2, columns: columns, synchronousFull: synchronousFull,
-            logLevel: logLevel)
-        let cloud = try Cloud(config: cloudConfig, logger: Logger(label: "dally.cloud"))
-        let cloudServices: BenchServices
+        let live = LiveSystem(
+            config: BenchConfigs.system(
+                gateways: 2, columns: columns, synchronousFull: synchronousFull, logLevel: logLevel),
+            root: root, label: "dally.bench", gracefulShutdownLimit: .seconds(15))
         do {
-            cloudServices = try await BenchServices.start(servers: 1) { report in
-                cloud.services(port: 0) { port in await report(0, port) }
-            }
-        } catch {
-            try? cloud.store.close()
-            throw error
-        }
-        var gateways: [Gateway] = []
-        do {
+            try await live.startCloud(
+                try BenchConfigs.cloud(
+                    directory: live.directory("cloud"), gateways: 2, columns: columns,
+                    synchronousFull: synchronousFull, logLevel: logLevel))
             for n in 0..<2 {
+                let id = BenchConfigs.gatewayID(n)
                 let config = try BenchConfigs.gateway(
-                    n, directory: root + "/gateway-\(n + 1)", cloudPort: cloudServices.ports[0], columns: columns,
+                    n, directory: live.directory(id), cloudPort: live.cloudPort, columns: columns,
                     synchronousFull: synchronousFull, logLevel: logLevel)
-                gateways.append(
-                    try Gateway(config: config, logger: Logger(label: "dally.\(BenchConfigs.gatewayID(n))")))
+                try await live.startGateway(id, try Gateway(config: config, logger: Logger(label: "dally.\(id)")))
             }
-            // Port 0 in the configurations: each server reports the port it bound.
-            let gatewayServices = try await BenchServices.start(servers: gateways.count) { report in
-                gateways.enumerated().flatMap { n, gateway in
-                    gateway.services { port in await report(n, port) }
-                }
-            }
-            var configuration = HTTPClient.Configuration()
-            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            return PropagationSystem(
-                cloud: cloud, cloudServices: cloudServices, gateways: gateways, gatewayServices: gatewayServices,
-                http: http)
         } catch {
-            try? await cloudServices.stop()
-            for gateway in gateways { try? gateway.close() }
-            try? cloud.store.close()
+            try? await live.shutdown(cloudFirst: true)
             throw error
         }
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        return PropagationSystem(live: live, http: http)
     }
 
     /// Shuts the client down, stops the cloud (its notify hub answers the gateways' parked
@@ -69,12 +51,7 @@ struct PropagationSystem {
     func stop() async throws {
         var failure: (any Error)?
         do { try await http.shutdown() } catch { failure = failure ?? error }
-        do { try await cloudServices.stop() } catch { failure = failure ?? error }
-        do { try await gatewayServices.stop() } catch { failure = failure ?? error }
-        for gateway in gateways {
-            do { try gateway.close() } catch { failure = failure ?? error }
-        }
-        do { try cloud.store.close() } catch { failure = failure ?? error }
+        do { try await live.shutdown(cloudFirst: true) } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
 

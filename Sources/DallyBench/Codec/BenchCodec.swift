@@ -2,7 +2,7 @@ import ArgumentParser
 import DallyCompression
 import Foundation
 
-/// `dally bench codec`: how batch bodies compress, to choose the codec's defaults by measurement.
+/// `dally-bench codec`: how batch bodies compress, to choose the codec's defaults by measurement.
 ///
 /// Sections of three generated tables (telemetry readings, one status row per device, orders
 /// with a JSON items array), encoded exactly as `BatchRequest` puts them on the wire, are
@@ -104,7 +104,7 @@ struct BenchCodec: AsyncParsableCommand {
         let perRow = CodecTable.allCases.map { "\($0.rawValue) \(probe.json($0, rows: 1000).count / 1000) B" }
         print(
             """
-            dally bench codec: libzstd \(Compressor.zstdVersion), \
+            dally-bench codec: libzstd \(Compressor.zstdVersion), \
             \(ProcessInfo.processInfo.activeProcessorCount) cores; trainer \(method.rawValue)
             each dictionary: trained at the level it is used with, on N=\(samples) earlier sections of its table \
             (1-100 rows, log-uniform): \(bytes.joined(separator: ", "))

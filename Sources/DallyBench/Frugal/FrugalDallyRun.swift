@@ -3,6 +3,7 @@ import DallyClocks
 import DallyCore
 import DallyFrugal
 import DallyGateway
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -29,9 +30,9 @@ struct FrugalDallyRun {
             directory: root + "/gateway", trace: trace, wifiPort: cloud.wifiPort, cellularPort: cloud.cellularPort,
             dictionaryBytes: dictionaryBytes, level: level)
         let gateway = try Gateway(config: config, logger: Logger(label: "frugal.gateway"), clock: clock, now: clock.wallMillis)
-        let services: BenchServices
+        let services: ServiceRunner
         do {
-            services = try await BenchServices.start(servers: 1) { report in
+            services = try await ServiceRunner.started(servers: 1, label: "dally.bench", gracefulShutdownLimit: .seconds(15)) { report in
                 gateway.services(port: 0) { port in await report(0, port) }
             }
         } catch {

@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// `dally-bench`: release-build benchmarks of gateway ↔ cloud sync, run in one process on
+/// loopback with temporary data directories, printing figures and no verdicts.
+///
+/// - `dally-bench apply`: the cloud's batch apply rate, measured three ways in one run (the
+///   store alone, over HTTP from one and from several gateways) next to the raw SQLite insert
+///   rate of the same rows, the limit the others are bounded by.
+/// - `dally-bench propagation`: how long a row written on one gateway takes to reach a
+///   long-poll on another, through sync-now, the cloud and the notify long-poll.
+/// - `dally-bench frugal`: bytes, wake-ups and staleness of a seeded hour of writes through
+///   Dally, next to naive and periodic sync and the floors.
+///
+/// A separate executable so that the shipped `dally` carries none of this code. Build with
+/// `swift build -c release --product dally-bench` first: debug figures mean little.
+/// `tools/bench/sync.sh` builds and runs both sync benchmarks.
+@main
+struct DallyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dally-bench",
+        abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency, frugality, codecs, objects, chunking).",
+        subcommands: [
+            BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchChunking.self,
+            BenchObjects.self,
+        ]
+    )
+}
