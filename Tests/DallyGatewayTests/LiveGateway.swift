@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import DallyConfig
 import DallyCore
 import DallyGateway
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -17,33 +18,25 @@ struct LiveGateway: Sendable {
     /// A configuration with tables `orders` and `notes`, a read-write client, a client that may
     /// only read `orders`, and the admin token.
     static func config(dataDirectory: String = temporaryDirectory(), extra: String = "") throws -> GatewayConfig {
-        try GatewayConfig.parse(
-            text: """
-                [server]
-                data_dir = "\(dataDirectory)"
-                log_level = "error"
+        let system = SystemConfig(
+            tables: [
+                .init("orders", columns: ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON", "qty INTEGER"]),
+                .init("notes", columns: ["body TEXT"]),
+            ],
+            gateways: [],
+            clients: [
+                .init(name: "app", token: clientToken),
+                .init(name: "reader", token: readerToken, read: ["orders"], write: nil),
+            ],
+            cloudAdminToken: "", gatewayAdminToken: adminToken)
+        return try system.gateway(
+            "", dataDirectory: dataDirectory,
+            extra: """
                 [limits]
                 max_body_bytes = 2048
                 max_rows_per_batch = 50
                 max_page_rows = 20
                 \(extra)
-                [admin]
-                token = "\(adminToken)"
-                [[clients]]
-                name = "app"
-                token = "\(clientToken)"
-                read = ["*"]
-                write = ["*"]
-                [[clients]]
-                name = "reader"
-                token = "\(readerToken)"
-                read = ["orders"]
-                [[tables]]
-                name = "orders"
-                columns = ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON", "qty INTEGER"]
-                [[tables]]
-                name = "notes"
-                columns = ["body TEXT"]
                 """)
     }
 
@@ -61,31 +54,19 @@ struct LiveGateway: Sendable {
         _ config: GatewayConfig, clock: C = ContinuousClock(), _ body: @Sendable (LiveGateway) async throws -> T
     ) async throws -> T where C.Duration == Duration {
         let gateway = try Gateway(config: config, logger: Logger(label: "test"), clock: clock)
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let app = gateway.application(port: 0) { port in portContinuation.yield(port) }
-        let group = ServiceGroup(
-            configuration: .init(services: [app, gateway.hub], logger: Logger(label: "test")))
+        let runner = ServiceRunner()
         var httpConfiguration = HTTPClient.Configuration()
         httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 400
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
         do {
-            let result: T = try await withThrowingTaskGroup(of: T?.self) { tasks in
-                tasks.addTask {
-                    try await group.run()
-                    return nil
-                }
-                var iterator = ports.makeAsyncIterator()
-                guard let port = await iterator.next() else { throw CancellationError() }
-                let live = LiveGateway(hub: gateway.hub, port: port, http: http)
-                let result = try await body(live)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            }
+            try await runner.start { report in [gateway.application(port: 0, onServerRunning: report), gateway.hub] }
+            let result = try await body(LiveGateway(hub: gateway.hub, port: runner.port, http: http))
+            try await runner.stop()
             try await http.shutdown()
             try gateway.close()
             return result
         } catch {
+            try? await runner.stop()
             try? await http.shutdown()
             try? gateway.close()
             throw error

@@ -1,3 +1,4 @@
+import DallyTestSupport
 import AsyncHTTPClient
 import DallyConfig
 import DallyCore
@@ -22,33 +23,25 @@ struct ObjectGateway: Sendable {
     static func config(maxBytes: Int64 = 256 << 20, dataDirectory: String = LiveGateway.temporaryDirectory()) throws
         -> GatewayConfig
     {
-        try GatewayConfig.parse(
-            text: """
-                [server]
-                data_dir = "\(dataDirectory)"
-                log_level = "error"
+        let system = SystemConfig(
+            tables: [
+                .init("photos", columns: ["title TEXT", "image OBJECT", "thumb OBJECT"]),
+                .init("notes", columns: ["body TEXT"]),
+            ],
+            gateways: [],
+            clients: [
+                .init(name: "app", token: LiveGateway.clientToken),
+                .init(name: "reader", token: LiveGateway.readerToken, read: ["notes"], write: nil),
+            ],
+            cloudAdminToken: "", gatewayAdminToken: LiveGateway.adminToken)
+        return try system.gateway(
+            "", dataDirectory: dataDirectory,
+            extra: """
                 [limits]
                 max_body_bytes = 2048
                 [objects]
                 max_bytes = \(maxBytes)
                 gc_grace = "1h"
-                [admin]
-                token = "\(LiveGateway.adminToken)"
-                [[clients]]
-                name = "app"
-                token = "\(LiveGateway.clientToken)"
-                read = ["*"]
-                write = ["*"]
-                [[clients]]
-                name = "reader"
-                token = "\(LiveGateway.readerToken)"
-                read = ["notes"]
-                [[tables]]
-                name = "photos"
-                columns = ["title TEXT", "image OBJECT", "thumb OBJECT"]
-                [[tables]]
-                name = "notes"
-                columns = ["body TEXT"]
                 """)
     }
 
@@ -62,31 +55,21 @@ struct ObjectGateway: Sendable {
     ) async throws -> T {
         let gateway = try Gateway(
             config: config, logger: Logger(label: "test"), objectFetcher: fetcher, chunking: chunking)
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let app = gateway.application(port: 0) { port in portContinuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: [app, gateway.hub], logger: Logger(label: "test")))
+        let runner = ServiceRunner()
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let (store, objects) = (gateway.store, gateway.objects)
         do {
-            let result: T = try await withThrowingTaskGroup(of: T?.self) { tasks in
-                tasks.addTask {
-                    try await group.run()
-                    return nil
-                }
-                var iterator = ports.makeAsyncIterator()
-                guard let port = await iterator.next() else { throw CancellationError() }
-                let live = LiveGateway(hub: gateway.hub, port: port, http: http)
-                let result = try await body(ObjectGateway(live: live, store: store, objects: objects))
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            }
+            try await runner.start { report in [gateway.application(port: 0, onServerRunning: report), gateway.hub] }
+            let live = LiveGateway(hub: gateway.hub, port: runner.port, http: http)
+            let result = try await body(ObjectGateway(live: live, store: store, objects: objects))
+            try await runner.stop()
             try await http.shutdown()
             try objects.chunkStore.close()
             try store.close()
             try? FileManager.default.removeItem(atPath: store.directory)
             return result
         } catch {
+            try? await runner.stop()
             try? await http.shutdown()
             try? objects.chunkStore.close()
             try? store.close()
@@ -167,36 +150,8 @@ struct ObjectGateway: Sendable {
     }
 }
 
-/// Deterministic bytes: xorshift64* from a seed.
-struct SeededBytes {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 0x2545_F491_4F6C_DD1D
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(count + 8)
-        while out.count < count {
-            withUnsafeBytes(of: next().littleEndian) { out.append(contentsOf: $0) }
-        }
-        return Array(out.prefix(count))
-    }
-
-    static func bytes(seed: UInt64, count: Int) -> [UInt8] {
-        var generator = SeededBytes(seed: seed)
-        return generator.bytes(count)
-    }
-}
-
 /// `length` seeded bytes in 64 KiB pieces, made as they are asked for; the same bytes as
-/// `SeededBytes.bytes(seed:count:)`. Fails after `failAfter` bytes, like a client that dies.
+/// `SeededBytes.bytes(_:seed:)`. Fails after `failAfter` bytes, like a client that dies.
 struct SeededPieces: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let seed: UInt64

@@ -4,6 +4,7 @@ import DallyCompression
 import DallyConfig
 import DallyCore
 import DallyObjects
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -25,7 +26,7 @@ import Testing
 
         let root = NSTemporaryDirectory() + "dally-cloud-objects-" + UUID().uuidString
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        let server = LiveServer()
+        let server = ServiceRunner()
         let millis = Mutex<Int64>(1_800_000_000_000)
         private(set) var cloud: Cloud<ContinuousClock>?
 

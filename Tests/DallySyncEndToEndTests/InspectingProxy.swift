@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import DallyCompression
 import DallyCore
 import DallySync
+import DallyTestSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -47,7 +48,7 @@ final class InspectingProxy: Sendable {
     let http: HTTPClient
     private let state = Mutex(State())
     private let upstreamURL = Mutex("")
-    let server = LiveServer()
+    let server = ServiceRunner()
 
     init(upstream: String, http: HTTPClient) {
         upstreamURL.withLock { $0 = upstream }

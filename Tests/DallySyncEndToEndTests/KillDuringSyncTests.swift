@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import DallyConfig
 import DallyCore
 import DallyGateway
+import DallyTestSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -29,7 +30,7 @@ import Testing
         let (release, releaseAll) = AsyncStream<Void>.makeStream()
         let proxy = HoldingProxy(
             upstream: "http://127.0.0.1:\(system.cloudServer.port)", http: system.http, applied: signal, release: release)
-        let proxyServer = LiveServer()
+        let proxyServer = ServiceRunner()
         try await proxyServer.start { report in
             [Application(router: proxy.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                          onServerRunning: { await report($0.localAddress?.port ?? 0) }, logger: Logger(label: "proxy"))]
@@ -59,7 +60,7 @@ import Testing
             path: try configFile(system, cloudURL: "http://127.0.0.1:\(system.cloudServer.port)"))
         config.server.logLevel = "error"
         let restarted = try Gateway(config: config, logger: Logger(label: "restarted"))
-        let server = LiveServer()
+        let server = ServiceRunner()
         try await server.start { report in restarted.services(port: 0, onServerRunning: report) }
         let gateway = Endpoint(port: server.port)
         let synced = try await call(system, gateway, .POST, "/v1/tables/orders/sync", nil)
@@ -87,25 +88,11 @@ import Testing
     }
 
     static func template(_ system: SyncSystem) throws -> String {
-        """
-        [server]
-        data_dir = "\(system.root)/gw-a-process"
-        log_level = "info"
-        [admin]
-        token = "\(SyncSystem.gatewayAdmin)"
-        [cloud]
-        url = "@CLOUD@"
-        gateway_id = "gw-a"
-        secret = "\(SyncSystem.secrets["gw-a"] ?? "")"
-        retry_min = "50ms"
-        retry_max = "500ms"
-        [[clients]]
-        name = "app"
-        token = "\(SyncSystem.clientToken)"
-        read = ["*"]
-        write = ["*"]
-        \(SyncSystem.tables)
-        """
+        var config = system.config
+        config.logLevel = "info"
+        return config.gatewayTOML(
+            "gw-a", dataDirectory: "\(system.root)/gw-a-process",
+            link: .init(url: "@CLOUD@", retryMin: "50ms", retryMax: "500ms"))
     }
 
     /// Where a gateway listens, in or out of process.

@@ -4,6 +4,7 @@ import DallyConfig
 import DallyCore
 import DallyGateway
 import DallyClocks
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -17,123 +18,48 @@ import NIOHTTP1
 /// Tables: `photos` (rows over anything, objects over wifi only), `albums` (`atomic_sync`:
 /// a row travels and appears only with its cover), `docs` (objects fetched on demand),
 /// `readings` (rows over cellular only).
-final class ObjectSystem: @unchecked Sendable {
-    let base = SyncSystem()
+final class ObjectSystem: Sendable {
+    let base = SyncSystem(config: SyncSystem.config(tables: ObjectSystem.tables), cloudExtra: "")
     let clockA = ManualClock()
     let clockB = ManualClock()
     let wifi: InspectingProxy
     let lte: InspectingProxy
-    var servers: [String: LiveServer] = [:]
-    var gateways: [String: Gateway] = [:]
 
     init() {
         wifi = InspectingProxy(upstream: "", http: base.http)
         lte = InspectingProxy(upstream: "", http: base.http)
     }
 
-    static let tables = """
-        [[tables]]
-        name = "photos"
-        columns = ["title TEXT", "image OBJECT"]
-        upload = { max_delay = "2m", networks = ["wifi", "cellular"] }
-        upload_objects = { max_delay = "1h", networks = ["wifi"] }
-        download = { period = "1h" }
-        download_objects = { period = "1h" }
-        [[tables]]
-        name = "albums"
-        columns = ["name TEXT", "cover OBJECT"]
-        atomic_sync = true
-        upload = { max_delay = "2m", networks = ["wifi", "cellular"] }
-        upload_objects = { max_delay = "1h", networks = ["wifi", "cellular"] }
-        download = { period = "1h" }
-        [[tables]]
-        name = "docs"
-        columns = ["title TEXT", "file OBJECT"]
-        download = { period = "1h" }
-        download_objects = { on_demand = true }
-        [[tables]]
-        name = "readings"
-        columns = ["value REAL"]
-        upload = { max_delay = "1m", networks = ["cellular"] }
-        """
-
-    func cloudConfig() throws -> CloudConfig {
-        try CloudConfig.parse(
-            text: """
-                [server]
-                data_dir = "\(base.root)/cloud"
-                log_level = "error"
-                [admin]
-                token = "\(SyncSystem.cloudAdmin)"
-                [[gateways]]
-                id = "gw-a"
-                secret = "\(SyncSystem.secrets["gw-a"] ?? "")"
-                [[gateways]]
-                id = "gw-b"
-                secret = "\(SyncSystem.secrets["gw-b"] ?? "")"
-                \(Self.tables)
-                """)
-    }
+    static let tables: [SystemConfig.Table] = [
+        .init(
+            "photos", columns: ["title TEXT", "image OBJECT"],
+            upload: #"{ max_delay = "2m", networks = ["wifi", "cellular"] }"#, download: #"{ period = "1h" }"#,
+            uploadObjects: #"{ max_delay = "1h", networks = ["wifi"] }"#, downloadObjects: #"{ period = "1h" }"#),
+        .init(
+            "albums", columns: ["name TEXT", "cover OBJECT"], atomicSync: true,
+            upload: #"{ max_delay = "2m", networks = ["wifi", "cellular"] }"#, download: #"{ period = "1h" }"#,
+            uploadObjects: #"{ max_delay = "1h", networks = ["wifi", "cellular"] }"#),
+        .init(
+            "docs", columns: ["title TEXT", "file OBJECT"], download: #"{ period = "1h" }"#,
+            downloadObjects: "{ on_demand = true }"),
+        .init("readings", columns: ["value REAL"], upload: #"{ max_delay = "1m", networks = ["cellular"] }"#),
+    ]
 
     func gatewayConfig(_ id: String) throws -> GatewayConfig {
-        let cloud = "http://127.0.0.1:\(base.cloudServer.port)"
-        let uplinks =
+        let cloud = base.live.cloudURL
+        let uplinks: [SystemConfig.Uplink] =
             id == "gw-a"
-            ? """
-            [[uplinks]]
-            name = "wifi"
-            class = "wifi"
-            url = "\(wifi.url)"
-            probe_interval = "off"
-            [[uplinks]]
-            name = "lte"
-            class = "cellular"
-            url = "\(lte.url)"
-            probe_interval = "off"
-            """
-            : """
-            [[uplinks]]
-            name = "wifi"
-            class = "wifi"
-            url = "\(cloud)"
-            probe_interval = "off"
-            """
-        return try GatewayConfig.parse(
-            text: """
-                [server]
-                data_dir = "\(base.root)/\(id)"
-                log_level = "error"
-                [admin]
-                token = "\(SyncSystem.gatewayAdmin)"
-                [network]
-                classes = ["wired", "wifi", "cellular"]
-                [cloud]
-                url = "\(cloud)"
-                gateway_id = "\(id)"
-                secret = "\(SyncSystem.secrets[id] ?? "")"
-                notify_networks = []
-                retry_min = "1s"
-                retry_max = "4s"
-                \(uplinks)
-                [objects]
-                fetch_timeout = "20s"
-                [[clients]]
-                name = "app"
-                token = "\(SyncSystem.clientToken)"
-                read = ["*"]
-                write = ["*"]
-                \(Self.tables)
-                """)
+            ? [.init("wifi", class: "wifi", url: wifi.url), .init("lte", class: "cellular", url: lte.url)]
+            : [.init("wifi", class: "wifi", url: cloud)]
+        return try base.config.gateway(
+            id, dataDirectory: base.live.directory(id),
+            link: .init(url: cloud, notifyNetworks: [], retryMin: "1s", retryMax: "4s"), uplinks: uplinks,
+            classes: ["wired", "wifi", "cellular"], extra: "[objects]\nfetch_timeout = \"20s\"")
     }
 
     func start() async throws {
-        let config = try cloudConfig()
-        let port = base.cloudServer.port
-        try await base.cloudServer.start { report in
-            let cloud = try Cloud(config: config, logger: Logger(label: "test"))
-            return cloud.services(port: port, onServerRunning: report)
-        }
-        let cloud = "http://127.0.0.1:\(base.cloudServer.port)"
+        try await base.startCloud()
+        let cloud = base.live.cloudURL
         try await wifi.start(upstream: cloud)
         try await lte.start(upstream: cloud)
         try await startGateway("gw-a")
@@ -144,20 +70,16 @@ final class ObjectSystem: @unchecked Sendable {
         let clock = id == "gw-a" ? clockA : clockB
         let gateway = try Gateway(
             config: try gatewayConfig(id), logger: Logger(label: "test"), clock: clock, now: clock.wallMillis)
-        let server = servers[id] ?? LiveServer()
-        servers[id] = server
-        gateways[id] = gateway
-        try await server.start { report in gateway.services(port: 0, onServerRunning: report) }
+        try await base.live.startGateway(id, gateway)
     }
 
     func stopGateway(_ id: String) async throws {
-        try await servers[id]?.stop()
-        try gateways.removeValue(forKey: id)?.close()
+        try await base.stopGateway(id)
     }
 
     func shutdown() async {
-        for id in Array(gateways.keys) { try? await stopGateway(id) }
-        try? await base.cloudServer.stop()
+        for id in base.live.gatewayIDs { try? await stopGateway(id) }
+        try? await base.stopCloud()
         try? await wifi.server.stop()
         try? await lte.server.stop()
         try? await base.shutdown()
@@ -177,7 +99,7 @@ final class ObjectSystem: @unchecked Sendable {
 
     // MARK: - Calls
 
-    func url(_ id: String, _ path: String) -> String { "http://127.0.0.1:\(servers[id]?.port ?? 0)\(path)" }
+    func url(_ id: String, _ path: String) -> String { "http://127.0.0.1:\(base.live.port(of: id))\(path)" }
 
     func call(
         _ id: String, _ method: HTTPMethod, _ path: String, body: String? = nil, token: String = SyncSystem.clientToken

@@ -5,6 +5,7 @@ import DallyCore
 import DallyGateway
 import DallyStore
 import DallySync
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -15,119 +16,77 @@ import NIOHTTP1
 ///
 /// The gateways sync only when asked (`sync_interval` is an hour), so every test decides when
 /// batches go; the notify long-poll still runs, as in production.
-final class SyncSystem: @unchecked Sendable {
+final class SyncSystem: Sendable {
     static let clientToken = "test-client-token-0123456789"
     static let cloudAdmin = "test-cloud-admin-0123456789"
     static let gatewayAdmin = "test-gateway-admin-0123456789"
     static let secrets = ["gw-a": "secret-of-gateway-a-0123", "gw-b": "secret-of-gateway-b-0123"]
 
-    static let tables = """
-        [[tables]]
-        name = "orders"
-        columns = ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"]
-        conflict = "last_writer_wins"
-        [[tables]]
-        name = "notes"
-        columns = ["body TEXT"]
-        conflict = "server_wins"
-        [[tables]]
-        name = "tasks"
-        columns = ["title TEXT", "done BOOLEAN"]
-        conflict = "client_wins"
-        [[tables]]
-        name = "docs"
-        columns = ["text TEXT", "rev INTEGER"]
-        conflict = "manual"
+    /// One table per conflict rule.
+    static let tables: [SystemConfig.Table] = [
+        .init("orders", columns: ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"], conflict: "last_writer_wins"),
+        .init("notes", columns: ["body TEXT"], conflict: "server_wins"),
+        .init("tasks", columns: ["title TEXT", "done BOOLEAN"], conflict: "client_wins"),
+        .init("docs", columns: ["text TEXT", "rev INTEGER"], conflict: "manual"),
+    ]
+
+    /// The cloud's limits: small, so that the tests reach them.
+    static let cloudLimits = """
+        [limits]
+        max_body_bytes = 65536
+        max_decompressed_bytes = 262144
+        max_rows_per_batch = 500
+        max_page_rows = 50
         """
 
-    let root = NSTemporaryDirectory() + "dally-sync-tests-" + UUID().uuidString
-    let http: HTTPClient
-    let cloudServer = LiveServer()
-    private(set) var cloud: Cloud<ContinuousClock>?
-    var gateways: [String: (server: LiveServer, gateway: Gateway)] = [:]
+    /// `tables` on a cloud that knows `gw-a` and `gw-b`, and gateways with the client `app`.
+    static func config(tables: [SystemConfig.Table] = tables) -> SystemConfig {
+        SystemConfig(
+            tables: tables,
+            gateways: ["gw-a", "gw-b"].map { SystemConfig.Credential(id: $0, secret: secrets[$0] ?? "") },
+            clients: [SystemConfig.Client(name: "app", token: clientToken)],
+            cloudAdminToken: cloudAdmin, gatewayAdminToken: gatewayAdmin)
+    }
 
-    init() {
+    let live: LiveSystem
+    let cloudExtra: String
+    let http: HTTPClient
+
+    var root: String { live.root }
+    var cloudServer: ServiceRunner { live.cloudRunner }
+    var cloud: Cloud<ContinuousClock>? { live.cloud }
+    var config: SystemConfig { live.config }
+
+    init(config: SystemConfig = SyncSystem.config(), cloudExtra: String = SyncSystem.cloudLimits) {
+        live = LiveSystem(config: config, rootPrefix: "dally-sync-tests-")
+        self.cloudExtra = cloudExtra
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func cloudConfig() throws -> CloudConfig {
-        try CloudConfig.parse(
-            text: """
-                [server]
-                data_dir = "\(root)/cloud"
-                log_level = "error"
-                [limits]
-                max_body_bytes = 65536
-                max_decompressed_bytes = 262144
-                max_rows_per_batch = 500
-                max_page_rows = 50
-                [admin]
-                token = "\(Self.cloudAdmin)"
-                [[gateways]]
-                id = "gw-a"
-                secret = "\(Self.secrets["gw-a"] ?? "")"
-                [[gateways]]
-                id = "gw-b"
-                secret = "\(Self.secrets["gw-b"] ?? "")"
-                \(Self.tables)
-                """)
-    }
-
+    /// Gateway `id` reaching the cloud directly, syncing only when asked (and on notify).
     func gatewayConfig(_ id: String) throws -> GatewayConfig {
-        try GatewayConfig.parse(
-            text: """
-                [server]
-                data_dir = "\(root)/\(id)"
-                log_level = "error"
-                [admin]
-                token = "\(Self.gatewayAdmin)"
-                [cloud]
-                url = "http://127.0.0.1:\(cloudServer.port)"
-                gateway_id = "\(id)"
-                secret = "\(Self.secrets[id] ?? "")"
-                notify_wait = "10s"
-                retry_min = "50ms"
-                retry_max = "500ms"
-                [[clients]]
-                name = "app"
-                token = "\(Self.clientToken)"
-                read = ["*"]
-                write = ["*"]
-                \(Self.tables)
-                """)
+        try config.gateway(
+            id, dataDirectory: live.directory(id),
+            link: .init(url: live.cloudURL, notifyWait: "10s", retryMin: "50ms", retryMax: "500ms"))
     }
 
     /// Starts (or restarts, on the same port) the cloud.
     func startCloud() async throws {
-        let config = try cloudConfig()
-        let port = cloudServer.port
-        try await cloudServer.start { report in
-            let cloud = try Cloud(config: config, logger: Logger(label: "test"))
-            self.cloud = cloud
-            return cloud.services(port: port, onServerRunning: report)
-        }
+        try await live.startCloud(extra: cloudExtra)
     }
 
     func stopCloud() async throws {
-        try await cloudServer.stop()
-        try cloud?.store.close()
-        cloud = nil
+        try await live.stopCloud()
     }
 
     func startGateway(_ id: String) async throws {
-        let config = try gatewayConfig(id)
-        let server = LiveServer()
-        let gateway = try Gateway(config: config, logger: Logger(label: "test"))
-        try await server.start { report in gateway.services(port: 0, onServerRunning: report) }
-        gateways[id] = (server, gateway)
+        try await live.startGateway(id, try gatewayConfig(id))
     }
 
     func stopGateway(_ id: String) async throws {
-        guard let entry = gateways.removeValue(forKey: id) else { return }
-        try await entry.server.stop()
-        try entry.gateway.close()
+        try await live.stopGateway(id)
     }
 
     /// A cloud and gateways `gw-a` and `gw-b`, running for `body`, then stopped.
@@ -146,10 +105,13 @@ final class SyncSystem: @unchecked Sendable {
     }
 
     func shutdown() async throws {
-        for id in gateways.keys { try await stopGateway(id) }
-        if cloud != nil { try await stopCloud() }
+        do {
+            try await live.shutdown()
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
         try await http.shutdown()
-        try? FileManager.default.removeItem(atPath: root)
     }
 
     // MARK: - Calls
@@ -166,7 +128,7 @@ final class SyncSystem: @unchecked Sendable {
     func gateway(
         _ id: String, _ method: HTTPMethod, _ path: String, body: String? = nil, token: String = clientToken
     ) async throws -> Reply {
-        let port = gateways[id]?.server.port ?? 0
+        let port = live.port(of: id)
         return try await send(
             method, "http://127.0.0.1:\(port)\(path)", headers: [("Authorization", "Bearer \(token)")],
             body: body.map { Array($0.utf8) })

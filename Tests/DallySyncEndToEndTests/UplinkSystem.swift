@@ -3,6 +3,7 @@ import DallyConfig
 import DallyCore
 import DallyGateway
 import DallyClocks
+import DallyTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -17,13 +18,11 @@ import NIOHTTP1
 /// 2 minutes and use any network; `notes` (think the photos) may wait 10 minutes and use wifi
 /// only, both ways; `tasks` is local only; `docs` keeps the defaults. Every download period is
 /// an hour, so pulls do not clutter the traces.
-final class UplinkSystem: @unchecked Sendable {
+final class UplinkSystem: Sendable {
     let base = SyncSystem()
     let clock = ManualClock()
     let wifi: InspectingProxy
     let lte: InspectingProxy
-    let gatewayServer = LiveServer()
-    private(set) var gateway: Gateway?
     let notifyNetworks: [String]
 
     /// The moment the clock started, in milliseconds since 1970.
@@ -35,63 +34,24 @@ final class UplinkSystem: @unchecked Sendable {
         lte = InspectingProxy(upstream: "", http: base.http)
     }
 
-    static let policies = """
-        [[tables]]
-        name = "orders"
-        columns = ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"]
-        upload = { max_delay = "2m", networks = ["wifi", "cellular"] }
-        download = { period = "1h" }
-        [[tables]]
-        name = "notes"
-        columns = ["body TEXT"]
-        upload = { max_delay = "10m", networks = ["wifi"] }
-        download = { period = "1h", networks = ["wifi"] }
-        [[tables]]
-        name = "tasks"
-        columns = ["title TEXT", "done BOOLEAN"]
-        local_only = true
-        [[tables]]
-        name = "docs"
-        columns = ["text TEXT", "rev INTEGER"]
-        download = { period = "1h" }
-        """
+    /// The gateway's tables: the cloud's four, with the policies above.
+    static let policies: [SystemConfig.Table] = [
+        .init(
+            "orders", columns: ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"],
+            upload: #"{ max_delay = "2m", networks = ["wifi", "cellular"] }"#, download: #"{ period = "1h" }"#),
+        .init(
+            "notes", columns: ["body TEXT"], upload: #"{ max_delay = "10m", networks = ["wifi"] }"#,
+            download: #"{ period = "1h", networks = ["wifi"] }"#),
+        .init("tasks", columns: ["title TEXT", "done BOOLEAN"], localOnly: true),
+        .init("docs", columns: ["text TEXT", "rev INTEGER"], download: #"{ period = "1h" }"#),
+    ]
 
     func gatewayConfig() throws -> GatewayConfig {
-        let networks = notifyNetworks.map { "\"\($0)\"" }.joined(separator: ", ")
-        return try GatewayConfig.parse(
-            text: """
-                [server]
-                data_dir = "\(base.root)/gw-a"
-                log_level = "error"
-                [admin]
-                token = "\(SyncSystem.gatewayAdmin)"
-                [network]
-                classes = ["wired", "wifi", "cellular"]
-                [cloud]
-                url = "\(wifi.url)"
-                gateway_id = "gw-a"
-                secret = "\(SyncSystem.secrets["gw-a"] ?? "")"
-                notify_wait = "10s"
-                notify_networks = [\(networks)]
-                retry_min = "1s"
-                retry_max = "4s"
-                [[uplinks]]
-                name = "wifi"
-                class = "wifi"
-                url = "\(wifi.url)"
-                probe_interval = "off"
-                [[uplinks]]
-                name = "lte"
-                class = "cellular"
-                url = "\(lte.url)"
-                probe_interval = "off"
-                [[clients]]
-                name = "app"
-                token = "\(SyncSystem.clientToken)"
-                read = ["*"]
-                write = ["*"]
-                \(Self.policies)
-                """)
+        try base.config.gateway(
+            "gw-a", dataDirectory: base.live.directory("gw-a"),
+            link: .init(url: wifi.url, notifyWait: "10s", notifyNetworks: notifyNetworks, retryMin: "1s", retryMax: "4s"),
+            uplinks: [.init("wifi", class: "wifi", url: wifi.url), .init("lte", class: "cellular", url: lte.url)],
+            classes: ["wired", "wifi", "cellular"], tables: Self.policies)
     }
 
     func start() async throws {
@@ -105,14 +65,11 @@ final class UplinkSystem: @unchecked Sendable {
     func startGateway() async throws {
         let gateway = try Gateway(
             config: try gatewayConfig(), logger: Logger(label: "test"), clock: clock, now: clock.wallMillis)
-        self.gateway = gateway
-        try await gatewayServer.start { report in gateway.services(port: 0, onServerRunning: report) }
+        try await base.live.startGateway("gw-a", gateway)
     }
 
     func stopGateway() async throws {
-        try await gatewayServer.stop()
-        try gateway?.close()
-        gateway = nil
+        try await base.stopGateway("gw-a")
     }
 
     /// Stops the gateway, then the cloud (which answers a notify poll the proxies still hold),
@@ -142,7 +99,7 @@ final class UplinkSystem: @unchecked Sendable {
     func call(
         _ method: HTTPMethod, _ path: String, body: String? = nil, token: String = SyncSystem.clientToken
     ) async throws -> SyncSystem.Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(gatewayServer.port)\(path)")
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(base.live.port(of: "gw-a"))\(path)")
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let body { request.body = .bytes(ByteBuffer(string: body)) }

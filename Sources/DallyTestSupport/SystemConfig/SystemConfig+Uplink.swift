@@ -1,0 +1,25 @@
+extension SystemConfig {
+    /// An `[[uplinks]]` entry: a named way to the cloud, of a network class, at a URL (often a
+    /// proxy or relay that sees what crosses it). Probes are off unless asked for: tests and
+    /// benchmarks say when a network is up.
+    public struct Uplink: Sendable {
+        public var name: String
+        public var networkClass: String
+        public var url: String
+        public var probeInterval: String
+
+        public init(_ name: String, class networkClass: String, url: String, probeInterval: String = "off") {
+            self.name = name
+            self.networkClass = networkClass
+            self.url = url
+            self.probeInterval = probeInterval
+        }
+
+        var toml: String {
+            [
+                "[[uplinks]]", "name = \(TOMLText.string(name))", "class = \(TOMLText.string(networkClass))",
+                "url = \(TOMLText.string(url))", "probe_interval = \(TOMLText.string(probeInterval))",
+            ].joined(separator: "\n")
+        }
+    }
+}
