@@ -24,7 +24,9 @@ final class SyncSystem: Sendable {
 
     /// One table per conflict rule.
     static let tables: [SystemConfig.Table] = [
-        .init("orders", columns: ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"], conflict: "last_writer_wins"),
+        .init(
+            "orders", columns: ["customer TEXT", "total REAL", "paid BOOLEAN", "items JSON"],
+            conflict: "last_writer_wins"),
         .init("notes", columns: ["body TEXT"], conflict: "server_wins"),
         .init("tasks", columns: ["title TEXT", "done BOOLEAN"], conflict: "client_wins"),
         .init("docs", columns: ["text TEXT", "rev INTEGER"], conflict: "manual"),

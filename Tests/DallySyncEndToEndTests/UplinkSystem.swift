@@ -49,7 +49,8 @@ final class UplinkSystem: Sendable {
     func gatewayConfig() throws -> GatewayConfig {
         try base.config.gateway(
             "gw-a", dataDirectory: base.live.directory("gw-a"),
-            link: .init(url: wifi.url, notifyWait: "10s", notifyNetworks: notifyNetworks, retryMin: "1s", retryMax: "4s"),
+            link: .init(
+                url: wifi.url, notifyWait: "10s", notifyNetworks: notifyNetworks, retryMin: "1s", retryMax: "4s"),
             uplinks: [.init("wifi", class: "wifi", url: wifi.url), .init("lte", class: "cellular", url: lte.url)],
             classes: ["wired", "wifi", "cellular"], tables: Self.policies)
     }

@@ -68,7 +68,7 @@ struct ApplyOverHTTP {
         let cloud = try Cloud(config: config, logger: Logger(label: "dally.cloud"))
         let services: ServiceRunner
         do {
-            services = try await ServiceRunner.started(servers: 1, label: "dally.bench", gracefulShutdownLimit: .seconds(15)) { report in
+            services = try await ServiceRunner.bench(servers: 1) { report in
                 cloud.services(port: 0) { port in await report(0, port) }
             }
         } catch {

@@ -21,7 +21,7 @@ struct FrugalCloud {
         let cloud = try Cloud(config: try FrugalSetup.cloud(directory: directory, trace: trace), logger: Logger(label: "frugal.cloud"))
         let services: ServiceRunner
         do {
-            services = try await ServiceRunner.started(servers: 1, label: "dally.bench", gracefulShutdownLimit: .seconds(15)) { report in
+            services = try await ServiceRunner.bench(servers: 1) { report in
                 cloud.services(port: 0) { port in await report(0, port) }
             }
         } catch {

@@ -32,7 +32,7 @@ struct FrugalDallyRun {
         let gateway = try Gateway(config: config, logger: Logger(label: "frugal.gateway"), clock: clock, now: clock.wallMillis)
         let services: ServiceRunner
         do {
-            services = try await ServiceRunner.started(servers: 1, label: "dally.bench", gracefulShutdownLimit: .seconds(15)) { report in
+            services = try await ServiceRunner.bench(servers: 1) { report in
                 gateway.services(port: 0) { port in await report(0, port) }
             }
         } catch {

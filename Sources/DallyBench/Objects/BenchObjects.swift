@@ -38,7 +38,8 @@ struct BenchObjects: AsyncParsableCommand {
         rows += try await limits(root: root)
 
         let (system, gatewayConfig) = Self.configs(logLevel: logLevel)
-        let live = LiveSystem(config: system, root: root, label: "dally.bench", gracefulShutdownLimit: .seconds(15))
+        let live = LiveSystem(
+            config: system, root: root, label: "dally.bench", gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
         do {
             try await live.startCloud()
             try await live.startGateway("edge", try gatewayConfig(live))

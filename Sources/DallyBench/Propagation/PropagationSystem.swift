@@ -23,7 +23,7 @@ struct PropagationSystem {
         let live = LiveSystem(
             config: BenchConfigs.system(
                 gateways: 2, columns: columns, synchronousFull: synchronousFull, logLevel: logLevel),
-            root: root, label: "dally.bench", gracefulShutdownLimit: .seconds(15))
+            root: root, label: "dally.bench", gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
         do {
             try await live.startCloud(
                 try BenchConfigs.cloud(

@@ -57,7 +57,9 @@ public struct SystemConfig: Sendable {
         var lines = preamble(dataDirectory: dataDirectory, adminToken: cloudAdminToken)
         lines.append(extra)
         for gateway in gateways {
-            lines += ["[[gateways]]", "id = \(TOMLText.string(gateway.id))", "secret = \(TOMLText.string(gateway.secret))"]
+            lines += [
+                "[[gateways]]", "id = \(TOMLText.string(gateway.id))", "secret = \(TOMLText.string(gateway.secret))",
+            ]
         }
         lines += tables.map(\.toml)
         return lines.joined(separator: "\n") + "\n"
