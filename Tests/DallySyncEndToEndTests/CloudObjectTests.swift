@@ -34,29 +34,22 @@ import Testing
         func advance(_ delta: Int64) { millis.withLock { $0 += delta } }
 
         func config() throws -> CloudConfig {
-            try CloudConfig.parse(
-                text: """
-                    [server]
-                    data_dir = "\(root)/cloud"
-                    log_level = "error"
+            let system = SystemConfig(
+                tables: [
+                    .init("photos", columns: ["caption TEXT", "image OBJECT"], atomicSync: true),
+                    .init("files", columns: ["name TEXT", "content OBJECT"]),
+                ],
+                gateways: [.init(id: "gw-a", secret: Self.secret)], clients: [], cloudAdminToken: Self.admin,
+                gatewayAdminToken: "")
+            return try system.cloud(
+                dataDirectory: "\(root)/cloud",
+                extra: """
                     [limits]
                     max_body_bytes = 65536
                     max_decompressed_bytes = 262144
                     [objects]
                     max_bytes = 1000000
                     gc_grace = "1h"
-                    [admin]
-                    token = "\(Self.admin)"
-                    [[gateways]]
-                    id = "gw-a"
-                    secret = "\(Self.secret)"
-                    [[tables]]
-                    name = "photos"
-                    columns = ["caption TEXT", "image OBJECT"]
-                    atomic_sync = true
-                    [[tables]]
-                    name = "files"
-                    columns = ["name TEXT", "content OBJECT"]
                     """)
         }
 
