@@ -131,7 +131,8 @@ let package = Package(
             ]
         ),
         // The benchmarks, a separate executable that never ships: `dally-bench apply|propagation|
-        // frugal|codec|objects|chunking`, one folder per benchmark.
+        // frugal|codec|objects|chunking`, one folder per benchmark (`swift build -c release
+        // --product dally-bench`: SwiftPM gives an executable target its own product).
         .executableTarget(
             name: "dally-bench",
             dependencies: [
@@ -175,7 +176,8 @@ let package = Package(
             ]
         ),
         // What tests and `dally-bench` share, never the shipped `dally`: seeded test data, one
-        // config builder for a cloud and its gateways, and one harness that runs them live.
+        // config builder for a cloud and its gateways, one harness that runs them live, one
+        // service runner. Only test targets, `dally-bench` and its DallyFrugal depend on it.
         .target(
             name: "DallyTestSupport",
             dependencies: [
