@@ -25,7 +25,7 @@ final class GroupCommit: Sendable {
         /// A client's write: grouped with the other local writes waiting, answered first.
         case local
         /// Sync work: alone in its transaction, after the local writes already waiting.
-        case sync
+        case sync(SyncStep)
     }
 
     private struct Pending: Sendable {
@@ -36,7 +36,7 @@ final class GroupCommit: Sendable {
 
     private struct State {
         var local: [Pending] = []
-        var sync: [Pending] = []
+        var sync: [(pending: Pending, step: SyncStep)] = []
         var committing = false
         /// Whether the last transaction ran sync work: the next turn goes to local writes.
         var lastWasSync = false
@@ -91,7 +91,7 @@ final class GroupCommit: Sendable {
             let startCommit = state.withLock { state in
                 switch lane {
                 case .local: state.local.append(pending)
-                case .sync: state.sync.append(pending)
+                case .sync(let step): state.sync.append((pending, step))
                 }
                 guard !state.committing else { return false }
                 state.committing = true
@@ -110,8 +110,9 @@ final class GroupCommit: Sendable {
         state.withLock { state in
             let syncTurn = !state.sync.isEmpty && (state.local.isEmpty || !state.lastWasSync)
             if syncTurn {
+                let next = state.sync.removeFirst()
                 state.lastWasSync = true
-                return ([state.sync.removeFirst()], .sync)
+                return ([next.pending], .sync(next.step))
             }
             let group = Array(state.local.prefix(maxOperationsPerCommit))
             state.local.removeFirst(group.count)
@@ -155,7 +156,7 @@ final class GroupCommit: Sendable {
                 let done = ContinuousClock.now
                 switch lane {
                 case .local: for pending in group { timings.recordLocalWait(done - pending.enqueuedAt) }
-                case .sync: timings.recordSyncHold(done - started)
+                case .sync(let step): timings.recordSyncHold(done - started, step: step)
                 }
                 switch result {
                 case .success(let (outcomes, context)):

@@ -81,7 +81,8 @@ public final class ReplicaStore: Sendable {
     }
 
     /// Rows per sync transaction unless configured: measured to keep each under a few
-    /// milliseconds on a small box (docs/BENCHMARKS.md, local write latency).
+    /// milliseconds on a small box (docs/BENCHMARKS.md, local write latency); the same as the
+    /// configuration's default, `store.sync_piece_rows`.
     public static let defaultSyncPieceRows = 256
 
     private init(

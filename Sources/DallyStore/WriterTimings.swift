@@ -40,8 +40,10 @@ public final class WriterTimings: Sendable {
     public struct Snapshot: Sendable, Equatable {
         /// Local writes: from queued to committed.
         public internal(set) var localWaits = Histogram()
-        /// Sync transactions: how long each held the writer.
+        /// Sync transactions: how long each held the writer, all steps together.
         public internal(set) var syncHolds = Histogram()
+        /// The same per step.
+        public internal(set) var syncHoldsByStep: [SyncStep: Histogram] = [:]
     }
 
     private let state = Mutex(Snapshot())
@@ -54,7 +56,10 @@ public final class WriterTimings: Sendable {
         state.withLock { $0.localWaits.record(duration) }
     }
 
-    func recordSyncHold(_ duration: Duration) {
-        state.withLock { $0.syncHolds.record(duration) }
+    func recordSyncHold(_ duration: Duration, step: SyncStep) {
+        state.withLock { snapshot in
+            snapshot.syncHolds.record(duration)
+            snapshot.syncHoldsByStep[step, default: Histogram()].record(duration)
+        }
     }
 }

@@ -141,13 +141,13 @@ struct SyncPieceTests {
         let gate = DispatchSemaphore(value: 0)
         let commit = store.groupCommit
         // A sync operation holds the writer while the others queue behind it.
-        async let blocker: Void = commit.perform(lane: .sync) { _, _ in
+        async let blocker: Void = commit.perform(lane: .sync(.objects)) { _, _ in
             order.append("sync-0")
             gate.wait()
         }
         while order.items.isEmpty { await Task.yield() }
         async let syncs: Void = withThrowingTaskGroup(of: Void.self) { group in
-            for i in 1...3 { group.addTask { try await commit.perform(lane: .sync) { _, _ in order.append("sync-\(i)") } } }
+            for i in 1...3 { group.addTask { try await commit.perform(lane: .sync(.objects)) { _, _ in order.append("sync-\(i)") } } }
             try await group.waitForAll()
         }
         while commit.queued.sync < 3 { await Task.yield() }

@@ -148,12 +148,12 @@ extension ReplicaStore {
             let piece = results[start..<min(start + syncPieceRows, results.endIndex)]
             start = piece.endIndex
             report.add(
-                try await groupCommit.perform(lane: .sync) { db, context in
+                try await groupCommit.perform(lane: .sync(.applyAnswer)) { db, context in
                     try AnswerApplier.apply(piece, batch: batch, tables: tables, db: db, context: &context)
                 })
             try afterSyncPiece.withLock { try $0?() }
         }
-        try await groupCommit.perform(lane: .sync) { db, context in
+        try await groupCommit.perform(lane: .sync(.endFlight)) { db, context in
             try AnswerApplier.finish(batch, db: db, context: context)
         }
         let downstream = try await applyChanges(answer.changes)

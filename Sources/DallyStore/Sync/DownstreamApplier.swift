@@ -89,7 +89,7 @@ extension ReplicaStore {
         }
         for (index, piece) in pieces.enumerated() {
             let last = index == pieces.count - 1
-            report.received += try await groupCommit.perform(lane: .sync) { db, context in
+            report.received += try await groupCommit.perform(lane: .sync(.applyPage)) { db, context in
                 let applied = try DownstreamApplier.apply(
                     piece.page.rows[piece.rows], of: piece.page, cursor: piece.cursor, tables: tables, db: db,
                     context: &context)
@@ -99,7 +99,7 @@ extension ReplicaStore {
             try afterSyncPiece.withLock { try $0?() }
         }
         if pieces.isEmpty, !pulled.isEmpty {
-            try await groupCommit.perform(lane: .sync) { db, context in try PullLog.record(pulled, at: context.now, db: db) }
+            try await groupCommit.perform(lane: .sync(.applyPage)) { db, context in try PullLog.record(pulled, at: context.now, db: db) }
         }
         return report
     }

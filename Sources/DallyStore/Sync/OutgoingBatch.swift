@@ -167,7 +167,7 @@ extension ReplicaStore {
     /// is in another batch in flight already (built meanwhile), and nothing was recorded.
     private func record(_ plan: NewBatch) async throws -> Bool {
         do {
-            try await groupCommit.perform(lane: .sync) { db, _ in
+            try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
                 try db.execute(
                     sql: """
                         INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch)
@@ -213,7 +213,7 @@ extension ReplicaStore {
     /// a whole before applying any of it (too large): its rows stay pending and go out again
     /// in smaller batches.
     public func abandonBatch(batchID: String) async throws {
-        try await groupCommit.perform(lane: .sync) { db, _ in
+        try await groupCommit.perform(lane: .sync(.endFlight)) { db, _ in
             try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batchID])
             try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batchID])
         }
