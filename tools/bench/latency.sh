@@ -31,7 +31,7 @@ BATCH_CONNS=${BATCH_CONNS:-2}
 BATCH_ROWS=${BATCH_ROWS:-1000}
 BACKLOG_ROWS=${BACKLOG_ROWS:-100000}
 SYNCHRONOUS=${SYNCHRONOUS:-full}
-PIECE_ROWS=${PIECE_ROWS:-256}
+PIECE_ROWS=${PIECE_ROWS-256}   # empty: leave the key out (builds before it existed)
 RESULTS_DIR=${RESULTS_DIR:-/tmp/dally-bench-results/latency-$(date +%Y%m%d-%H%M%S)}
 HOST=127.0.0.1
 GW=http://$HOST:18080
@@ -49,7 +49,7 @@ DALLY_BIN=${DALLY_BIN:-$REPO/.build/release/dally}
 [ -x "$DALLY_BIN" ] || { echo "no binary at $DALLY_BIN" >&2; exit 1; }
 
 TMP=$(mktemp -d /tmp/dally-latency.XXXXXX)
-mkdir -p "$RESULTS_DIR" "$TMP/gw" "$TMP/cloud"
+mkdir -p "$RESULTS_DIR" "$TMP/gw" "$TMP/gw-drain" "$TMP/cloud"
 TABLE='[[tables]]
 name = "bench"
 columns = ["name TEXT", "qty INTEGER", "price REAL", "paid BOOLEAN"]
@@ -78,7 +78,7 @@ data_dir = "$TMP/gw"
 log_level = "warning"
 [store]
 synchronous = "$SYNCHRONOUS"
-sync_piece_rows = $PIECE_ROWS
+${PIECE_ROWS:+sync_piece_rows = $PIECE_ROWS}
 [limits]
 max_body_bytes = 16777216
 [admin]
@@ -159,7 +159,13 @@ stop "$CLOUD_PID"; CLOUD_PID=
 run_wrk put-nosync "$PUT_CONNS" put.lua
 run_wrk batch-nosync "$BATCH_CONNS" batch.lua
 
-# The backlog: rows written while the cloud is down, then the cloud comes back.
+# The backlog: a fresh gateway, BACKLOG_ROWS rows written while the cloud is down, then the
+# cloud comes back (the rows of the runs above are left behind with the first gateway).
+stop "$GW_PID"
+sed -i "s|^data_dir = \"$TMP/gw\"|data_dir = \"$TMP/gw-drain\"|" "$TMP/gateway.toml"
+"$DALLY_BIN" gateway --config "$TMP/gateway.toml" >>"$TMP/gateway.log" 2>&1 &
+GW_PID=$!
+wait_healthy "$GW" "$GW_PID" gateway
 log "backlog: writing $BACKLOG_ROWS rows with the cloud down"
 python3 - "$GW" "$CLIENT_TOKEN" "$BACKLOG_ROWS" "$RUNTAG" <<'PY'
 import json, sys, urllib.request
