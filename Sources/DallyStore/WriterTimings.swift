@@ -18,6 +18,8 @@ public final class WriterTimings: Sendable {
         public internal(set) var sumMs: Double = 0
         public internal(set) var maxMs: Double = 0
 
+        public init() {}
+
         mutating func record(_ duration: Duration) {
             let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
             let index = WriterTimings.boundsMs.firstIndex { ms <= $0 } ?? WriterTimings.boundsMs.count
