@@ -45,6 +45,7 @@ final class GroupCommit: Sendable {
     private let writer: DatabasePool
     private let state = Mutex(State())
     private let maxOperationsPerCommit: Int
+    private let synchronousFull: Bool
     private let begin: @Sendable () -> CommitContext
     private let committed: @Sendable (CommitContext) -> Void
     /// How long local writes waited for their commit, and how long sync work held the writer.
@@ -56,12 +57,14 @@ final class GroupCommit: Sendable {
     ///     are answered.
     init(
         writer: DatabasePool,
+        synchronousFull: Bool,
         maxOperationsPerCommit: Int = 512,
         begin: @escaping @Sendable () -> CommitContext,
         committed: @escaping @Sendable (CommitContext) -> Void
     ) {
         self.writer = writer
         self.maxOperationsPerCommit = maxOperationsPerCommit
+        self.synchronousFull = synchronousFull
         self.begin = begin
         self.committed = committed
     }
@@ -126,48 +129,66 @@ final class GroupCommit: Sendable {
         let (group, lane) = nextGroup()
         guard !group.isEmpty else { return }
         let begin = self.begin
+        // Sync work the protocol can redo needs no fsync of its own (see `SyncStep.isRedoable`):
+        // the next local write's commit makes it durable too, as WAL commits land in order.
+        let relaxed: Bool
+        if synchronousFull, case .sync(let step) = lane { relaxed = step.isRedoable } else { relaxed = false }
         let started = ContinuousClock.now
-        writer.asyncWrite(
-            { db -> ([(any Error)?], CommitContext) in
-                var context = begin()
-                let startSeq = context.lastSeq
-                var outcomes: [(any Error)?] = []
-                outcomes.reserveCapacity(group.count)
-                for pending in group {
-                    let before = context
-                    do {
-                        try db.inSavepoint {
-                            try pending.apply(db, &context)
-                            return .commit
-                        }
-                        outcomes.append(nil)
-                    } catch {
-                        context = before
-                        outcomes.append(error)
-                    }
+        writer.asyncWriteWithoutTransaction { [self] db in
+            let result: Result<([(any Error)?], CommitContext), any Error>
+            do {
+                if relaxed { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                defer { if relaxed { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
+                var outcome: ([(any Error)?], CommitContext)?
+                try db.inTransaction {
+                    outcome = try Self.run(group, in: db, from: begin())
+                    return .commit
                 }
-                if context.lastSeq != startSeq {
-                    try db.execute(
-                        sql: "UPDATE dally_meta SET value = ? WHERE key = 'last_seq'", arguments: [context.lastSeq])
-                }
-                return (outcomes, context)
-            },
-            completion: { [self] _, result in
-                let done = ContinuousClock.now
-                switch lane {
-                case .local: for pending in group { timings.recordLocalWait(done - pending.enqueuedAt) }
-                case .sync(let step): timings.recordSyncHold(done - started, step: step)
-                }
-                switch result {
-                case .success(let (outcomes, context)):
-                    committed(context)
-                    for (pending, outcome) in zip(group, outcomes) { pending.finish(outcome) }
-                case .failure(let error):
-                    for pending in group { pending.finish(error) }
-                }
-                commitNext()
+                guard let outcome else { throw StoreError("a group commit ended without an outcome") }
+                result = .success(outcome)
+            } catch {
+                result = .failure(error)
             }
-        )
+            let done = ContinuousClock.now
+            switch lane {
+            case .local: for pending in group { timings.recordLocalWait(done - pending.enqueuedAt) }
+            case .sync(let step): timings.recordSyncHold(done - started, step: step)
+            }
+            switch result {
+            case .success(let (outcomes, context)):
+                committed(context)
+                for (pending, outcome) in zip(group, outcomes) { pending.finish(outcome) }
+            case .failure(let error):
+                for pending in group { pending.finish(error) }
+            }
+            commitNext()
+        }
+    }
+
+    /// Runs each operation of `group` in its own savepoint; a failing one rolls back alone.
+    private static func run(_ group: [Pending], in db: Database, from start: CommitContext) throws
+        -> ([(any Error)?], CommitContext)
+    {
+        var context = start
+        var outcomes: [(any Error)?] = []
+        outcomes.reserveCapacity(group.count)
+        for pending in group {
+            let before = context
+            do {
+                try db.inSavepoint {
+                    try pending.apply(db, &context)
+                    return .commit
+                }
+                outcomes.append(nil)
+            } catch {
+                context = before
+                outcomes.append(error)
+            }
+        }
+        if context.lastSeq != start.lastSeq {
+            try db.execute(sql: "UPDATE dally_meta SET value = ? WHERE key = 'last_seq'", arguments: [context.lastSeq])
+        }
+        return (outcomes, context)
     }
 }
 

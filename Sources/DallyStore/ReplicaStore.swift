@@ -77,7 +77,7 @@ public final class ReplicaStore: Sendable {
         }
         return ReplicaStore(
             directory: directory, path: path, replicaID: replicaID, tables: tableSQL, pool: pool, initial: initial,
-            lock: lock, syncPieceRows: syncPieceRows, now: now)
+            lock: lock, synchronousFull: synchronousFull, syncPieceRows: syncPieceRows, now: now)
     }
 
     /// Rows per sync transaction unless configured: measured to keep each under a few
@@ -87,7 +87,7 @@ public final class ReplicaStore: Sendable {
 
     private init(
         directory: String, path: String, replicaID: String, tables: [TableSQL], pool: DatabasePool,
-        initial: CommitLedger.State, lock: DataDirectoryLock, syncPieceRows: Int,
+        initial: CommitLedger.State, lock: DataDirectoryLock, synchronousFull: Bool, syncPieceRows: Int,
         now: @escaping @Sendable () -> Int64
     ) {
         self.now = now
@@ -102,6 +102,7 @@ public final class ReplicaStore: Sendable {
         self.ledger = ledger
         self.groupCommit = GroupCommit(
             writer: pool,
+            synchronousFull: synchronousFull,
             begin: { CommitContext(lastSeq: ledger.lastSeq, now: now()) },
             committed: { ledger.record($0) }
         )

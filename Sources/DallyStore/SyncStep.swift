@@ -11,4 +11,12 @@ public enum SyncStep: String, Sendable, Hashable, CaseIterable {
     case applyPage = "apply_page"
     /// Object transfer bookkeeping: an upload done, a fetched object recorded.
     case objects
+
+    /// Whether the protocol redoes this step after a crash that lost it, so that its commit
+    /// need not reach the disk before the next: a lost answer piece leaves its batch in flight
+    /// (resent, answered again from the cloud's record, the rest applied); a lost page piece
+    /// leaves the cursor behind (pulled again); a lost object note asks the cloud again. A
+    /// batch's record is not redoable: nothing may leave the box that the replica does not
+    /// remember sending.
+    var isRedoable: Bool { self != .recordBatch }
 }

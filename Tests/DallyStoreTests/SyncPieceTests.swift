@@ -1,6 +1,7 @@
 import DallyCore
 import DallySync
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 
@@ -163,6 +164,21 @@ struct SyncPieceTests {
         // operations followed one by one, in order.
         #expect(order.items == ["sync-0", "local", "local", "local", "sync-1", "sync-2", "sync-3"])
         #expect(store.writerTimings.localWaits.count >= 3)
+    }
+
+    @Test func redoableSyncStepsSkipTheirOwnFsyncAndLocalWritesKeepTheirs() async throws {
+        let durable = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders], synchronousFull: true)
+        let commit = durable.groupCommit
+        let mode: @Sendable (Database, inout CommitContext) throws -> Int = { db, _ in
+            try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+        }
+        // SQLite: 1 = NORMAL (no fsync at commit in WAL mode), 2 = FULL.
+        #expect(try await commit.perform(lane: .sync(.applyAnswer), mode) == 1)
+        #expect(try await commit.perform(lane: .sync(.applyPage), mode) == 1)
+        #expect(try await commit.perform(lane: .sync(.recordBatch), mode) == 2)
+        #expect(try await commit.perform(mode) == 2)
+        #expect(try await store.groupCommit.perform(lane: .sync(.applyAnswer), mode) == 1)  // normal throughout
+        try durable.close()
     }
 
     private func expectEveryRowSettledOnce(in store: ReplicaStore? = nil) async throws {
