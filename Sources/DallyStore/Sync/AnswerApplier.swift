@@ -24,15 +24,27 @@ enum AnswerApplier {
         }
     }
 
-    /// Applies one piece of the answer's row results.
+    /// Applies one piece of the answer's row results: accepted rows set-based, per table
+    /// (``AcceptedRows``), conflicts and rejections one by one.
     static func apply(
         _ piece: ArraySlice<(table: String, result: BatchAnswer.RowResult)>, batch: Flight,
         tables: [String: TableSQL], db: Database, context: inout CommitContext
     ) throws -> SyncReport {
         var report = SyncReport()
+        var accepted: [String: [(id: String, version: Int64)]] = [:]
         for (name, result) in piece {
             guard let table = tables[name] else { continue }
-            try apply(result, batch: batch, table: table, db: db, context: &context, report: &report)
+            if case .accepted(let id, let version) = result {
+                accepted[name, default: []].append((id, version))
+            } else {
+                try apply(result, batch: batch, table: table, db: db, context: &context, report: &report)
+            }
+        }
+        for (name, rows) in accepted {
+            guard let table = tables[name] else { continue }
+            let settled = try AcceptedRows.settle(rows, table: table, batchCreatedAt: batch.createdAt, db: db)
+            report.sent += settled
+            report.accepted += settled
         }
         return report
     }
