@@ -52,16 +52,29 @@ public struct StoreSettings: Sendable, Equatable {
     /// `full`: every commit reaches the disk before the client is answered (survives power
     /// loss). `normal`: survives a crash of the process but not of the machine.
     public var synchronousFull: Bool
+    /// Gateway only: the most rows one sync transaction applies (an answer's or a page's), so
+    /// that local writes wait at most that long behind sync work. Smaller keeps local writes
+    /// faster; larger drains a backlog with fewer commits.
+    public var syncPieceRows: Int
 
-    public init(synchronousFull: Bool = true) {
+    /// Rows per sync transaction unless configured.
+    public static let defaultSyncPieceRows = 256
+
+    public init(synchronousFull: Bool = true, syncPieceRows: Int = StoreSettings.defaultSyncPieceRows) {
         self.synchronousFull = synchronousFull
+        self.syncPieceRows = syncPieceRows
     }
 
-    /// Reads `[store]` from `root`; `synchronous` defaults to `full`.
-    static func read(_ root: TOMLSection) throws(KeyError) -> StoreSettings {
+    /// Reads `[store]` from `root`; `synchronous` defaults to `full`. `sync_piece_rows` is a
+    /// gateway key (`gateway`), refused as unknown in the cloud's file.
+    static func read(_ root: TOMLSection, gateway: Bool = false) throws(KeyError) -> StoreSettings {
         var store = StoreSettings()
         guard let section = try root.section("store") else { return store }
-        try section.refuseUnknownKeys(["synchronous"])
+        try section.refuseUnknownKeys(gateway ? ["synchronous", "sync_piece_rows"] : ["synchronous"])
+        if gateway {
+            store.syncPieceRows = try section.int(
+                "sync_piece_rows", default: StoreSettings.defaultSyncPieceRows, range: 1...100_000)
+        }
         switch try section.string("synchronous", default: "full") {
         case "full": store.synchronousFull = true
         case "normal": store.synchronousFull = false

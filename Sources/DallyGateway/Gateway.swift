@@ -53,7 +53,7 @@ public struct Gateway {
         openFiles = OpenFileLimit.raise()
         let store = try ReplicaStore.open(
             directory: config.server.dataDirectory, tables: config.tables,
-            synchronousFull: config.store.synchronousFull, now: now)
+            synchronousFull: config.store.synchronousFull, syncPieceRows: config.store.syncPieceRows, now: now)
         self.store = store
         let objects = try GatewayObjects(
             store: store, settings: config.objects, chunking: chunking, synchronousFull: config.store.synchronousFull)

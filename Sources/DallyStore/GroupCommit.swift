@@ -1,33 +1,55 @@
 import GRDB
 import Synchronization
 
-/// Runs write operations from many concurrent requests in shared transactions.
+/// Runs write operations from many concurrent requests in shared transactions, local writes
+/// first.
 ///
 /// A durable commit costs one fsync whatever it holds. Rather than queue one transaction per
-/// request, operations that arrive while a commit is under way wait together and go in the
+/// request, local writes that arrive while a commit is under way wait together and go in the
 /// next transaction, each inside its own savepoint: one failing operation rolls back alone,
 /// and every caller is answered only after the transaction holding its write has committed.
+///
+/// Sync work (building a batch, applying an answer or a page) waits in a lane of its own. Each
+/// such operation runs alone in its own transaction, and only after the local writes that were
+/// waiting when it could have started: a local write never waits for more than one sync
+/// operation, which its caller keeps short (``SyncPiece``). Under a steady stream of local
+/// writes the lanes alternate, so sync still moves.
 ///
 /// At most one transaction is in flight; it is chained through GRDB's `asyncWrite`, so no
 /// task or thread waits while nothing is queued.
 final class GroupCommit: Sendable {
     typealias Operation = @Sendable (Database, inout CommitContext) throws -> Void
 
+    /// Which queue an operation waits in.
+    enum Lane: Sendable {
+        /// A client's write: grouped with the other local writes waiting, answered first.
+        case local
+        /// Sync work: alone in its transaction, after the local writes already waiting.
+        case sync(SyncStep)
+    }
+
     private struct Pending: Sendable {
         let apply: Operation
         let finish: @Sendable ((any Error)?) -> Void
+        let enqueuedAt: ContinuousClock.Instant
     }
 
     private struct State {
-        var queue: [Pending] = []
+        var local: [Pending] = []
+        var sync: [(pending: Pending, step: SyncStep)] = []
         var committing = false
+        /// Whether the last transaction ran sync work: the next turn goes to local writes.
+        var lastWasSync = false
     }
 
     private let writer: DatabasePool
     private let state = Mutex(State())
     private let maxOperationsPerCommit: Int
+    private let synchronousFull: Bool
     private let begin: @Sendable () -> CommitContext
     private let committed: @Sendable (CommitContext) -> Void
+    /// How long local writes waited for their commit, and how long sync work held the writer.
+    let timings = WriterTimings()
 
     /// - Parameters:
     ///   - begin: the context a new transaction starts from (the committed sequence, the time).
@@ -35,21 +57,25 @@ final class GroupCommit: Sendable {
     ///     are answered.
     init(
         writer: DatabasePool,
+        synchronousFull: Bool,
         maxOperationsPerCommit: Int = 512,
         begin: @escaping @Sendable () -> CommitContext,
         committed: @escaping @Sendable (CommitContext) -> Void
     ) {
         self.writer = writer
         self.maxOperationsPerCommit = maxOperationsPerCommit
+        self.synchronousFull = synchronousFull
         self.begin = begin
         self.committed = committed
     }
 
-    /// Runs `operation` in the next group transaction and returns its result once committed.
+    /// Runs `operation` in a transaction of `lane` and returns its result once committed.
     ///
     /// - Throws: the operation's own error (its savepoint rolled back, the rest of the group
     ///   unaffected), or the error that failed the whole transaction.
-    func perform<T: Sendable>(_ operation: @escaping @Sendable (Database, inout CommitContext) throws -> T) async throws -> T {
+    func perform<T: Sendable>(
+        lane: Lane = .local, _ operation: @escaping @Sendable (Database, inout CommitContext) throws -> T
+    ) async throws -> T {
         let box = ResultBox<T>()
         return try await withCheckedThrowingContinuation { continuation in
             let pending = Pending(
@@ -62,10 +88,14 @@ final class GroupCommit: Sendable {
                     } else {
                         continuation.resume(throwing: StoreError("write finished without a result"))
                     }
-                }
+                },
+                enqueuedAt: ContinuousClock.now
             )
             let startCommit = state.withLock { state in
-                state.queue.append(pending)
+                switch lane {
+                case .local: state.local.append(pending)
+                case .sync(let step): state.sync.append((pending, step))
+                }
                 guard !state.committing else { return false }
                 state.committing = true
                 return true
@@ -74,51 +104,91 @@ final class GroupCommit: Sendable {
         }
     }
 
-    private func commitNext() {
-        let group: [Pending] = state.withLock { state in
-            let group = Array(state.queue.prefix(maxOperationsPerCommit))
-            state.queue.removeFirst(group.count)
+    /// How many operations wait in each lane (not counting the transaction under way).
+    var queued: (local: Int, sync: Int) { state.withLock { ($0.local.count, $0.sync.count) } }
+
+    /// The next transaction's operations: the waiting local writes, unless sync work waits and
+    /// the last turn was theirs; then one sync operation.
+    private func nextGroup() -> (group: [Pending], lane: Lane) {
+        state.withLock { state in
+            let syncTurn = !state.sync.isEmpty && (state.local.isEmpty || !state.lastWasSync)
+            if syncTurn {
+                let next = state.sync.removeFirst()
+                state.lastWasSync = true
+                return ([next.pending], .sync(next.step))
+            }
+            let group = Array(state.local.prefix(maxOperationsPerCommit))
+            state.local.removeFirst(group.count)
+            state.lastWasSync = false
             if group.isEmpty { state.committing = false }
-            return group
+            return (group, .local)
         }
+    }
+
+    private func commitNext() {
+        let (group, lane) = nextGroup()
         guard !group.isEmpty else { return }
         let begin = self.begin
-        writer.asyncWrite(
-            { db -> ([(any Error)?], CommitContext) in
-                var context = begin()
-                let startSeq = context.lastSeq
-                var outcomes: [(any Error)?] = []
-                outcomes.reserveCapacity(group.count)
-                for pending in group {
-                    let before = context
-                    do {
-                        try db.inSavepoint {
-                            try pending.apply(db, &context)
-                            return .commit
-                        }
-                        outcomes.append(nil)
-                    } catch {
-                        context = before
-                        outcomes.append(error)
-                    }
+        // Sync work the protocol can redo needs no fsync of its own (see `SyncStep.isRedoable`):
+        // the next local write's commit makes it durable too, as WAL commits land in order.
+        let relaxed: Bool
+        if synchronousFull, case .sync(let step) = lane { relaxed = step.isRedoable } else { relaxed = false }
+        let started = ContinuousClock.now
+        writer.asyncWriteWithoutTransaction { [self] db in
+            let result: Result<([(any Error)?], CommitContext), any Error>
+            do {
+                if relaxed { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                defer { if relaxed { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
+                var outcome: ([(any Error)?], CommitContext)?
+                try db.inTransaction {
+                    outcome = try Self.run(group, in: db, from: begin())
+                    return .commit
                 }
-                if context.lastSeq != startSeq {
-                    try db.execute(
-                        sql: "UPDATE dally_meta SET value = ? WHERE key = 'last_seq'", arguments: [context.lastSeq])
-                }
-                return (outcomes, context)
-            },
-            completion: { [self] _, result in
-                switch result {
-                case .success(let (outcomes, context)):
-                    committed(context)
-                    for (pending, outcome) in zip(group, outcomes) { pending.finish(outcome) }
-                case .failure(let error):
-                    for pending in group { pending.finish(error) }
-                }
-                commitNext()
+                guard let outcome else { throw StoreError("a group commit ended without an outcome") }
+                result = .success(outcome)
+            } catch {
+                result = .failure(error)
             }
-        )
+            let done = ContinuousClock.now
+            switch lane {
+            case .local: for pending in group { timings.recordLocalWait(done - pending.enqueuedAt) }
+            case .sync(let step): timings.recordSyncHold(done - started, step: step)
+            }
+            switch result {
+            case .success(let (outcomes, context)):
+                committed(context)
+                for (pending, outcome) in zip(group, outcomes) { pending.finish(outcome) }
+            case .failure(let error):
+                for pending in group { pending.finish(error) }
+            }
+            commitNext()
+        }
+    }
+
+    /// Runs each operation of `group` in its own savepoint; a failing one rolls back alone.
+    private static func run(_ group: [Pending], in db: Database, from start: CommitContext) throws
+        -> ([(any Error)?], CommitContext)
+    {
+        var context = start
+        var outcomes: [(any Error)?] = []
+        outcomes.reserveCapacity(group.count)
+        for pending in group {
+            let before = context
+            do {
+                try db.inSavepoint {
+                    try pending.apply(db, &context)
+                    return .commit
+                }
+                outcomes.append(nil)
+            } catch {
+                context = before
+                outcomes.append(error)
+            }
+        }
+        if context.lastSeq != start.lastSeq {
+            try db.execute(sql: "UPDATE dally_meta SET value = ? WHERE key = 'last_seq'", arguments: [context.lastSeq])
+        }
+        return (outcomes, context)
     }
 }
 

@@ -1,6 +1,7 @@
 import DallyCore
 import Foundation
 import GRDB
+import Synchronization
 
 /// The gateway's local replica: every configured table, the outbox and the local sequence, in
 /// one SQLite database in WAL mode.
@@ -40,6 +41,14 @@ public final class ReplicaStore: Sendable {
     let pool: DatabasePool
     private let ledger: CommitLedger
     let groupCommit: GroupCommit
+    /// Wall-clock milliseconds since 1970, as injected at open.
+    let now: @Sendable () -> Int64
+    /// The most rows one sync transaction applies or records, so that no sync step holds the
+    /// writer long while local writes wait (see ``GroupCommit``).
+    let syncPieceRows: Int
+    /// Called after each sync piece commits; tests make it throw to stop an apply between
+    /// pieces as a crash would.
+    let afterSyncPiece = Mutex<(@Sendable () throws -> Void)?>(nil)
     private let lock: DataDirectoryLock
 
     /// Opens (creating if needed) the replica in `directory` and migrates it to `tables`.
@@ -54,6 +63,7 @@ public final class ReplicaStore: Sendable {
         directory: String,
         tables: [TableSchema],
         synchronousFull: Bool = true,
+        syncPieceRows: Int = ReplicaStore.defaultSyncPieceRows,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) throws -> ReplicaStore {
         let (pool, path, lock) = try DatabaseFiles.openPool(
@@ -67,13 +77,21 @@ public final class ReplicaStore: Sendable {
         }
         return ReplicaStore(
             directory: directory, path: path, replicaID: replicaID, tables: tableSQL, pool: pool, initial: initial,
-            lock: lock, now: now)
+            lock: lock, synchronousFull: synchronousFull, syncPieceRows: syncPieceRows, now: now)
     }
+
+    /// Rows per sync transaction unless configured: measured to keep each under a few
+    /// milliseconds on a small box (docs/BENCHMARKS.md, local write latency); the same as the
+    /// configuration's default, `store.sync_piece_rows`.
+    public static let defaultSyncPieceRows = 256
 
     private init(
         directory: String, path: String, replicaID: String, tables: [TableSQL], pool: DatabasePool,
-        initial: CommitLedger.State, lock: DataDirectoryLock, now: @escaping @Sendable () -> Int64
+        initial: CommitLedger.State, lock: DataDirectoryLock, synchronousFull: Bool, syncPieceRows: Int,
+        now: @escaping @Sendable () -> Int64
     ) {
+        self.now = now
+        self.syncPieceRows = max(1, syncPieceRows)
         self.directory = directory
         self.replicaID = replicaID
         self.databasePath = path
@@ -84,6 +102,7 @@ public final class ReplicaStore: Sendable {
         self.ledger = ledger
         self.groupCommit = GroupCommit(
             writer: pool,
+            synchronousFull: synchronousFull,
             begin: { CommitContext(lastSeq: ledger.lastSeq, now: now()) },
             committed: { ledger.record($0) }
         )
@@ -120,6 +139,9 @@ public final class ReplicaStore: Sendable {
 
     /// Per table: live rows, tombstones, and writes and coalesced writes since start.
     public var counts: [String: TableCounts] { ledger.counts }
+
+    /// How long local writes waited for their commit, and how long sync work held the writer.
+    public var writerTimings: WriterTimings.Snapshot { groupCommit.timings.snapshot }
 
     /// Calls `observer` after every commit that changed rows, on the writer's queue, before
     /// the writers are answered. Observers must return quickly.

@@ -260,6 +260,8 @@ struct CloudConfigRefusalTests {
         #expect(top.reason.contains("server, store, limits, batches, admin, gateways, tables"))
         // The gateway's sections are not the cloud's.
         expectRefusal(minimal + "[network]\nclasses = [\"wifi\"]\n", key: "network", reason: "unknown key")
+        // A gateway-only key.
+        expectRefusal(minimal + "[store]\nsync_piece_rows = 64\n", key: "store.sync_piece_rows", reason: "unknown key")
         expectRefusal(minimal + "[cloud]\nurl = \"http://x\"\n", key: "cloud", reason: "unknown key")
         expectRefusal(minimal + "[[clients]]\nname = \"a\"\n", key: "clients", reason: "unknown key")
         expectRefusal(minimal + "[server]\nhots = \"x\"\n", key: "server.hots", reason: "unknown key")

@@ -42,6 +42,7 @@ struct GatewayConfigValidTests {
 
         [store]
         synchronous = "normal"
+        sync_piece_rows = 64
 
         [limits]
         max_body_bytes = 2048
@@ -108,6 +109,7 @@ struct GatewayConfigValidTests {
         #expect(config.server.backlog == 128)
 
         #expect(config.store.synchronousFull == false)
+        #expect(config.store.syncPieceRows == 64)
 
         #expect(config.limits.maxBodyBytes == 2048)
         #expect(config.limits.maxRowsPerBatch == 500)
@@ -180,6 +182,7 @@ struct GatewayConfigValidTests {
         #expect(config.server.logLevel == "info")
         #expect(config.server.backlog == 4096)
         #expect(config.store.synchronousFull == true)
+        #expect(config.store.syncPieceRows == 256)
         #expect(config.limits.maxBodyBytes == 4 * 1024 * 1024)
         #expect(config.limits.maxRowsPerBatch == 10_000)
         #expect(config.limits.maxPageRows == 1_000)
@@ -587,6 +590,7 @@ struct GatewayConfigRefusalTests {
             minimal + "[limits]\nmax_rows_per_batch = 0\n", key: "limits.max_rows_per_batch", reason: "out of range")
         expectRefusal(minimal + "[limits]\nmax_page_rows = 100001\n", key: "limits.max_page_rows", reason: "out of range")
         expectRefusal(minimal + "[limits]\nmax_waiters = -1\n", key: "limits.max_waiters", reason: "out of range")
+        expectRefusal(minimal + "[store]\nsync_piece_rows = 0\n", key: "store.sync_piece_rows", reason: "out of range")
     }
 
     @Test func badSynchronousMode() {

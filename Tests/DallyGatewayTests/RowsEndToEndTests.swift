@@ -141,6 +141,11 @@ struct RowsEndToEndTests {
             #expect((stats["store"]?["bytes"]?.int ?? 0) > 0)
             #expect(stats["waiters"]?["current"]?.int == 0)
             #expect((stats["open_files"]?["soft"]?.int ?? 0) > 0)
+            // Four writes committed (the malformed one never reached the store), each timed.
+            let waits = stats["store"]?["writer"]?["local_waits"]
+            #expect(waits?["count"]?.int == 4)
+            #expect(waits?["buckets_ms"]?["+Inf"]?.int == 4)
+            #expect(stats["store"]?["writer"]?["sync_holds"]?["count"]?.int == 0)
             let requests = stats["requests"]?.array ?? []
             let put400 = requests.first { $0["method"] == "PUT" && $0["status"]?.int == 400 }
             #expect(put400?["route"] == "/v1/tables/{table}/rows/{id}")
@@ -152,6 +157,9 @@ struct RowsEndToEndTests {
             #expect(metrics.body.contains(#"dally_outbox_pending{table="orders"} 2"#))
             #expect(metrics.body.contains("dally_http_requests_total{"))
             #expect(metrics.body.contains("dally_longpoll_waiters 0"))
+            #expect(metrics.body.contains(#"dally_store_write_wait_seconds_bucket{le="+Inf"} 4"#))
+            #expect(metrics.body.contains("dally_store_write_wait_seconds_count 4"))
+            #expect(metrics.body.contains(#"dally_store_sync_hold_seconds_count{step="apply_answer"} 0"#))
             // Every series says what it means.
             #expect(metrics.body.contains("# HELP dally_outbox_pending Row changes waiting to go to the cloud."))
             let types = metrics.body.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }

@@ -87,12 +87,86 @@ import Testing
         try await system.shutdown()
     }
 
-    static func template(_ system: SyncSystem) throws -> String {
+    /// The gateway applies a large answer one row per transaction (`sync_piece_rows = 1`) and
+    /// is killed (SIGKILL) half-way; restarted, it resends the batch, the cloud answers from its
+    /// record, and only the rows not applied yet are applied: every row ends at its version,
+    /// once, and nothing acknowledged is lost.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
+    func aGatewayKilledBetweenPiecesOfAnAnswerAppliesTheRestOnce() async throws {
+        let system = SyncSystem()
+        try await system.startCloud()
+        let cloudURL = "http://127.0.0.1:\(system.cloudServer.port)"
+        try FileManager.default.createDirectory(atPath: system.root, withIntermediateDirectories: true)
+        let template = try Self.template(system, extra: "[store]\nsync_piece_rows = 1")
+        try template.write(toFile: system.root + "/gw-a.toml.template", atomically: true, encoding: .utf8)
+        let first = try GatewayProcess(config: try configFile(system, cloudURL: cloudURL))
+        let count = 4_000
+        let rows = (0..<count).map { #"{"id":"p\#($0)","values":{"customer":"c\#($0)","total":\#($0)}}"# }
+        let saved = try await call(
+            system, Endpoint(port: first.port), .POST, "/v1/tables/orders/batch",
+            #"{"created":[\#(rows.joined(separator: ","))]}"#)
+        #expect(saved.json["saved"]?.array?.count == count)
+
+        // Sync, and kill the gateway while the answer's rows are being applied.
+        let syncing = Task { [self] in _ = try? await call(system, Endpoint(port: first.port), .POST, "/v1/tables/orders/sync", nil) }
+        // Rows not settled yet: waiting, or in flight (an applied row leaves the outbox).
+        var pending = count
+        while pending == count || pending == 0 {
+            guard try await cloudVersion(system) == Int64(count) else { continue }
+            let stats = try await call(system, Endpoint(port: first.port), .GET, "/stats", nil, token: SyncSystem.gatewayAdmin)
+            let orders = stats.json["tables"]?["orders"]
+            pending = Int((orders?["outbox_pending"]?.int ?? 0) + (orders?["outbox_in_flight"]?.int ?? 0))
+            if pending == 0 { break }
+        }
+        first.kill9()
+        syncing.cancel()
+        #expect(pending > 0 && pending < count, "the kill came between pieces")
+        #expect(try await cloudVersion(system) == Int64(count))
+
+        var config = try GatewayConfig.load(path: try configFile(system, cloudURL: cloudURL))
+        config.server.logLevel = "error"
+        let restarted = try Gateway(config: config, logger: Logger(label: "restarted"))
+        let server = ServiceRunner()
+        try await server.start { report in restarted.services(port: 0, onServerRunning: report) }
+        let gateway = Endpoint(port: server.port)
+        let synced = try await call(system, gateway, .POST, "/v1/tables/orders/sync", nil)
+        #expect(synced.status == 200)
+        let stats = try await call(system, gateway, .GET, "/stats", nil, token: SyncSystem.gatewayAdmin).json
+        // Only what the killed process had not applied is applied now, from the cloud's record.
+        #expect(stats["sync"]?["rows_accepted"]?.int.map(Int.init) ?? 0 <= pending)
+        #expect(stats["sync"]?["batches_resent"]?.int == 1)
+        #expect(stats["tables"]?["orders"]?["outbox_pending"]?.int == 0)
+        #expect(stats["tables"]?["orders"]?["rows"]?.int.map(Int.init) == count)
+        #expect(try await cloudVersion(system) == Int64(count))
+
+        // Row by row: each at a distinct cloud version, with the values written.
+        var versions: [Int64] = []
+        var since: Int64 = 0
+        while true {
+            let page = try await call(system, gateway, .GET, "/v1/tables/orders/rows?since=\(since)&limit=1000", nil).json
+            for row in page["rows"]?.array ?? [] {
+                let id = row["id"]?.string ?? ""
+                let index = Int(id.dropFirst()) ?? -1
+                #expect(row["values"]?["customer"]?.string == "c\(index)")
+                if let version = row["version"]?.int { versions.append(version) }
+            }
+            guard page["more"]?.bool == true, let next = page["next_since"]?.int else { break }
+            since = next
+        }
+        #expect(versions.count == count)
+        #expect(Set(versions) == Set(1...Int64(count)))
+
+        try await server.stop()
+        try restarted.close()
+        try await system.shutdown()
+    }
+
+    static func template(_ system: SyncSystem, extra: String = "") throws -> String {
         var config = system.config
         config.logLevel = "info"
         return config.gatewayTOML(
             "gw-a", dataDirectory: "\(system.root)/gw-a-process",
-            link: .init(url: "@CLOUD@", retryMin: "50ms", retryMax: "500ms"))
+            link: .init(url: "@CLOUD@", retryMin: "50ms", retryMax: "500ms"), extra: extra)
     }
 
     /// Where a gateway listens, in or out of process.

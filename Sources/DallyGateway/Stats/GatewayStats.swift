@@ -28,6 +28,8 @@ struct GatewayStats: Sendable {
         w.int(store.sizeOnDisk)
         w.raw(",\"last_seq\":")
         w.int(store.lastSeq)
+        w.raw(",\"writer\":")
+        w.rawText(String(decoding: try JSONEncoder().encode(WriterStats(store.writerTimings)), as: UTF8.self))
         w.raw("},\"waiters\":{\"current\":")
         w.int(Int64(hub.waiting))
         w.raw(",\"limit\":")
@@ -161,7 +163,7 @@ struct GatewayStats: Sendable {
                 registry.gauge("dally_sync_\(name)", help: "Sync's \(name), as in /stats sync.").set(value)
             }
         }
-        return registry.emitToBuffer()
+        return registry.emitToBuffer() + Array(WriterMetrics.text(store.writerTimings).utf8)
     }
 
     private func outboxByTable() async throws -> [String: Outbox.Summary] {

@@ -103,7 +103,7 @@ extension ReplicaStore {
     /// The cloud holds `hash` whole: it leaves the upload queue, and rows of atomic tables that
     /// waited for it may go.
     public func objectUploaded(_ hash: ContentHash) async throws {
-        try await groupCommit.perform { db, _ in
+        try await groupCommit.perform(lane: .sync(.objects)) { db, _ in
             try db.execute(sql: "DELETE FROM dally_object_uploads WHERE hash = ?", arguments: [hash.hex])
             try db.execute(sql: "UPDATE dally_objects SET in_cloud = 1 WHERE hash = ?", arguments: [hash.hex])
         }
@@ -155,7 +155,7 @@ extension ReplicaStore {
     /// Records an object fetched from the cloud, whose chunks are all in the chunk store: it is
     /// local (and in the cloud), and leaves the download queue.
     public func objectFetched(_ manifest: ObjectManifest, now: Int64) async throws {
-        try await groupCommit.perform { db, _ in
+        try await groupCommit.perform(lane: .sync(.objects)) { db, _ in
             try ObjectLedger.recordLocal(manifest, now: now, db: db)
             try db.execute(sql: "UPDATE dally_objects SET in_cloud = 1 WHERE hash = ?", arguments: [manifest.hash.hex])
         }

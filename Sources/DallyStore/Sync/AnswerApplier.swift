@@ -2,47 +2,70 @@ import DallyCore
 import DallySync
 import GRDB
 
-/// Applies the cloud's answer to the batch in flight, in one transaction with its downstream
-/// pages, and ends the batch's flight.
+/// Applies the cloud's answer to a batch in flight, in pieces of a bounded number of rows,
+/// then ends the batch's flight.
+///
+/// Each piece is one transaction: for each of its rows the outcome is applied and the row's
+/// in-flight record deleted together. A row whose record is gone was applied by an earlier
+/// attempt that stopped between pieces (a crash, a kill): the batch stays in flight until its
+/// last piece, is resent with the same id, the cloud answers it again from its record, and
+/// only the rows not applied yet are applied. So an answer applies exactly once, however its
+/// pieces are interrupted. The last step deletes the batch's record and notes its pulls.
 ///
 /// A row changed locally again after the batch was built keeps its outbox entry: the new
 /// pending state goes up next, based on the version the cloud just assigned.
 enum AnswerApplier {
-    static func apply(_ answer: BatchAnswer, tables: [String: TableSQL], db: Database, context: inout CommitContext)
-        throws -> SyncReport
-    {
-        guard let flight = try Row.fetchOne(
-            db, sql: "SELECT created_at, pulls FROM dally_inflight WHERE batch = ?", arguments: [answer.batchID])
-        else {
-            throw StoreError("the cloud answered batch '\(answer.batchID)', which is not in flight")
+    /// The batch being answered, as recorded in flight; nil when it is not in flight.
+    static func flight(_ batchID: String, db: Database) throws -> Flight? {
+        try Row.fetchOne(
+            db, sql: "SELECT created_at, pulls FROM dally_inflight WHERE batch = ?", arguments: [batchID]
+        ).map { row in
+            Flight(id: batchID, createdAt: row["created_at"], pulls: (row["pulls"] as String?).map(names) ?? [])
         }
-        let batch = Flight(id: answer.batchID, createdAt: flight[0])
+    }
+
+    /// Applies one piece of the answer's row results: accepted rows set-based, per table
+    /// (``AcceptedRows``), conflicts and rejections one by one.
+    static func apply(
+        _ piece: ArraySlice<(table: String, result: BatchAnswer.RowResult)>, batch: Flight,
+        tables: [String: TableSQL], db: Database, context: inout CommitContext
+    ) throws -> SyncReport {
         var report = SyncReport()
-        report.replayed = answer.replayed
-        for section in answer.results {
-            guard let table = tables[section.table] else { continue }
-            for result in section.rows {
-                report.sent += 1
+        var accepted: [String: [(id: String, version: Int64)]] = [:]
+        for (name, result) in piece {
+            guard let table = tables[name] else { continue }
+            if case .accepted(let id, let version) = result {
+                accepted[name, default: []].append((id, version))
+            } else {
                 try apply(result, batch: batch, table: table, db: db, context: &context, report: &report)
             }
         }
-        try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batch.id])
-        try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batch.id])
-        if let pulls: String = flight[1] {
-            try PullLog.record(pulls.split(separator: " ").map(String.init), at: context.now, db: db)
-        }
-        for page in answer.changes {
-            report.received += try DownstreamApplier.apply(page, tables: tables, db: db, context: &context)
-            report.more = report.more || page.more
+        for (name, rows) in accepted {
+            guard let table = tables[name] else { continue }
+            let settled = try AcceptedRows.settle(rows, table: table, batchCreatedAt: batch.createdAt, db: db)
+            report.sent += settled
+            report.accepted += settled
         }
         return report
     }
 
+    /// Ends the batch's flight: its record and whatever row records remain, and notes that
+    /// the tables it asked down were pulled now.
+    static func finish(_ batch: Flight, db: Database, context: CommitContext) throws {
+        try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batch.id])
+        try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batch.id])
+        try PullLog.record(batch.pulls, at: context.now, db: db)
+    }
+
+    private static func names(_ list: String) -> [String] { list.split(separator: " ").map(String.init) }
+
     /// The batch being answered.
-    private struct Flight {
+    struct Flight: Sendable {
         let id: String
         /// When it was built: a row written again while it flew became dirty after this.
         let createdAt: Int64
+        /// The tables it asked down.
+        let pulls: [String]
     }
 
     private static func apply(
@@ -50,11 +73,15 @@ enum AnswerApplier {
         report: inout SyncReport
     ) throws {
         let name = table.schema.name
-        let sentSeq = try Int64.fetchOne(
+        guard let sentSeq = try Int64.fetchOne(
             db, sql: "SELECT seq FROM dally_inflight_rows WHERE batch = ? AND tbl = ? AND row_id = ?",
             arguments: [batch.id, name, result.id])
+        else { return }  // applied by an earlier, interrupted attempt
+        try db.execute(
+            sql: "DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id = ?", arguments: [name, result.id])
+        report.sent += 1
         let current = try CloudRowWriter.current(result.id, table: table, db: db)
-        let unchanged = sentSeq != nil && current?.seq == sentSeq
+        let unchanged = current?.seq == sentSeq
         switch result {
         case .accepted(let id, let version):
             report.accepted += 1
@@ -114,15 +141,36 @@ enum AnswerApplier {
 }
 
 extension ReplicaStore {
-    /// Applies the cloud's answer to a batch in flight and its downstream pages, in one
-    /// transaction, and records the tables it pulled; local long-polls wake for every row it
-    /// changed.
+    /// Applies the cloud's answer to a batch in flight and then its downstream pages, each in
+    /// sync transactions of at most `syncPieceRows` rows (``AnswerApplier``,
+    /// ``DownstreamApplier``), and records the tables it pulled; local long-polls wake for
+    /// every row it changed.
     ///
     /// - Throws: ``StoreError`` when the answer is for a batch that is not in flight.
     public func applyAnswer(_ answer: BatchAnswer) async throws -> SyncReport {
         let tables = self.tables
-        return try await groupCommit.perform { db, context in
-            try AnswerApplier.apply(answer, tables: tables, db: db, context: &context)
+        guard let batch = try await pool.read({ db in try AnswerApplier.flight(answer.batchID, db: db) }) else {
+            throw StoreError("the cloud answered batch '\(answer.batchID)', which is not in flight")
         }
+        var report = SyncReport()
+        report.replayed = answer.replayed
+        let results = answer.results.flatMap { section in section.rows.map { (table: section.table, result: $0) } }
+        var start = results.startIndex
+        while start < results.endIndex {
+            let piece = results[start..<min(start + syncPieceRows, results.endIndex)]
+            start = piece.endIndex
+            report.add(
+                try await groupCommit.perform(lane: .sync(.applyAnswer)) { db, context in
+                    try AnswerApplier.apply(piece, batch: batch, tables: tables, db: db, context: &context)
+                })
+            try afterSyncPiece.withLock { try $0?() }
+        }
+        try await groupCommit.perform(lane: .sync(.endFlight)) { db, context in
+            try AnswerApplier.finish(batch, db: db, context: context)
+        }
+        let downstream = try await applyChanges(answer.changes)
+        report.received += downstream.received
+        report.more = downstream.more
+        return report
     }
 }

@@ -66,24 +66,60 @@ extension ReplicaStore {
     /// with the local sequence number of every row it carries, before it is returned, so that
     /// nothing leaves the box that the replica does not remember sending. Its `since` names the
     /// tables the scope lets come down.
+    ///
+    /// The batch is read and encoded on a reader (WAL snapshot), off SQLite's writer; only its
+    /// record goes through the writer, in the sync lane, as set-based inserts. A row written
+    /// between the two steps is recorded with the sequence number it was read at, so its answer
+    /// keeps the newer state pending (``AnswerApplier``), as for a write while the batch flies.
     public func nextBatch(gateway: String, maxRows: Int, scope: BatchScope = .everything) async throws
         -> OutgoingBatch?
     {
+        while true {
+            switch try await planBatch(gateway: gateway, maxRows: maxRows, scope: scope) {
+            case nil:
+                return nil
+            case .resend(let batch):
+                return batch
+            case .new(let plan):
+                if try await record(plan) { return plan.batch }
+            // Another batch claimed some of these rows meanwhile: read the outbox again.
+            }
+        }
+    }
+
+    /// What ``nextBatch(gateway:maxRows:scope:)`` found on the reader.
+    private enum BatchPlan: Sendable {
+        case resend(OutgoingBatch)
+        case new(NewBatch)
+    }
+
+    /// A new batch, encoded, not recorded yet.
+    private struct NewBatch: Sendable {
+        let batch: OutgoingBatch
+        /// `[[table, row id, seq], …]`: the rows it carries and the sequence numbers sent.
+        let rowsJSON: String
+        let carriesObjects: Bool
+        let createdAt: Int64
+    }
+
+    private func planBatch(gateway: String, maxRows: Int, scope: BatchScope) async throws -> BatchPlan? {
         let tables = self.tables
         let replicaID = self.replicaID
-        return try await groupCommit.perform { db, context in
+        let createdAt = now()
+        return try await pool.read { db -> BatchPlan? in
             for flight in try Self.inFlight(db: db) where scope.fits(flight) {
                 guard let body = try Data.fetchOne(
                     db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
                 else { continue }
                 let rows = try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE batch = ?", arguments: [flight.batchID]) ?? 0
-                return OutgoingBatch(
-                    batchID: flight.batchID, body: Array(body), rows: rows, resent: true, uploads: flight.uploads,
-                    pulls: flight.pulls)
+                return .resend(
+                    OutgoingBatch(
+                        batchID: flight.batchID, body: Array(body), rows: rows, resent: true, uploads: flight.uploads,
+                        pulls: flight.pulls))
             }
-            let batchID = UUID().uuidString.lowercased()
             var sections: [BatchRequest.Section] = []
+            var sent: [(table: String, id: String, seq: Int64)] = []
             var budget = maxRows
             let pendingTables = try String.fetchAll(
                 db, sql: "SELECT DISTINCT tbl FROM dally_outbox WHERE parked IS NULL ORDER BY tbl")
@@ -91,33 +127,65 @@ extension ReplicaStore {
                 guard let table = tables[name], !table.schema.policy.localOnly else { continue }
                 let (section, seqs) = try Self.pendingSection(table, limit: budget, db: db)
                 guard !section.changes.isEmpty else { continue }
-                for (id, seq) in seqs {
-                    try db.execute(
-                        sql: "INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch) VALUES (?, ?, ?, ?)",
-                        arguments: [name, id, seq, batchID])
-                }
+                sent.append(contentsOf: seqs.map { (name, $0.0, $0.1) })
                 budget -= section.changes.count
                 sections.append(section)
             }
             guard !sections.isEmpty else { return nil }
-            if sections.contains(where: { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true }) {
-                try ObjectLedger.announceUploads(inBatch: batchID, db: db)
-            }
             let riding = scope.pullsRiding?(sections.map(\.table))
             let since = try Self.cloudCursors(tables: tables, db: db).entries.filter {
                 scope.allowsPull($0.table) && riding?.contains($0.table) != false
             }
             let request = BatchRequest(
-                batchID: batchID, gateway: gateway, replica: replicaID, since: TableVersions(since),
-                sections: sections)
-            let body = request.encode()
-            let uploads = sections.map(\.table)
-            let pulls = since.map(\.table)
-            try db.execute(
-                sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
-                arguments: [batchID, context.now, Data(body), Self.list(uploads), Self.list(pulls)])
-            return OutgoingBatch(
-                batchID: batchID, body: body, rows: request.rowCount, resent: false, uploads: uploads, pulls: pulls)
+                batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
+                since: TableVersions(since), sections: sections)
+            var rowsJSON = JSONWriter(capacity: sent.count * 48)
+            rowsJSON.raw("[")
+            for (index, row) in sent.enumerated() {
+                if index > 0 { rowsJSON.raw(",") }
+                rowsJSON.raw("[")
+                rowsJSON.string(row.table)
+                rowsJSON.raw(",")
+                rowsJSON.string(row.id)
+                rowsJSON.raw(",")
+                rowsJSON.int(row.seq)
+                rowsJSON.raw("]")
+            }
+            rowsJSON.raw("]")
+            let batch = OutgoingBatch(
+                batchID: request.batchID, body: request.encode(), rows: request.rowCount, resent: false,
+                uploads: sections.map(\.table), pulls: since.map(\.table))
+            return .new(
+                NewBatch(
+                    batch: batch, rowsJSON: String(decoding: rowsJSON.bytes, as: UTF8.self),
+                    carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
+                    createdAt: createdAt))
+        }
+    }
+
+    /// Records `plan` as in flight, in one short sync transaction; false when one of its rows
+    /// is in another batch in flight already (built meanwhile), and nothing was recorded.
+    private func record(_ plan: NewBatch) async throws -> Bool {
+        do {
+            try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
+                try db.execute(
+                    sql: """
+                        INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch)
+                        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), ?
+                        FROM json_each(?)
+                        """,
+                    arguments: [plan.batch.batchID, plan.rowsJSON])
+                if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: plan.batch.batchID, db: db) }
+                try db.execute(
+                    sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        plan.batch.batchID, plan.createdAt, Data(plan.batch.body), Self.list(plan.batch.uploads),
+                        Self.list(plan.batch.pulls),
+                    ])
+            }
+            return true
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            return false
         }
     }
 
@@ -145,7 +213,7 @@ extension ReplicaStore {
     /// a whole before applying any of it (too large): its rows stay pending and go out again
     /// in smaller batches.
     public func abandonBatch(batchID: String) async throws {
-        try await groupCommit.perform { db, _ in
+        try await groupCommit.perform(lane: .sync(.endFlight)) { db, _ in
             try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batchID])
             try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batchID])
         }
