@@ -29,16 +29,21 @@ enum AcceptedRows {
             list.raw("]")
         }
         list.raw("]")
+        // The JSON goes into the temporary table first and is joined from there: joined
+        // directly, SQLite's planner scans the in-flight rows once per JSON element.
         try db.execute(
             sql: """
                 CREATE TEMP TABLE IF NOT EXISTS dally_accepted (
-                    id TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, unchanged INTEGER NOT NULL);
+                    id TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, sent_seq INTEGER,
+                    unchanged INTEGER NOT NULL DEFAULT 0);
                 DELETE FROM temp.dally_accepted;
-                INSERT INTO temp.dally_accepted (id, version, unchanged)
-                SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), IFNULL(t.seq = r.seq, 0)
-                FROM json_each(?) j
-                JOIN dally_inflight_rows r ON r.tbl = ? AND r.row_id = json_extract(j.value, '$[0]')
-                LEFT JOIN \(table.sqlTable) t ON t.id = json_extract(j.value, '$[0]');
+                INSERT INTO temp.dally_accepted (id, version)
+                SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?);
+                UPDATE temp.dally_accepted SET sent_seq =
+                    (SELECT r.seq FROM dally_inflight_rows r WHERE r.tbl = ? AND r.row_id = dally_accepted.id);
+                DELETE FROM temp.dally_accepted WHERE sent_seq IS NULL;
+                UPDATE temp.dally_accepted SET unchanged =
+                    IFNULL((SELECT t.seq FROM \(table.sqlTable) t WHERE t.id = dally_accepted.id) = sent_seq, 0);
                 UPDATE \(table.sqlTable) SET version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = \(table.sqlTable).id)
                 WHERE id IN (SELECT id FROM temp.dally_accepted WHERE unchanged);
                 DELETE FROM dally_outbox WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE unchanged);
