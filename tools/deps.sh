@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Installs the system libraries Dally builds against, when they are missing and apt is there.
-# Sourced by tools/run.sh and tools/test.sh; safe to run again.
+# Run by tools/run.sh and tools/test.sh (DALLY_DEPS=test adds what the tests drive); safe to
+# run again.
 set -euo pipefail
 needed=()
 for pkg in libsqlite3-dev zlib1g-dev libzstd-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || needed+=("$pkg")
 done
+# The tests drive real tools: promtool (from the prometheus package) lints /metrics.
+if [ "${DALLY_DEPS:-}" = test ]; then
+  command -v promtool >/dev/null 2>&1 || needed+=(prometheus)
+fi
 if [ ${#needed[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""

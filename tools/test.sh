@@ -2,7 +2,7 @@
 # Installs what is missing, then runs every test (unit and end-to-end on 127.0.0.1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/deps.sh
+DALLY_DEPS=test bash tools/deps.sh
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 swift build --build-tests
 .build/debug/dally gateway --config config/gateway.toml --check

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// `promtool check metrics` (Prometheus's own linter; `tools/deps.sh` installs it) accepts both
+/// servers' `/metrics` after real traffic: writes, a sync, conflicts, pulls.
+@Suite struct MetricsFormatTests {
+    /// promtool, found on PATH. Missing is a failure, not a skip: the test command installs it.
+    static var promtool: String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return paths.map { "\($0)/promtool" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    @Test func promtoolAcceptsTheGatewaysAndTheCloudsMetrics() async throws {
+        let promtool = try #require(Self.promtool, "promtool is not on PATH: run tools/deps.sh")
+        try await SyncSystem.run { system in
+            _ = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/m1", body: #"{"values":{"customer":"Ada"}}"#)
+            _ = try await system.gateway("gw-a", .POST, "/v1/tables/orders/sync")
+            _ = try await system.gateway("gw-b", .POST, "/v1/tables/orders/sync")
+            let gatewayMetrics = try await system.gateway("gw-a", .GET, "/metrics", token: SyncSystem.gatewayAdmin)
+            let cloudMetrics = try await system.cloudRequest(
+                .GET, "/metrics", as: nil, headers: [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")])
+            #expect(gatewayMetrics.status == 200)
+            #expect(cloudMetrics.status == 200)
+            #expect(gatewayMetrics.body.contains("dally_store_write_wait_seconds_bucket"))
+            for (name, text) in [("gateway", gatewayMetrics.body), ("cloud", cloudMetrics.body)] {
+                let (status, output) = try Self.check(text, with: promtool)
+                #expect(status == 0, "promtool check metrics on the \(name)'s /metrics: \(output)")
+                #expect(output.isEmpty, "promtool's lint on the \(name)'s /metrics: \(output)")
+            }
+        }
+    }
+
+    /// Runs `promtool check metrics` on `text`; its exit status and what it printed.
+    static func check(_ text: String, with promtool: String) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: promtool)
+        process.arguments = ["check", "metrics"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
