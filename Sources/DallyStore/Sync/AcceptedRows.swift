@@ -18,17 +18,7 @@ enum AcceptedRows {
     ) throws -> Int {
         guard !accepted.isEmpty else { return 0 }
         let name = table.schema.name
-        var list = JSONWriter(capacity: accepted.count * 32)
-        list.raw("[")
-        for (index, row) in accepted.enumerated() {
-            if index > 0 { list.raw(",") }
-            list.raw("[")
-            list.string(row.id)
-            list.raw(",")
-            list.int(row.version)
-            list.raw("]")
-        }
-        list.raw("]")
+        let list = JSONRows.text(accepted) { [.text($0.id), .int($0.version)] }
         // The JSON goes into the temporary table first and is joined from there: joined
         // directly, SQLite's planner scans the in-flight rows once per JSON element.
         try db.execute(
@@ -53,7 +43,7 @@ enum AcceptedRows {
                 WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE NOT unchanged);
                 DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted);
                 """,
-            arguments: [String(decoding: list.bytes, as: UTF8.self), name, name, batchCreatedAt, name, name])
+            arguments: [list, name, name, batchCreatedAt, name, name])
         return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.dally_accepted") ?? 0
     }
 }

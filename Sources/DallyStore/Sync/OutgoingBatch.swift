@@ -139,25 +139,13 @@ extension ReplicaStore {
             let request = BatchRequest(
                 batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
                 since: TableVersions(since), sections: sections)
-            var rowsJSON = JSONWriter(capacity: sent.count * 48)
-            rowsJSON.raw("[")
-            for (index, row) in sent.enumerated() {
-                if index > 0 { rowsJSON.raw(",") }
-                rowsJSON.raw("[")
-                rowsJSON.string(row.table)
-                rowsJSON.raw(",")
-                rowsJSON.string(row.id)
-                rowsJSON.raw(",")
-                rowsJSON.int(row.seq)
-                rowsJSON.raw("]")
-            }
-            rowsJSON.raw("]")
+            let rowsJSON = JSONRows.text(sent) { [.text($0.table), .text($0.id), .int($0.seq)] }
             let batch = OutgoingBatch(
                 batchID: request.batchID, body: request.encode(), rows: request.rowCount, resent: false,
                 uploads: sections.map(\.table), pulls: since.map(\.table))
             return .new(
                 NewBatch(
-                    batch: batch, rowsJSON: String(decoding: rowsJSON.bytes, as: UTF8.self),
+                    batch: batch, rowsJSON: rowsJSON,
                     carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
                     createdAt: createdAt))
         }
