@@ -23,6 +23,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     /// Deletes unreferenced objects and chunks every `objects.gc_interval` (one of
     /// ``services(port:onServerRunning:)``); ``ObjectCollector/collect(now:)`` runs a pass now.
     public let collector: ObjectCollector
+    /// Forgets stored batch answers older than `batches.keep_answers`, hourly.
+    let answerKeeper: AnswerKeeper<C>
     let router: Router<DallyRequestContext>
     let logger: Logger
 
@@ -65,6 +67,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         self.collector = ObjectCollector(
             store: store, grace: config.objects.gcGrace, interval: config.objects.gcInterval, counters: objectCounters,
             now: now, logger: logger)
+        self.answerKeeper = AnswerKeeper(
+            store: store, keep: config.keepAnswers, every: .seconds(3600), clock: clock, now: now, logger: logger)
         let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
         let shelf = DictionaryShelf(store: store)
         let router = Router(context: DallyRequestContext.self)
@@ -75,11 +79,11 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             limits: .init(
                 maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
                 maxRowsPerBatch: config.limits.maxRowsPerBatch, maxPageRows: config.limits.maxPageRows),
-            counters: counters, shelf: shelf
+            counters: counters, shelf: shelf, now: now
         ).register(on: router)
         DictionaryRoutes(
             store: store, shelf: shelf, authenticator: authenticator, maxDictionaries: config.limits.maxDictionaries,
-            maxDictionaryBytes: config.limits.maxDictionaryBytes
+            maxDictionaryBytes: config.limits.maxDictionaryBytes, now: now
         ).register(on: router)
         ObjectRoutes(
             store: store, authenticator: authenticator,
@@ -95,7 +99,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         CloudOperationsRoutes(
             store: store, authenticator: authenticator, hub: hub, counters: counters, objectCounters: objectCounters,
             shelf: shelf, requests: requests,
-            registry: registry, startedAt: Date()
+            registry: registry, startedAt: now(), now: now
         ).register(on: router)
         self.router = router
     }
@@ -124,7 +128,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     {
         [
             application(port: port, onServerRunning: onServerRunning), hub,
-            AnswerKeeper(store: store, keep: config.keepAnswers, every: .seconds(3600), logger: logger), collector,
+            answerKeeper, collector,
         ]
     }
 

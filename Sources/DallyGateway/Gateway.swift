@@ -102,7 +102,7 @@ public struct Gateway {
             authorizer: authorizer,
             stats: GatewayStats(
                 store: store, objects: objects, hub: hub, syncer: syncer, requests: requests, registry: registry,
-                openFiles: openFiles, startedAt: Date())
+                counters: CounterExport(registry: registry), openFiles: openFiles, startedAt: now(), now: now)
         ).register(on: router)
         self.router = router
     }

@@ -22,6 +22,18 @@ import Testing
             #expect(gatewayMetrics.status == 200)
             #expect(cloudMetrics.status == 200)
             #expect(gatewayMetrics.body.contains("dally_store_write_wait_seconds_bucket"))
+            // Counts since start are counters named _total; levels stay gauges.
+            let gateway = gatewayMetrics.body
+            #expect(gateway.contains("# TYPE dally_sync_batches_sent_total counter"))
+            #expect(gateway.contains("dally_sync_batches_sent_total 1"))
+            #expect(gateway.contains("# TYPE dally_uplink_requests_total counter"))
+            #expect(gateway.contains("# TYPE dally_table_writes_total counter"))
+            #expect(gateway.contains(#"dally_table_writes_total{table="orders"} 1"#))
+            #expect(gateway.contains("# TYPE dally_sync_consecutive_failures gauge"))
+            #expect(!gateway.contains("# TYPE dally_sync_batches_sent gauge"))
+            // Asked again, a counter does not count its growth twice.
+            let again = try await system.gateway("gw-a", .GET, "/metrics", token: SyncSystem.gatewayAdmin)
+            #expect(again.body.contains("dally_sync_batches_sent_total 1"))
             for (name, text) in [("gateway", gatewayMetrics.body), ("cloud", cloudMetrics.body)] {
                 let (status, output) = try Self.check(text, with: promtool)
                 #expect(status == 0, "promtool check metrics on the \(name)'s /metrics: \(output)")

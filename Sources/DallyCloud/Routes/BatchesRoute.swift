@@ -12,6 +12,8 @@ struct BatchesRoute: Sendable {
     let limits: Limits
     let counters: CloudCounters
     let shelf: DictionaryShelf
+    /// The wall clock, ms since 1970.
+    let now: @Sendable () -> Int64
 
     struct Limits: Sendable {
         var maxBodyBytes: Int
@@ -38,7 +40,7 @@ struct BatchesRoute: Sendable {
         }
         let answer = try await store.apply(
             batch, fingerprint: Fingerprint.of(body), pageRows: limits.maxPageRows,
-            now: Int64(Date().timeIntervalSince1970 * 1000))
+            now: now())
         counters.record(answer, bodyBytes: request.headers[.contentLength].flatMap(Int.init))
         return BodyCoding.response(json: answer.encode(), to: request)
     }

@@ -15,7 +15,9 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let shelf: DictionaryShelf
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
-    let startedAt: Date
+    /// When the cloud started, and the clock it reads: ms since 1970.
+    let startedAt: Int64
+    let now: @Sendable () -> Int64
 
     func register(on router: Router<DallyRequestContext>) {
         router.get("/healthz") { _, _ in JSONResponse.make(ByteBuffer(string: "{\"status\":\"ok\"}")) }
@@ -41,7 +43,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let objects = objectCounters.snapshot
         var writer = JSONWriter(capacity: 1024)
         writer.raw("{\"uptime_seconds\":")
-        writer.int(Int64(Date().timeIntervalSince(startedAt)))
+        writer.int((now() - startedAt) / 1000)
         writer.raw(",\"tables\":{")
         for (i, name) in statistics.tables.keys.sorted().enumerated() {
             guard let table = statistics.tables[name] else { continue }

@@ -16,6 +16,8 @@ struct DictionaryRoutes: Sendable {
     let authenticator: GatewayAuthenticator
     let maxDictionaries: Int
     let maxDictionaryBytes: Int
+    /// The wall clock, ms since 1970.
+    let now: @Sendable () -> Int64
 
     func register(on router: Router<DallyRequestContext>) {
         router.put("/v1/dictionaries/:id") { request, context in try await put(request, context) }
@@ -44,7 +46,7 @@ struct DictionaryRoutes: Sendable {
             throw DallyError(.badDictionary, "the body is not a zstd dictionary with id \(id): \(error)")
         }
         let offer = StoredDictionary(
-            gateway: gateway, id: id, table: table, bytes: bytes, createdAt: Int64(Date().timeIntervalSince1970 * 1000))
+            gateway: gateway, id: id, table: table, bytes: bytes, createdAt: now())
         let status: HTTPResponse.Status
         switch try await store.offerDictionary(offer, limit: maxDictionaries) {
         case .stored: status = .created

@@ -13,17 +13,21 @@ struct GatewayStats: Sendable {
     let syncer: (any SyncControl)?
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
+    /// Cumulative counts, exported as counters.
+    let counters: CounterExport
     let openFiles: OpenFileLimit
-    let startedAt: Date
+    /// When the gateway started, and the clock it reads: ms since 1970.
+    let startedAt: Int64
+    let now: @Sendable () -> Int64
 
     /// The `/stats` document.
     func json() async throws -> JSONWriter {
         let outbox = try await outboxByTable()
         let counts = store.counts
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = self.now()
         var w = JSONWriter(capacity: 2048)
         w.raw("{\"uptime_s\":")
-        w.int(Int64(Date().timeIntervalSince(startedAt)))
+        w.int((now - startedAt) / 1000)
         w.raw(",\"store\":{\"bytes\":")
         w.int(store.sizeOnDisk)
         w.raw(",\"last_seq\":")
@@ -105,7 +109,7 @@ struct GatewayStats: Sendable {
     func prometheus() async throws -> [UInt8] {
         let outbox = try await outboxByTable()
         let counts = store.counts
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = self.now()
         let schedules = syncer?.tableSchedules ?? [:]
         for table in store.tableNames {
             let c = counts[table] ?? TableCounts()
@@ -115,8 +119,10 @@ struct GatewayStats: Sendable {
             }
             gauge("dally_table_rows", "Live rows in the table.").set(c.live)
             gauge("dally_table_tombstones", "Deleted rows kept as tombstones until synced.").set(c.tombstones)
-            gauge("dally_table_writes", "Row writes accepted since the store was created.").set(c.writes)
-            gauge("dally_table_coalesced_writes", "Writes folded into a row change not yet sent.").set(c.coalesced)
+            counters.counter("dally_table_writes_total", help: "Row writes accepted since start.", labels: labels, value: c.writes)
+            counters.counter(
+                "dally_table_coalesced_writes_total", help: "Writes folded into a row change not yet sent, since start.",
+                labels: labels, value: c.coalesced)
             gauge("dally_outbox_pending", "Row changes waiting to go to the cloud.").set(outbox[table]?.pending ?? 0)
             let age = outbox[table]?.oldestFirstDirtyAt.map { Double(max(0, now - $0)) / 1000 } ?? 0
             gauge("dally_outbox_oldest_age_seconds", "Age of the oldest change waiting to go.").set(age)
@@ -124,8 +130,9 @@ struct GatewayStats: Sendable {
             gauge("dally_outbox_in_flight", "Row changes sent and not yet acknowledged.")
                 .set(outbox[table]?.inFlight ?? 0)
             if let schedule = schedules[table] {
-                gauge("dally_table_deadline_misses", "Changes sent later than the table's max_delay.")
-                    .set(schedule.deadlineMisses)
+                counters.counter(
+                    "dally_table_deadline_misses_total", help: "Deadlines that passed with no allowed uplink available.",
+                    labels: labels, value: schedule.deadlineMisses)
                 gauge("dally_table_max_delay_seconds", "The table's upload max_delay.")
                     .set(Double(schedule.maxDelayMs) / 1000.0)
             }
@@ -137,8 +144,9 @@ struct GatewayStats: Sendable {
             registry.gauge("dally_uplink_usable", help: "1 while the uplink is available and not backing off.", labels: labels)
                 .set(Int64(uplink.usable ? 1 : 0))
             for (name, value) in uplink.counters {
-                registry.gauge("dally_uplink_\(name)", help: "The uplink's \(name), as in /stats uplinks.", labels: labels)
-                    .set(value)
+                counters.counter(
+                    "dally_uplink_\(name)_total", help: "The uplink's \(name) since start, as in /stats uplinks.",
+                    labels: labels, value: value)
             }
         }
         registry.gauge("dally_longpoll_waiters", help: "Long-poll requests waiting.").set(Int64(hub.waiting))
@@ -152,15 +160,21 @@ struct GatewayStats: Sendable {
         registry.gauge("dally_chunks", help: "Chunks in the gateway's chunk store.").set(Int64(chunkTotals.chunks))
         registry.gauge("dally_chunk_bytes", help: "Bytes in the gateway's chunk store.").set(chunkTotals.bytes)
         for field in objects.counters.snapshot.fields {
-            registry.gauge("dally_objects_\(field.name)", help: "Objects' \(field.name), as in /stats objects.")
-                .set(field.value)
+            counters.counter(
+                "dally_objects_\(field.name)_total", help: "Objects' \(field.name) since start, as in /stats objects.",
+                value: field.value)
         }
         registry.gauge("dally_store_last_seq", help: "The replica's latest change sequence number.").set(store.lastSeq)
         registry.gauge("dally_open_files_limit", help: "The process's soft limit on open files.")
             .set(Int64(openFiles.soft))
         if let status = syncer?.status {
             for (name, value) in status.counters {
-                registry.gauge("dally_sync_\(name)", help: "Sync's \(name), as in /stats sync.").set(value)
+                if SyncStatus.levels.contains(name) {
+                    registry.gauge("dally_sync_\(name)", help: "Sync's \(name), as in /stats sync.").set(value)
+                } else {
+                    counters.counter(
+                        "dally_sync_\(name)_total", help: "Sync's \(name) since start, as in /stats sync.", value: value)
+                }
             }
         }
         return registry.emitToBuffer() + Array(WriterMetrics.text(store.writerTimings).utf8)

@@ -49,7 +49,7 @@ extension Syncer {
                 state.report.add(report)
                 state.status.cycles += 1
                 state.status.consecutiveFailures = 0
-                state.status.lastSuccessAt = Int64(Date().timeIntervalSince1970 * 1000)
+                state.status.lastSuccessAt = now()
             }
         case .failure(let error):
             let (failures, delay) = uplink.recordFailure(now: now(), backoff: backoff)

@@ -165,7 +165,11 @@ public struct TableSchedule: Sendable {
 }
 
 extension SyncStatus {
-    /// Name and value of every counter, for Prometheus (`dally_sync_<name>`).
+    /// The entries of ``counters`` that are levels, not counts since start: gauges in Prometheus.
+    static let levels: Set<String> = ["consecutive_failures", "notify_connected"]
+
+    /// Name and value of every counter, for Prometheus (`dally_sync_<name>_total`, or
+    /// `dally_sync_<name>` for the ``levels``).
     var counters: [(String, Int64)] {
         [
             ("cycles", cycles), ("batches_sent", batchesSent), ("batches_resent", batchesResent), ("pulls", pulls),
