@@ -28,12 +28,12 @@ struct ChangeHubTests {
         let hub = ChangeHub(latest: ["t": 0, "u": 0], limit: 1000, clock: clock)
         let other = Waiter()
         async let otherReason = hub.wait(other, tables: ["u"], since: 0, timeout: .seconds(30))
-        let reasons = try await withThrowingTaskGroup(of: WakeReason.self) { group in
+        let reasons = try await withThrowingTaskGroup(of: LongPollEnd.self) { group in
             for _ in 0..<300 { group.addTask { try await hub.wait(Waiter(), tables: ["t"], since: 0, timeout: .seconds(30)) } }
             await parked(hub, 301)
             #expect(hub.waiting == 301)
             hub.publish(notice("t", 1))
-            return try await group.reduce(into: [WakeReason]()) { $0.append($1) }
+            return try await group.reduce(into: [LongPollEnd]()) { $0.append($1) }
         }
         #expect(reasons.count == 300)
         #expect(reasons.allSatisfy { $0 == .changed })
@@ -70,14 +70,14 @@ struct ChangeHubTests {
         defer { timer.cancel() }
         let long = Waiter()
         async let longReason = hub.wait(long, tables: ["t"], since: 0, timeout: .seconds(60))
-        let reasons = try await withThrowingTaskGroup(of: WakeReason.self) { group in
+        let reasons = try await withThrowingTaskGroup(of: LongPollEnd.self) { group in
             for _ in 0..<100 { group.addTask { try await hub.wait(Waiter(), tables: ["t"], since: 0, timeout: .seconds(10)) } }
             await parked(hub, 101)
             await timerAsleep()
             // One sleeping timer, whatever the number of waiters.
             #expect(clock.sleeping == 1)
             clock.advance(by: .seconds(10))
-            return try await group.reduce(into: [WakeReason]()) { $0.append($1) }
+            return try await group.reduce(into: [LongPollEnd]()) { $0.append($1) }
         }
         #expect(reasons.count == 100 && reasons.allSatisfy { $0 == .timeout })
         #expect(hub.waiting == 1)

@@ -91,7 +91,7 @@ public final class ChangeHub: Service, Sendable {
     /// - Throws: ``DallyError`` `too_many_waiters` when the hub holds `limit` waiters already.
     public func wait(
         _ waiter: Waiter, tables: [String], since: Int64, timeout: Duration
-    ) async throws(DallyError) -> WakeReason {
+    ) async throws(DallyError) -> LongPollEnd {
         let deadlineTick = tickNumber(after: timeout)
         let registered: Result<UInt64?, DallyError> = state.withLock { state in
             if state.closed { waiter.resume(.shutdown); return .success(nil) }
@@ -128,7 +128,7 @@ public final class ChangeHub: Service, Sendable {
         return (deadline + tickMillis - 1) / tickMillis
     }
 
-    /// Answers every wait whose time has come with ``WakeReason/timeout``.
+    /// Answers every wait whose time has come with ``LongPollEnd/timeout``.
     func expireWaits() {
         let now = elapsed().milliseconds / tickMillis
         let expired: [Waiter] = state.withLock { state in
@@ -162,7 +162,7 @@ public final class ChangeHub: Service, Sendable {
         }
     }
 
-    /// Answers every waiter with ``WakeReason/shutdown`` and refuses to park new ones.
+    /// Answers every waiter with ``LongPollEnd/shutdown`` and refuses to park new ones.
     public func close() {
         let woken: [Waiter] = state.withLock { state in
             state.closed = true

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Why a long-poll stopped waiting.
-public enum WakeReason: Sendable, Equatable {
+/// Why a parked long-poll ended (not to be confused with the scheduler's `WakeReason`, why an
+/// uplink is woken).
+public enum LongPollEnd: Sendable, Equatable {
     /// A change newer than the waiter's cursor was committed to one of its tables.
     case changed
     /// The wait ran out.
@@ -17,8 +18,8 @@ public enum WakeReason: Sendable, Equatable {
 public final class Waiter: Sendable {
     private enum State {
         case idle
-        case waiting(CheckedContinuation<WakeReason, Never>)
-        case woken(WakeReason)
+        case waiting(CheckedContinuation<LongPollEnd, Never>)
+        case woken(LongPollEnd)
     }
 
     private let state = Mutex(State.idle)
@@ -26,9 +27,9 @@ public final class Waiter: Sendable {
     public init() {}
 
     /// Suspends until the waiter is woken; returns at once if it already was.
-    func wait() async -> WakeReason {
+    func wait() async -> LongPollEnd {
         await withCheckedContinuation { continuation in
-            let early: WakeReason? = state.withLock { state in
+            let early: LongPollEnd? = state.withLock { state in
                 switch state {
                 case .idle:
                     state = .waiting(continuation)
@@ -44,8 +45,8 @@ public final class Waiter: Sendable {
     }
 
     /// Wakes the waiter with `reason` unless it was woken before.
-    public func resume(_ reason: WakeReason) {
-        let continuation: CheckedContinuation<WakeReason, Never>? = state.withLock { state in
+    public func resume(_ reason: LongPollEnd) {
+        let continuation: CheckedContinuation<LongPollEnd, Never>? = state.withLock { state in
             switch state {
             case .idle:
                 state = .woken(reason)

@@ -195,7 +195,10 @@ struct CloudClient: Sendable {
         guard (200..<300).contains(response.status.code) else {
             let code = document["error"]?["code"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "unknown"
             let message = document["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
-            throw .refused(status: Int(response.status.code), code: code, message: message)
+            guard let known = DallyError.Code(rawValue: code) else {
+                throw .refused(status: Int(response.status.code), code: nil, message: "\(code): \(message)")
+            }
+            throw .refused(status: Int(response.status.code), code: known, message: message)
         }
         return document
     }

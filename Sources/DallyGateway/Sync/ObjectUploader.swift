@@ -147,7 +147,7 @@ extension Syncer {
                 uplink.recordAnswer(traffic, now: now())
                 state.withLock { $0.status.record(traffic) }
                 return .sent
-            case .failure(.refused(409, "missing_chunks", let message)) where round == 0:
+            case .failure(.refused(409, .missingChunks, let message)) where round == 0:
                 logger.warning(
                     "the cloud lacks chunks of an object just sent; asking again",
                     metadata: ["object": "\(manifest.hash)", "message": "\(message)"])

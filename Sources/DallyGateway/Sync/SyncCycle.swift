@@ -163,9 +163,9 @@ extension Syncer {
                 rowLimit = max(1, batch.rows / 2)
                 logger.warning(
                     "the cloud refused a batch as too large; splitting it",
-                    metadata: ["code": "\(code)", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
+                    metadata: ["code": "\(code?.rawValue ?? "unknown")", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
                 continue
-            case .failure(.refused(_, "unknown_dictionary", let message)) where dictionaries != nil:
+            case .failure(.refused(_, .unknownDictionary, let message)) where dictionaries != nil:
                 // The cloud lost a dictionary (its store was replaced?): nothing was applied,
                 // so the same batch goes again at once, compressed without the dictionaries.
                 uplink.recordAnswer(CloudClient.Traffic(), now: now())
