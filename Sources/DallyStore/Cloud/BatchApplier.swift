@@ -56,57 +56,32 @@ struct BatchApplier {
             positions.append(position)
         }
         let columns = positions.map { table.schema.columns[$0] }
-        let select = try db.cachedStatement(sql: table.selectCurrent)
-        let upsert = try db.cachedStatement(sql: table.upsert(columns: positions))
-        let delete = try db.cachedStatement(sql: table.delete)
-        let objectHeld = try db.cachedStatement(sql: SQLiteCloudStore.selectObjectHeld)
+        let statements = Statements(
+            current: try db.cachedStatement(sql: table.selectCurrent),
+            upsert: try db.cachedStatement(sql: table.upsert(columns: positions)),
+            delete: try db.cachedStatement(sql: table.delete),
+            objectHeld: try db.cachedStatement(sql: SQLiteCloudStore.selectObjectHeld))
         let checksObjects = table.schema.policy.atomicSync && columns.contains { $0.type == .object }
         var version = versions[section.table] ?? 0
         defer { versions[section.table] = version }
 
-        let origin = batch.origin
         var results: [BatchAnswer.RowResult] = []
         results.reserveCapacity(section.changes.count)
-        var arguments: [DatabaseValue] = []
-        var references: [(column: String, reference: ObjectReference)] = []
         for change in section.changes {
-            guard Identifier.isValidRowID(change.id) else {
-                results.append(.rejected(id: change.id, .init(DallyError(.invalidID, "'\(change.id)' is not a valid row id"))))
+            let decoded: DecodedChange
+            switch Self.decode(change, columns: columns, collectingObjects: checksObjects) {
+            case .success(let value): decoded = value
+            case .failure(let error):
+                results.append(.rejected(id: change.id, .init(error)))
                 continue
             }
-            arguments.removeAll(keepingCapacity: true)
-            references.removeAll(keepingCapacity: true)
-            arguments.append(change.id.databaseValue)
-            arguments.append(.null)  // version, set once decided
-            arguments.append(change.updatedAt.databaseValue)
-            if change.deleted {
-                arguments.append(origin.databaseValue)
-                arguments.append(batch.batchID.databaseValue)
-            } else {
-                arguments.append(0.databaseValue)
-                arguments.append(origin.databaseValue)
-                arguments.append(batch.batchID.databaseValue)
-                do {
-                    for (value, column) in zip(change.values, columns) {
-                        let decoded = try Value(wire: value, for: column)
-                        if checksObjects, column.type == .object, let reference = decoded.objectReference {
-                            references.append((column.name, reference))
-                        }
-                        arguments.append(RowDecoding.databaseValue(decoded))
-                    }
-                } catch {
-                    results.append(.rejected(id: change.id, .init(error)))
-                    continue
-                }
-            }
-
-            let current = try Row.fetchOne(select, arguments: [change.id])
+            let current = try CurrentRow.fetch(change.id, with: statements.current)
             // The same change, retried after its batch's answer was forgotten.
-            if let current, (current[3] as String) == origin, (current[4] as String) == batch.batchID {
-                results.append(.accepted(id: change.id, version: current[0]))
+            if let current, current.origin == batch.origin, current.batch == batch.batchID {
+                results.append(.accepted(id: change.id, version: current.version))
                 continue
             }
-            if let absent = try references.first(where: { !(try Self.isHeld($0.reference, objectHeld)) }) {
+            if let absent = try decoded.references.first(where: { !(try Self.isHeld($0.reference, statements.objectHeld)) }) {
                 let error = DallyError(
                     .unknownObject,
                     "the cloud holds no complete object \(absent.reference.hash.hex); upload its chunks and manifest first",
@@ -114,25 +89,21 @@ struct BatchApplier {
                 results.append(.rejected(id: change.id, .init(error)))
                 continue
             }
-            var decision = ConflictRule.Decision.apply
-            if let current {
-                let currentVersion: Int64 = current[0]
-                decision = ConflictRule.decide(
+            let decision = current.map {
+                ConflictRule.decide(
                     policy: table.schema.conflict, baseVersion: change.baseVersion, updatedAt: change.updatedAt,
-                    current: .init(version: currentVersion, updatedAt: current[1]))
-            }
+                    current: .init(version: $0.version, updatedAt: $0.updatedAt))
+            } ?? .apply
             switch decision {
             case .apply:
                 version += 1
-                arguments[1] = version.databaseValue
-                try (change.deleted ? delete : upsert).execute(arguments: StatementArguments(arguments))
+                try write(decoded, version: version, table: table, statements: statements)
                 results.append(.accepted(id: change.id, version: version))
             case .conflict(let winner):
                 let server = try serverRow(change.id, table: table, positions: positions, db: db)
                 if winner == .client {
                     version += 1
-                    arguments[1] = version.databaseValue
-                    try (change.deleted ? delete : upsert).execute(arguments: StatementArguments(arguments))
+                    try write(decoded, version: version, table: table, statements: statements)
                 }
                 let conflict = BatchAnswer.Conflict(
                     policy: table.schema.conflict, winner: winner, version: winner == .client ? version : server.version,
@@ -142,6 +113,70 @@ struct BatchApplier {
         }
         if version != versions[section.table] ?? 0 { touched.insert(section.table) }
         return results
+    }
+
+    /// The statements one section uses, prepared once for all its changes.
+    private struct Statements {
+        let current: Statement
+        let upsert: Statement
+        let delete: Statement
+        let objectHeld: Statement
+    }
+
+    /// The row as the cloud holds it: what the conflict rule and retry recognition read.
+    private struct CurrentRow {
+        let version: Int64
+        let updatedAt: Int64
+        /// The replica and the batch that wrote it last.
+        let origin: String
+        let batch: String
+
+        static func fetch(_ id: String, with statement: Statement) throws -> CurrentRow? {
+            try Row.fetchOne(statement, arguments: [id]).map { row in
+                CurrentRow(version: row["version"], updatedAt: row["updated_at"], origin: row["origin"], batch: row["batch"])
+            }
+        }
+    }
+
+    /// A change with its values decoded for storage, and the objects its OBJECT columns name.
+    private struct DecodedChange {
+        let change: BatchRequest.Change
+        let values: [DatabaseValue]
+        let references: [(column: String, reference: ObjectReference)]
+    }
+
+    /// Checks the change's id and decodes its values against the section's columns.
+    private static func decode(
+        _ change: BatchRequest.Change, columns: [DallyCore.Column], collectingObjects: Bool
+    ) -> Result<DecodedChange, DallyError> {
+        guard Identifier.isValidRowID(change.id) else {
+            return .failure(DallyError(.invalidID, "'\(change.id)' is not a valid row id"))
+        }
+        guard !change.deleted else { return .success(DecodedChange(change: change, values: [], references: [])) }
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(columns.count)
+        var references: [(column: String, reference: ObjectReference)] = []
+        do {
+            for (value, column) in zip(change.values, columns) {
+                let decoded = try Value(wire: value, for: column)
+                if collectingObjects, column.type == .object, let reference = decoded.objectReference {
+                    references.append((column.name, reference))
+                }
+                values.append(RowDecoding.databaseValue(decoded))
+            }
+        } catch {
+            return .failure(error)
+        }
+        return .success(DecodedChange(change: change, values: values, references: references))
+    }
+
+    /// Stores the change at `version`, written by this batch.
+    private func write(_ decoded: DecodedChange, version: Int64, table: CloudTableSQL, statements: Statements) throws {
+        let change = decoded.change
+        let arguments = table.writeArguments(
+            id: change.id, version: version, updatedAt: change.updatedAt, deleted: change.deleted, origin: batch.origin,
+            batch: batch.batchID, values: decoded.values)
+        try (change.deleted ? statements.delete : statements.upsert).execute(arguments: arguments)
     }
 
     /// Whether the cloud holds the referenced object complete.
@@ -157,14 +192,16 @@ struct BatchApplier {
         guard let row = try Row.fetchOne(select, arguments: [id]) else {
             throw StoreError("row '\(id)' vanished during its own transaction")
         }
-        let deleted = (row[2] as Int64) != 0
+        let deleted = (row["deleted"] as Int64) != 0
         var values: [JSONValue] = []
         if !deleted {
+            // The selected columns follow version, updated_at and deleted, in `positions` order.
             for (i, position) in positions.enumerated() {
                 values.append(RowDecoding.value(row[3 + i], type: table.schema.columns[position].type).wireJSON)
             }
         }
-        return ChangePage.ChangedRow(id: id, version: row[0], updatedAt: row[1], deleted: deleted, values: values)
+        return ChangePage.ChangedRow(
+            id: id, version: row["version"], updatedAt: row["updated_at"], deleted: deleted, values: values)
     }
 
     private func rejectAll(_ section: BatchRequest.Section, _ error: DallyError) -> [BatchAnswer.RowResult] {

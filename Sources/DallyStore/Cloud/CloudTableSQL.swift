@@ -1,4 +1,5 @@
 import DallyCore
+import GRDB
 
 /// The SQL text for one table of the cloud's primary copy, built once at open from names
 /// already validated against the schema; values are always bound parameters.
@@ -50,6 +51,21 @@ struct CloudTableSQL: StoredTable, Sendable {
         return "INSERT INTO \(sqlTable) (\(names)) VALUES (\(placeholders)) ON CONFLICT(id) DO UPDATE SET \(updates)"
     }
 
+    /// The arguments of ``upsert(columns:)`` (with `values` of those columns, in that order) or
+    /// of ``delete`` (no values), in the order their SQL names them.
+    func writeArguments(
+        id: String, version: Int64, updatedAt: Int64, deleted: Bool, origin: String, batch: String,
+        values: [DatabaseValue]
+    ) -> StatementArguments {
+        var arguments: [DatabaseValue] = [id.databaseValue, version.databaseValue, updatedAt.databaseValue]
+        arguments.reserveCapacity(6 + values.count)
+        if !deleted { arguments.append(0.databaseValue) }
+        arguments.append(origin.databaseValue)
+        arguments.append(batch.databaseValue)
+        if !deleted { arguments.append(contentsOf: values) }
+        return StatementArguments(arguments)
+    }
+
     /// The given columns of one row, for the cloud's side of a conflict.
     func selectValues(columns positions: [Int]) -> String {
         let columns = positions.map { sqlColumns[$0] }
@@ -73,7 +89,7 @@ struct CloudTableSQL: StoredTable, Sendable {
         ]
     }
 
-    func addColumnStatement(_ column: Column) -> String {
+    func addColumnStatement(_ column: DallyCore.Column) -> String {
         "ALTER TABLE \(sqlTable) ADD COLUMN \(TableSQL.quote("c_\(column.name)")) \(TableSQL.storageType(column.type))"
     }
 }
