@@ -60,6 +60,7 @@ let package = Package(
                 "DallySync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // What the gateway's and the cloud's HTTP layers share: error mapping, JSON responses,
@@ -195,7 +196,7 @@ let package = Package(
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyObjectsTests", dependencies: ["DallyObjects", "DallyCore", "DallyTestSupport"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
-        .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig", "DallyObjects"]),
+        .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig", "DallyObjects", "DallyClocks"]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler", "DallyCore"]),
         .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),

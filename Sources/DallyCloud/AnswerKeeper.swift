@@ -1,32 +1,20 @@
 import DallySync
 import Logging
-import ServiceLifecycle
 
-/// Forgets stored batch answers older than `keep_answers`, once at start and then hourly.
+/// Forgets stored batch answers older than `keep_answers`: the pass the cloud's
+/// ``RecurringPass`` runs at start and then hourly.
 ///
 /// A batch retried after its answer is forgotten is still applied at most once: the store
 /// recognises, row by row, changes it already holds from that replica and batch.
-struct AnswerKeeper<C: Clock>: Service where C.Duration == Duration {
+struct AnswerKeeper: Sendable {
     let store: any CloudStore
     let keep: Duration
-    let every: Duration
-    /// What it sleeps on, and the wall clock (ms since 1970) it compares answers' ages with.
-    let clock: C
+    /// The wall clock (ms since 1970) answers' ages are measured against.
     let now: @Sendable () -> Int64
     let logger: Logger
 
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let cutoff = now() - keep.milliseconds
-                do {
-                    let forgotten = try await store.forgetAnswers(receivedBefore: cutoff)
-                    if forgotten > 0 { logger.info("forgot old batch answers", metadata: ["count": "\(forgotten)"]) }
-                } catch {
-                    logger.warning("could not forget old batch answers", metadata: ["error": "\(error)"])
-                }
-                do { try await clock.sleep(for: every) } catch { return }
-            }
-        }
+    func forgetOld() async throws {
+        let forgotten = try await store.forgetAnswers(receivedBefore: now() - keep.milliseconds)
+        if forgotten > 0 { logger.info("forgot old batch answers", metadata: ["count": "\(forgotten)"]) }
     }
 }

@@ -20,11 +20,12 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     public let config: CloudConfig
     public let store: any CloudStore
     public let hub: NotifyHub<C>
-    /// Deletes unreferenced objects and chunks every `objects.gc_interval` (one of
-    /// ``services(port:onServerRunning:)``); ``ObjectCollector/collect(now:)`` runs a pass now.
+    /// Deletes unreferenced objects and chunks, every `objects.gc_interval` as one of
+    /// ``services(port:onServerRunning:)``; ``ObjectCollector/collect(now:)`` runs a pass now.
     public let collector: ObjectCollector
-    /// Forgets stored batch answers older than `batches.keep_answers`, hourly.
-    let answerKeeper: AnswerKeeper<C>
+    /// Upkeep: forgetting stored batch answers older than `batches.keep_answers` (at start,
+    /// then hourly) and collecting objects every `objects.gc_interval`.
+    let upkeep: [RecurringPass<C>]
     let router: Router<DallyRequestContext>
     let logger: Logger
 
@@ -67,8 +68,16 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         self.collector = ObjectCollector(
             store: store, grace: config.objects.gcGrace, interval: config.objects.gcInterval, counters: objectCounters,
             now: now, logger: logger)
-        self.answerKeeper = AnswerKeeper(
-            store: store, keep: config.keepAnswers, every: .seconds(3600), clock: clock, now: now, logger: logger)
+        let answers = AnswerKeeper(store: store, keep: config.keepAnswers, now: now, logger: logger)
+        let collector = self.collector
+        self.upkeep = [
+            RecurringPass("forgetting old batch answers", every: .seconds(3600), atStart: true, clock: clock, logger: logger) {
+                try await answers.forgetOld()
+            },
+            RecurringPass("object collection", every: config.objects.gcInterval, clock: clock, logger: logger) {
+                try await collector.collectNow()
+            },
+        ]
         let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
         let shelf = DictionaryShelf(store: store)
         let router = Router(context: DallyRequestContext.self)
@@ -126,10 +135,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     public func services(port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> [any Service]
     {
-        [
-            application(port: port, onServerRunning: onServerRunning), hub,
-            answerKeeper, collector,
-        ]
+        [application(port: port, onServerRunning: onServerRunning), hub] + upkeep
     }
 
     /// Serves until SIGTERM or SIGINT, then answers every notify long-poll, drains requests and

@@ -1,7 +1,6 @@
 import DallyCore
 import DallySync
 import Logging
-import ServiceLifecycle
 
 /// Deletes what no row needs any more, every `objects.gc_interval`: objects no row of any
 /// table references, then chunks no remaining object lists, each only once it is older than
@@ -12,7 +11,7 @@ import ServiceLifecycle
 /// `atomic_sync` may also come first). Both are young while that upload is under way. An
 /// object collected after all is uploaded again: a gateway that is told `unknown_object` asks
 /// which chunks are missing and sends them.
-public struct ObjectCollector: Service {
+public struct ObjectCollector: Sendable {
     let store: any CloudStore
     let grace: Duration
     let interval: Duration
@@ -29,26 +28,17 @@ public struct ObjectCollector: Service {
         return collection
     }
 
-    /// Collects every `interval`, the first time one interval after start: a cloud that
-    /// restarts often has no reason to collect sooner, and a fresh one has nothing to collect.
-    public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
-                do {
-                    let collection = try await collect(now: now())
-                    if collection.objects > 0 || collection.chunks > 0 {
-                        logger.info(
-                            "collected unreferenced objects",
-                            metadata: [
-                                "objects": "\(collection.objects)", "chunks": "\(collection.chunks)",
-                                "bytes": "\(collection.chunkBytes)",
-                            ])
-                    }
-                } catch {
-                    logger.warning("could not collect unreferenced objects", metadata: ["error": "\(error)"])
-                }
-            }
-        }
+    /// One collection now, logged when it deleted anything: the pass the cloud's
+    /// ``RecurringPass`` runs every `objects.gc_interval`, the first one interval after start
+    /// (a cloud that restarts often has no reason to collect sooner, and a fresh one has
+    /// nothing to collect).
+    func collectNow() async throws {
+        let collection = try await collect(now: now())
+        guard collection.objects > 0 || collection.chunks > 0 else { return }
+        logger.info(
+            "collected unreferenced objects",
+            metadata: [
+                "objects": "\(collection.objects)", "chunks": "\(collection.chunks)", "bytes": "\(collection.chunkBytes)",
+            ])
     }
 }

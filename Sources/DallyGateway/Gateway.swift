@@ -30,7 +30,7 @@ public struct Gateway {
     let router: Router<DallyRequestContext>
     let logger: Logger
     /// Object GC every `objects.gc_interval`.
-    let objectSweeper: any Service
+    let objectCollection: any Service
 
     /// Opens the replica and builds the routes.
     ///
@@ -58,7 +58,13 @@ public struct Gateway {
         let objects = try GatewayObjects(
             store: store, settings: config.objects, chunking: chunking, synchronousFull: config.store.synchronousFull)
         self.objects = objects
-        objectSweeper = ObjectSweeper(objects: objects, clock: clock, now: now, logger: logger)
+        objectCollection = RecurringPass("object collection", every: config.objects.gcInterval, clock: clock, logger: logger) {
+            let report = try await objects.collect(now: now())
+            guard report != ObjectCollector.Report() else { return }
+            logger.info(
+                "object GC",
+                metadata: ["objects": "\(report.objects)", "chunks": "\(report.chunks)", "bytes": "\(report.chunkBytes)"])
+        }
         let hub = ChangeHub(
             latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
         self.hub = hub
@@ -137,7 +143,7 @@ public struct Gateway {
         -> [any Service]
     {
         let app = application(port: port, onServerRunning: onServerRunning)
-        return [app, hub, objectSweeper] + (syncer.map { [$0] } ?? [])
+        return [app, hub, objectCollection] + (syncer.map { [$0] } ?? [])
     }
 
     /// Logs where the gateway listens; for `onServerRunning`.
