@@ -56,13 +56,8 @@ import Testing
         // Restarted on the same data directory, against the cloud directly: the same batch goes
         // again (at start, or on this sync-now) and is answered from the cloud's record;
         // nothing is applied twice.
-        var config = try GatewayConfig.load(
-            path: try configFile(system, cloudURL: "http://127.0.0.1:\(system.cloudServer.port)"))
-        config.server.logLevel = "error"
-        let restarted = try Gateway(config: config, logger: Logger(label: "restarted"))
-        let server = ServiceRunner()
-        try await server.start { report in restarted.services(port: 0, onServerRunning: report) }
-        let gateway = Endpoint(port: server.port)
+        let (restarted, server, gateway) = try await restartInProcess(
+            system, cloudURL: "http://127.0.0.1:\(system.cloudServer.port)")
         let synced = try await call(system, gateway, .POST, "/v1/tables/orders/sync", nil)
         #expect(synced.status == 200)
         let gatewayStats = try await call(system, gateway, .GET, "/stats", nil, token: SyncSystem.gatewayAdmin).json
@@ -123,12 +118,7 @@ import Testing
         #expect(pending > 0 && pending < count, "the kill came between pieces")
         #expect(try await cloudVersion(system) == Int64(count))
 
-        var config = try GatewayConfig.load(path: try configFile(system, cloudURL: cloudURL))
-        config.server.logLevel = "error"
-        let restarted = try Gateway(config: config, logger: Logger(label: "restarted"))
-        let server = ServiceRunner()
-        try await server.start { report in restarted.services(port: 0, onServerRunning: report) }
-        let gateway = Endpoint(port: server.port)
+        let (restarted, server, gateway) = try await restartInProcess(system, cloudURL: cloudURL)
         let synced = try await call(system, gateway, .POST, "/v1/tables/orders/sync", nil)
         #expect(synced.status == 200)
         let stats = try await call(system, gateway, .GET, "/stats", nil, token: SyncSystem.gatewayAdmin).json
@@ -159,6 +149,16 @@ import Testing
         try await server.stop()
         try restarted.close()
         try await system.shutdown()
+    }
+
+    /// The killed gateway restarted in this process on its data directory, against `cloudURL`.
+    func restartInProcess(_ system: SyncSystem, cloudURL: String) async throws -> (Gateway, ServiceRunner, Endpoint) {
+        var config = try GatewayConfig.load(path: try configFile(system, cloudURL: cloudURL))
+        config.server.logLevel = "error"
+        let restarted = try Gateway(config: config, logger: Logger(label: "restarted"))
+        let server = ServiceRunner()
+        try await server.start { report in restarted.services(port: 0, onServerRunning: report) }
+        return (restarted, server, Endpoint(port: server.port))
     }
 
     static func template(_ system: SyncSystem, extra: String = "") throws -> String {
