@@ -12,7 +12,7 @@ import Synchronization
 /// typical values up front. The book decides; ``Syncer`` uploads and retires over the uplinks
 /// the table may use, since a dictionary holds pieces of the table's data.
 final class DictionaryBook: Sendable {
-    /// How dictionaries are trained and when. The defaults are what `dally bench codec`
+    /// How dictionaries are trained and when. The defaults are what `dally-bench codec`
     /// measured (README, codec): 2–4 KiB dictionaries are within 1% of each other and beat
     /// larger ones on small sections; ~10 sections (16 KiB) already train within 2% of a full
     /// budget; on unchanged traffic the ratio of a 128 KiB window wanders by about ±2%, while
