@@ -50,8 +50,8 @@ let package = Package(
         .target(name: "DallyScheduler"),
         // The gateway ↔ cloud protocol: wire formats, conflict rule, the cloud store's interface. Pure.
         .target(name: "DallySync", dependencies: ["DallyCore", "DallyObjects"]),
-        // SQLite through GRDB: the gateway's replica (outbox, cursors, group commit) and the
-        // cloud's embedded primary copy.
+        // SQLite through GRDB: the gateway's replica (outbox, cursors, group commit, sync in
+        // bounded pieces), the chunk store, and the SQLite pieces the cloud's store shares.
         .target(
             name: "DallyStore",
             dependencies: [
@@ -61,6 +61,19 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The cloud's embedded primary copy in SQLite: SQLiteCloudStore behind the CloudStore
+        // interface (batches applied once, versions, conflicts, pages, dictionaries, objects).
+        .target(
+            name: "DallyCloudStore",
+            dependencies: [
+                "DallyCore",
+                "DallyObjects",
+                "DallyStore",
+                "DallySync",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // What the gateway's and the cloud's HTTP layers share: error mapping, JSON responses,
@@ -111,6 +124,7 @@ let package = Package(
                 "DallyConfig",
                 "DallyHTTP",
                 "DallyStore",
+                "DallyCloudStore",
                 "DallySync",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,6 +140,7 @@ let package = Package(
                 "DallyConfig",
                 "DallyGateway",
                 "DallyStore",
+                "DallyCloudStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,6 +161,7 @@ let package = Package(
                 "DallyGateway",
                 "DallyObjects",
                 "DallyStore",
+                "DallyCloudStore",
                 "DallySync",
                 "DallyTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -196,7 +212,9 @@ let package = Package(
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyObjectsTests", dependencies: ["DallyObjects", "DallyCore", "DallyTestSupport"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
-        .testTarget(name: "DallyStoreTests", dependencies: ["DallyStore", "DallyConfig", "DallyObjects", "DallyClocks"]),
+        .testTarget(
+            name: "DallyStoreTests",
+            dependencies: ["DallyStore", "DallyCloudStore", "DallyConfig", "DallyObjects", "DallyClocks"]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler", "DallyCore"]),
         .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),
@@ -227,6 +245,7 @@ let package = Package(
                 "DallyObjects",
                 "DallyScheduler",
                 "DallyStore",
+                "DallyCloudStore",
                 "DallySync",
                 "DallyClocks",
                 "DallyTestSupport",

@@ -1,6 +1,7 @@
 import DallyConfig
 import DallyCore
 import DallyHTTP
+import DallyCloudStore
 import DallyStore
 import DallySync
 import Foundation

@@ -2,7 +2,7 @@ import DallyCore
 import GRDB
 
 /// The SQL a store needs to create one configured table or add a column to it.
-protocol StoredTable {
+package protocol StoredTable {
     var schema: TableSchema { get }
     var createStatements: [String] { get }
     func addColumnStatement(_ column: DallyCore.Column) -> String
@@ -15,8 +15,8 @@ protocol StoredTable {
 /// column or table that is new in the configuration is added; a column whose type changed, a
 /// column that disappeared or a table that disappeared is refused, because going on would
 /// silently drop or reinterpret data a client was told is saved.
-enum ColumnCatalogue {
-    static let createStatement = """
+package enum ColumnCatalogue {
+    package static let createStatement = """
         CREATE TABLE dally_columns (
             tbl TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
             PRIMARY KEY (tbl, name)
@@ -26,7 +26,7 @@ enum ColumnCatalogue {
     /// Creates or migrates the row table of every configured table.
     ///
     /// - Throws: ``StoreError`` for a type change, a dropped column or a dropped table.
-    static func reconcile(_ tables: [some StoredTable], db: Database) throws {
+    package static func reconcile(_ tables: [some StoredTable], db: Database) throws {
         var stored: [String: [(name: String, type: String)]] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT tbl, name, type FROM dally_columns ORDER BY tbl, position") {
             stored[row[0], default: []].append((row[1], row[2]))

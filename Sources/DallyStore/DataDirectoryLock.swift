@@ -8,14 +8,14 @@ import Darwin
 
 /// An exclusive lock on a data directory, so that two processes never share one replica: the
 /// local sequence is handed out from memory, and a second writer would reuse numbers.
-final class DataDirectoryLock: Sendable {
+package final class DataDirectoryLock: Sendable {
     private let descriptor: Int32
     private let held = Mutex(true)
 
     /// Takes the lock on `directory/dally.lock`, creating the file if needed.
     ///
     /// - Throws: ``StoreError`` when another process holds it or the file cannot be opened.
-    init(directory: String) throws {
+    package init(directory: String) throws {
         let path = directory + "/dally.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -29,7 +29,7 @@ final class DataDirectoryLock: Sendable {
     }
 
     /// Gives the lock up; later calls do nothing.
-    func release() {
+    package func release() {
         let wasHeld = held.withLock { held in
             defer { held = false }
             return held

@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 
 /// The files SQLite keeps for one database in WAL mode.
-enum DatabaseFiles {
+package enum DatabaseFiles {
     /// Bytes on disk of the database and its write-ahead log.
-    static func bytes(of path: String) -> Int64 {
+    package static func bytes(of path: String) -> Int64 {
         [path, path + "-wal"].reduce(0) { total, path in
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
             return total + (size ?? 0)
@@ -15,7 +15,7 @@ enum DatabaseFiles {
     /// file `name` in it as a WAL pool with the given `synchronous` mode.
     ///
     /// - Parameter pragmas: further statements run on every connection.
-    static func openPool(directory: String, name: String, synchronousFull: Bool, pragmas: [String] = []) throws
+    package static func openPool(directory: String, name: String, synchronousFull: Bool, pragmas: [String] = []) throws
         -> (pool: DatabasePool, path: String, lock: DataDirectoryLock)
     {
         do {

@@ -3,8 +3,8 @@ import Foundation
 import GRDB
 
 /// Conversions between ``Value`` and SQLite values, and between result rows and ``StoredRow``.
-enum RowDecoding {
-    static func databaseValue(_ value: Value) -> DatabaseValue {
+package enum RowDecoding {
+    package static func databaseValue(_ value: Value) -> DatabaseValue {
         switch value {
         case .null: .null
         case .integer(let i): i.databaseValue
@@ -16,7 +16,7 @@ enum RowDecoding {
         }
     }
 
-    static func value(_ dbValue: DatabaseValue, type: ColumnType) -> Value {
+    package static func value(_ dbValue: DatabaseValue, type: ColumnType) -> Value {
         switch (type, dbValue.storage) {
         case (_, .null): .null
         case (.integer, .int64(let i)): .integer(i)
@@ -36,7 +36,7 @@ enum RowDecoding {
     }
 
     /// Reads a row selected with ``TableSQL/selectList``, starting `offset` columns in.
-    static func storedRow(_ row: Row, schema: TableSchema, offset: Int = 0) -> StoredRow {
+    package static func storedRow(_ row: Row, schema: TableSchema, offset: Int = 0) -> StoredRow {
         var values: [Value] = []
         values.reserveCapacity(schema.columns.count)
         for (i, column) in schema.columns.enumerated() {

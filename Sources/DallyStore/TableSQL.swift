@@ -6,8 +6,8 @@ import DallyCore
 /// A table `orders` with columns `customer`, `total` is stored as
 /// `"t_orders"(id, seq, updated_at, deleted, version, "c_customer", "c_total")`: the prefixes keep
 /// user names apart from row metadata and from SQL keywords.
-struct TableSQL: StoredTable, Sendable {
-    let schema: TableSchema
+package struct TableSQL: StoredTable, Sendable {
+    package let schema: TableSchema
     let sqlTable: String
     let sqlColumns: [String]
     /// `id, seq, updated_at, deleted, version, "c_…"…`: the order ``RowDecoding`` reads.
@@ -37,7 +37,7 @@ struct TableSQL: StoredTable, Sendable {
     }
 
     /// `CREATE TABLE` for a table seen for the first time.
-    var createStatements: [String] {
+    package var createStatements: [String] {
         let columns = zip(sqlColumns, schema.columns).map { "\($0) \(Self.storageType($1.type))" }
         let indexName = Self.quote("t_\(schema.name)_seq")
         return [
@@ -54,7 +54,7 @@ struct TableSQL: StoredTable, Sendable {
         ]
     }
 
-    func addColumnStatement(_ column: Column) -> String {
+    package func addColumnStatement(_ column: Column) -> String {
         "ALTER TABLE \(sqlTable) ADD COLUMN \(Self.quote("c_\(column.name)")) \(Self.storageType(column.type))"
     }
 
@@ -63,7 +63,7 @@ struct TableSQL: StoredTable, Sendable {
         schema.columnIndex(name).map { sqlColumns[$0] }
     }
 
-    static func storageType(_ type: ColumnType) -> String {
+    package static func storageType(_ type: ColumnType) -> String {
         switch type {
         case .text, .json, .object: "TEXT"
         case .integer, .boolean: "INTEGER"
@@ -73,5 +73,5 @@ struct TableSQL: StoredTable, Sendable {
     }
 
     /// Quotes an identifier that has already passed ``Identifier/isValidName(_:)``.
-    static func quote(_ name: String) -> String { "\"\(name)\"" }
+    package static func quote(_ name: String) -> String { "\"\(name)\"" }
 }

@@ -3,6 +3,7 @@ import DallyObjects
 import DallySync
 import Testing
 
+@testable import DallyCloudStore
 @testable import DallyStore
 
 /// A table `(caption TEXT, image OBJECT)`, with or without `atomic_sync`.

@@ -2,6 +2,7 @@ import DallyCore
 import DallySync
 import Testing
 
+@testable import DallyCloudStore
 @testable import DallyStore
 
 /// Gateway A creates row `r` (version 1); gateway B changes it (version 2, written at 2,000);

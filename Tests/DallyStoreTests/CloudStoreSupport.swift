@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import DallyCloudStore
 @testable import DallyStore
 
 /// A table of the Fixtures' shape with a chosen conflict policy.

@@ -3,6 +3,7 @@ import DallySync
 import Foundation
 import Testing
 
+@testable import DallyCloudStore
 @testable import DallyStore
 
 @Suite("Replica sync: outgoing batches and answers")

@@ -3,6 +3,7 @@ import DallySync
 import Foundation
 import Testing
 
+@testable import DallyCloudStore
 @testable import DallyStore
 
 /// docs/PROTOCOL.md §9, end to end: the replica builds the documented request byte for byte

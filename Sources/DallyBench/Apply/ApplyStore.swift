@@ -1,4 +1,5 @@
 import DallyCore
+import DallyCloudStore
 import DallyStore
 import DallySync
 import Foundation

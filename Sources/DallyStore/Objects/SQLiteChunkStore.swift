@@ -12,7 +12,7 @@ import GRDB
 /// Open it after the store that owns the directory (whose lock covers this file too).
 public final class SQLiteChunkStore: ChunkStore {
     public let path: String
-    let pool: DatabasePool
+    package let pool: DatabasePool
 
     /// Opens (creating if needed) `chunks.sqlite` in `directory`.
     public static func open(directory: String, synchronousFull: Bool = true) throws -> SQLiteChunkStore {
@@ -68,7 +68,7 @@ public final class SQLiteChunkStore: ChunkStore {
 
     /// ``present(_:)`` on a connection the caller holds: for a store that must check chunks
     /// inside a step of its own (the cloud records an object only with its chunks there).
-    static func present(_ hashes: [ContentHash], db: Database) throws -> Set<ContentHash> {
+    package static func present(_ hashes: [ContentHash], db: Database) throws -> Set<ContentHash> {
         var found: Set<ContentHash> = []
         let statement = try db.cachedStatement(sql: "SELECT 1 FROM chunks WHERE hash = ?")
         for hash in hashes where try Bool.fetchOne(statement, arguments: [Data(hash.bytes)]) != nil {
@@ -89,7 +89,7 @@ public final class SQLiteChunkStore: ChunkStore {
     }
 
     /// ``sweep(storedBefore:keeping:)`` on the writer connection the caller holds.
-    static func sweep(storedBefore: Int64, keeping: Set<ContentHash>, db: Database) throws -> (chunks: Int, bytes: Int64) {
+    package static func sweep(storedBefore: Int64, keeping: Set<ContentHash>, db: Database) throws -> (chunks: Int, bytes: Int64) {
         let candidates = try Row.fetchAll(
             db, sql: "SELECT hash, size FROM chunks WHERE stored_at < ?", arguments: [storedBefore])
         var removed = 0

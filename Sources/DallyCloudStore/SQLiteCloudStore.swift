@@ -2,6 +2,7 @@ import DallyCore
 import DallyObjects
 import DallySync
 import Foundation
+import DallyStore
 import GRDB
 import Synchronization
 

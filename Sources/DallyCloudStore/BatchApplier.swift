@@ -1,6 +1,7 @@
 import DallyCore
 import DallyObjects
 import DallySync
+import DallyStore
 import GRDB
 
 /// Applies one batch inside the cloud's write transaction: per change, the conflict rule

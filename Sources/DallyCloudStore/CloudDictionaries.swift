@@ -1,5 +1,6 @@
 import DallySync
 import Foundation
+import DallyStore
 import GRDB
 
 /// The cloud's shelf of gateways' compression dictionaries, in the same database as the rows:

@@ -1,5 +1,6 @@
 import DallyCore
 import DallySync
+import DallyStore
 import GRDB
 
 /// Reads pages of a cloud table's changes in version order.

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyStore
 import GRDB
 
 /// The SQL text for one table of the cloud's primary copy, built once at open from names
@@ -13,7 +14,7 @@ import GRDB
 /// arrive in random order, and appending rows while only the narrow index takes the random
 /// inserts applied batches about twice as fast as a `WITHOUT ROWID` table keyed by `id`.
 struct CloudTableSQL: StoredTable, Sendable {
-    let schema: TableSchema
+    package let schema: TableSchema
     let sqlTable: String
     let sqlColumns: [String]
     let selectCurrent: String
@@ -72,7 +73,7 @@ struct CloudTableSQL: StoredTable, Sendable {
         return "SELECT version, updated_at, deleted\(columns.map { ", \($0)" }.joined()) FROM \(sqlTable) WHERE id = ?"
     }
 
-    var createStatements: [String] {
+    package var createStatements: [String] {
         let columns = zip(sqlColumns, schema.columns).map { "\($0) \(TableSQL.storageType($1.type))" }
         return [
             """
@@ -89,7 +90,7 @@ struct CloudTableSQL: StoredTable, Sendable {
         ]
     }
 
-    func addColumnStatement(_ column: DallyCore.Column) -> String {
+    package func addColumnStatement(_ column: DallyCore.Column) -> String {
         "ALTER TABLE \(sqlTable) ADD COLUMN \(TableSQL.quote("c_\(column.name)")) \(TableSQL.storageType(column.type))"
     }
 }

@@ -2,6 +2,7 @@ import DallyCore
 import DallyObjects
 import DallySync
 import Foundation
+import DallyStore
 import GRDB
 
 /// The cloud's objects: `cloud_objects` lists the objects held complete (a manifest is
