@@ -22,8 +22,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     public let store: any CloudStore
     public let hub: NotifyHub<C>
     /// Deletes unreferenced objects and chunks, every `objects.gc_interval` as one of
-    /// ``services(port:onServerRunning:)``; ``ObjectCollector/collect(now:)`` runs a pass now.
-    public let collector: ObjectCollector
+    /// ``services(port:onServerRunning:)``; ``CloudObjectCollector/collect(now:)`` runs a pass now.
+    public let collector: CloudObjectCollector
     /// Upkeep: forgetting stored batch answers older than `batches.keep_answers` (at start,
     /// then hourly) and collecting objects every `objects.gc_interval`.
     let upkeep: [RecurringPass<C>]
@@ -65,8 +65,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         let registry = PrometheusCollectorRegistry()
         let requests = RequestCounter(registry: registry)
         let counters = CloudCounters(registry: registry)
-        let objectCounters = ObjectCounters(registry: registry)
-        self.collector = ObjectCollector(
+        let objectCounters = CloudObjectCounters(registry: registry)
+        self.collector = CloudObjectCollector(
             store: store, grace: config.objects.gcGrace, interval: config.objects.gcInterval, counters: objectCounters,
             now: now, logger: logger)
         let answers = AnswerKeeper(store: store, keep: config.keepAnswers, now: now, logger: logger)

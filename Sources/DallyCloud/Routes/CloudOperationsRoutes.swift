@@ -11,7 +11,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let authenticator: GatewayAuthenticator
     let hub: NotifyHub<C>
     let counters: CloudCounters
-    let objectCounters: ObjectCounters
+    let objectCounters: CloudObjectCounters
     let shelf: DictionaryShelf
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry

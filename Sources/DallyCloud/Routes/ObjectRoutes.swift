@@ -19,7 +19,7 @@ struct ObjectRoutes: Sendable {
     let store: any CloudStore
     let authenticator: GatewayAuthenticator
     let limits: Limits
-    let counters: ObjectCounters
+    let counters: CloudObjectCounters
     let now: @Sendable () -> Int64
 
     struct Limits: Sendable {

@@ -11,11 +11,11 @@ import Logging
 /// `atomic_sync` may also come first). Both are young while that upload is under way. An
 /// object collected after all is uploaded again: a gateway that is told `unknown_object` asks
 /// which chunks are missing and sends them.
-public struct ObjectCollector: Sendable {
+public struct CloudObjectCollector: Sendable {
     let store: any CloudStore
     let grace: Duration
     let interval: Duration
-    let counters: ObjectCounters
+    let counters: CloudObjectCounters
     let now: @Sendable () -> Int64
     let logger: Logger
 

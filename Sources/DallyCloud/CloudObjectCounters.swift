@@ -4,7 +4,7 @@ import Synchronization
 
 /// What the cloud has done with objects since it started, for `/stats` and `/metrics`:
 /// uploads received and how many of them it held already, and what collection removed.
-final class ObjectCounters: Sendable {
+final class CloudObjectCounters: Sendable {
     struct Snapshot: Sendable {
         /// Chunk uploads accepted (their hash checked), whether stored now or held already.
         var chunksReceived: Int64 = 0
