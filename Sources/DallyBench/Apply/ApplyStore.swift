@@ -106,7 +106,7 @@ enum ApplyStore {
                 version += 1
                 var values: [DatabaseValue] = []
                 for (json, column) in zip(change.values, schema.columns) {
-                    values.append(databaseValue(try Value(wire: json, for: column)))
+                    values.append(RowDecoding.databaseValue(try Value(wire: json, for: column)))  // as the cloud stores it
                 }
                 if existing.insert(change.id).inserted {
                     let head: [DatabaseValue] = [
@@ -124,18 +124,5 @@ enum ApplyStore {
             }
         }
         return rows
-    }
-
-    /// As the cloud store stores it.
-    private static func databaseValue(_ value: Value) -> DatabaseValue {
-        switch value {
-        case .null: .null
-        case .integer(let i): i.databaseValue
-        case .real(let d): d.databaseValue
-        case .text(let s): s.databaseValue
-        case .boolean(let b): (b ? 1 : 0).databaseValue
-        case .blob(let bytes): Data(bytes).databaseValue
-        case .json(let text): text.databaseValue
-        }
     }
 }
