@@ -76,6 +76,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The gateway's sync engine: the decision loop on the scheduler, sync cycles, the object
+        // uploader and fetcher, the notify and probe loops, dictionaries, the cloud client.
+        .target(
+            name: "DallySyncEngine",
+            dependencies: [
+                "DallyCompression",
+                "DallyConfig",
+                "DallyCore",
+                "DallyObjects",
+                "DallyScheduler",
+                "DallyStore",
+                "DallySync",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // What the gateway's and the cloud's HTTP layers share: error mapping, JSON responses,
         // strict query parsing, request counting, disconnect watching.
         .target(
@@ -90,7 +109,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // The gateway: HTTP API, ChangeHub long-poll fan-out, stats, wiring as services.
+        // The gateway: HTTP API, ChangeHub long-poll fan-out, stats; wires the store, the sync
+        // engine and the server as services.
         .target(
             name: "DallyGateway",
             dependencies: [
@@ -102,7 +122,7 @@ let package = Package(
                 "DallyConfig",
                 "DallyScheduler",
                 "DallyStore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "DallySyncEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -163,6 +183,7 @@ let package = Package(
                 "DallyStore",
                 "DallyCloudStore",
                 "DallySync",
+                "DallySyncEngine",
                 "DallyTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -216,6 +237,9 @@ let package = Package(
             name: "DallyStoreTests",
             dependencies: ["DallyStore", "DallyCloudStore", "DallyConfig", "DallyObjects", "DallyClocks"]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
+        .testTarget(
+            name: "DallySyncEngineTests",
+            dependencies: ["DallySyncEngine", "DallyCompression", "DallyCore", "DallyObjects", "DallyStore", "DallySync"]),
         .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler", "DallyCore"]),
         .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),
         .testTarget(
@@ -227,6 +251,7 @@ let package = Package(
                 "DallySync",
                 "DallyConfig",
                 "DallyStore",
+                "DallySyncEngine",
                 "DallyClocks",
                 "DallyCore",
                 "DallyTestSupport",

@@ -3,6 +3,7 @@ import DallyConfig
 import DallyCore
 import DallyObjects
 import DallyStore
+import DallySyncEngine
 import Foundation
 import Hummingbird
 import Logging
@@ -70,9 +71,10 @@ public struct Gateway {
         self.hub = hub
         store.observeCommits { hub.publish($0) }
         let syncer: (any SyncControl & Service)? = config.cloud.map {
-            Syncer(
+            SyncEngine(
                 store: store, link: $0, uplinks: config.uplinks, networkClasses: config.networkClasses,
-                tables: config.tables, objects: objects, clock: clock, now: now, logger: logger)
+                tables: config.tables, chunks: objects.chunkStore, intakes: objects.intakes,
+                fetchTimeout: config.objects.fetchTimeout, clock: clock, now: now, logger: logger)
         }
         self.syncer = syncer
         for table in config.tablesWithoutUplink() {

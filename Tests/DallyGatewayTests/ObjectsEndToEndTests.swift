@@ -1,3 +1,4 @@
+import DallySyncEngine
 import DallyTestSupport
 import DallyCore
 import DallyGateway

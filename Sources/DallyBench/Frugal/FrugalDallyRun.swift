@@ -3,6 +3,7 @@ import DallyClocks
 import DallyCore
 import DallyFrugal
 import DallyGateway
+import DallySyncEngine
 import DallyTestSupport
 import Foundation
 import Logging

@@ -2,6 +2,7 @@ import DallyCore
 import DallyHTTP
 import DallyObjects
 import DallyStore
+import DallySyncEngine
 import Hummingbird
 
 /// `PUT`, `GET` and `HEAD` on `/v1/tables/{table}/rows/{id}/objects/{column}`: a row's

@@ -1,6 +1,7 @@
 import DallyCore
 import DallyHTTP
 import DallyStore
+import DallySyncEngine
 import Hummingbird
 
 /// `POST /v1/tables/{table}/sync`: sync now. `GET /v1/conflicts`, `POST` and `DELETE

@@ -1,6 +1,7 @@
 import DallyCore
 import DallyHTTP
 import DallyScheduler
+import DallySyncEngine
 import Hummingbird
 
 /// `GET /v1/admin/uplinks` and `PUT /v1/admin/uplinks/{name}` (admin token): the uplinks'

@@ -1,6 +1,7 @@
 import DallyHTTP
 import DallyCore
 import DallyStore
+import DallySyncEngine
 import Foundation
 import Prometheus
 

@@ -102,33 +102,29 @@ final class Uplink: Sendable {
     func count(_ update: (inout UplinkCounters) -> Void) { state.withLock { update(&$0.counters) } }
 
     func shutdown() async { try? await client.http.shutdown() }
+
+    /// Throws when this uplink may not be used any more (its availability changed mid-transfer)
+    /// or the engine is stopping: a transfer pauses there, and resumes at the next wake.
+    func requireUsable(at now: Int64, stop: StopFlag) throws {
+        if stop.isRaised { throw CancellationError() }
+        guard isUsable(at: now) else { throw ObjectTransferError.uplinkWentAway(name) }
+    }
+
+    /// A snapshot for `/stats` and the admin API, as of `now`.
+    func snapshot(at now: Int64) -> UplinkSnapshot {
+        let (availability, counters) = state.withLock { ($0.availability, $0.counters) }
+        return UplinkSnapshot(
+            name: name, networkClass: config.networkClass, url: config.url, override: availability.override,
+            available: availability.isAvailable, usable: availability.isUsable(at: now), retryAt: availability.retryAt,
+            eager: config.eager, counters: counters.all)
+    }
 }
 
-/// What one uplink has done since start, for `/stats` and `/metrics`.
-struct UplinkCounters: Sendable {
-    /// Cycles the scheduler started on this uplink: each a radio wake-up.
-    var wakeUps: Int64 = 0
-    var requests: Int64 = 0
-    var failures: Int64 = 0
-    /// Bodies as they crossed the wire (compressed).
-    var bytesUp: Int64 = 0
-    var bytesDown: Int64 = 0
-    /// Batches sent again on this uplink after an unanswered attempt on it (or before a
-    /// restart), and batches it took over from another uplink.
-    var retries: Int64 = 0
-    var rerouted: Int64 = 0
-    var probes: Int64 = 0
-    var probeFailures: Int64 = 0
-    var availabilityChanges: Int64 = 0
-    /// Notify long-polls held over this uplink.
-    var notifyPolls: Int64 = 0
-
-    var all: [(String, Int64)] {
-        [
-            ("wake_ups", wakeUps), ("requests", requests), ("failures", failures), ("bytes_up", bytesUp),
-            ("bytes_down", bytesDown), ("retries", retries), ("rerouted", rerouted), ("probes", probes),
-            ("probe_failures", probeFailures), ("availability_changes", availabilityChanges),
-            ("notify_polls", notifyPolls),
-        ]
+extension [Uplink] {
+    /// The cheapest uplink of one of `classes` usable at `now`, if any.
+    func cheapestUsable(among classes: some Sequence<String>, at now: Int64) -> Uplink? {
+        let classes = Set(classes)
+        return filter { classes.contains($0.config.networkClass) && $0.isUsable(at: now) }
+            .min { $0.rules.cost < $1.rules.cost }
     }
 }

@@ -16,6 +16,12 @@ struct CloudClient: Sendable {
         var sentRaw = 0
         var sentCompressed = 0
         var received = 0
+
+        mutating func add(_ other: Traffic) {
+            sentRaw += other.sentRaw
+            sentCompressed += other.sentCompressed
+            received += other.received
+        }
     }
 
     let http: HTTPClient

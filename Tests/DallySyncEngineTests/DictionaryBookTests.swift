@@ -5,7 +5,7 @@ import DallySync
 import Synchronization
 import Testing
 
-@testable import DallyGateway
+@testable import DallySyncEngine
 
 /// The gateway's dictionary policy, without a network: when it trains, what it may use, what
 /// it retires.

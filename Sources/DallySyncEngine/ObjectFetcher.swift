@@ -1,24 +1,59 @@
+import DallyConfig
 import DallyCore
 import DallyObjects
 import DallyStore
 import DallySync
-import Foundation
+import Logging
+import Synchronization
 
-extension Syncer: ObjectFetching {
-    /// Brings one object from the cloud into the chunk store over `uplink`: its manifest, then
-    /// the chunks not here already (shared with other objects, or left by an interrupted
-    /// fetch), each checked against its hash. False when the cloud does not hold it whole.
+/// Brings objects from the cloud into the chunk store: the queued downloads of a wake, the
+/// objects an atomic table's page needs before it is applied, and an object a client is
+/// reading (``ObjectFetching``).
+///
+/// An object comes as its manifest, then the chunks not here already (shared with other
+/// objects, or left by an interrupted fetch), each checked against its hash.
+final class ObjectFetcher: Sendable {
+    private let store: ReplicaStore
+    private let chunks: any ChunkStore
+    private let intakes: ObjectIntakes
+    private let schemas: [String: TableSchema]
+    private let uplinks: [Uplink]
+    private let fetchTimeout: Duration
+    /// Sleeps on the engine's clock (for the on-demand timeout).
+    private let sleep: @Sendable (Duration) async -> Void
+    private let now: @Sendable () -> Int64
+    private let stop: StopFlag
+    private let counters = Mutex(ObjectFetchCounters())
+
+    init(
+        store: ReplicaStore, chunks: any ChunkStore, intakes: ObjectIntakes, schemas: [String: TableSchema],
+        uplinks: [Uplink], fetchTimeout: Duration, sleep: @escaping @Sendable (Duration) async -> Void,
+        now: @escaping @Sendable () -> Int64, stop: StopFlag
+    ) {
+        self.store = store
+        self.chunks = chunks
+        self.intakes = intakes
+        self.schemas = schemas
+        self.uplinks = uplinks
+        self.fetchTimeout = fetchTimeout
+        self.sleep = sleep
+        self.now = now
+        self.stop = stop
+    }
+
+    var counts: ObjectFetchCounters { counters.withLock { $0 } }
+
+    /// Brings one object over `uplink`; false when the cloud does not hold it whole.
     func fetchObject(_ hash: ContentHash, on uplink: Uplink) async throws -> Bool {
         let (found, asked) = try await uplink.client.manifest(of: hash)
-        uplink.recordAnswer(asked, now: now())
-        state.withLock { $0.status.record(asked) }
+        record(asked, on: uplink)
         guard let manifest = found else { return false }
         // Chunks stored before the object is recorded are a receive under way for GC.
-        try await objects.intakes.receiving(startedAt: now()) {
+        try await intakes.receiving(startedAt: now()) {
             try await fetchChunks(of: manifest, on: uplink)
             try await store.objectFetched(manifest, now: now())
         }
-        state.withLock { $0.status.objects.fetched += 1 }
+        counters.withLock { $0.fetched += 1 }
         return true
     }
 
@@ -26,22 +61,30 @@ extension Syncer: ObjectFetching {
         let unique = Array(Set(manifest.chunks.map(\.hash)))
         let here = try await chunks.present(unique)
         for hash in unique where !here.contains(hash) {
-            try checkStillUsable(uplink)
+            try uplink.requireUsable(at: now(), stop: stop)
             let (bytes, traffic) = try await uplink.client.chunk(hash)
-            uplink.recordAnswer(traffic, now: now())
             _ = try await chunks.put(hash, bytes: bytes, now: now())
-            state.withLock { state in
-                state.status.record(traffic)
-                state.status.objects.chunksFetched += 1
-                state.status.objects.bytesFetched += Int64(bytes.count)
+            record(traffic, on: uplink) { counters in
+                counters.chunksFetched += 1
+                counters.bytesFetched += Int64(bytes.count)
             }
+        }
+    }
+
+    private func record(
+        _ traffic: CloudClient.Traffic, on uplink: Uplink, _ update: (inout ObjectFetchCounters) -> Void = { _ in }
+    ) {
+        uplink.recordAnswer(traffic, now: now())
+        counters.withLock { counters in
+            counters.traffic.add(traffic)
+            update(&counters)
         }
     }
 
     /// Fetches the queued objects of `tables` (their download policy allows this uplink).
     func downloadObjects(on uplink: Uplink, tables: Set<String>) async throws {
         for download in try await store.objectDownloads(tables: tables) {
-            try checkStillUsable(uplink)
+            try uplink.requireUsable(at: now(), stop: stop)
             if try await !fetchObject(download.hash, on: uplink) {
                 // Its writer has not sent it yet: look again a period from now.
                 try await store.deferObjectDownload(download.hash, now: now())
@@ -70,7 +113,7 @@ extension Syncer: ObjectFetching {
         guard !wanted.isEmpty else { return }
         let local = try await store.localObjects(wanted)
         for hash in Set(wanted).subtracting(local) {
-            try checkStillUsable(uplink)
+            try uplink.requireUsable(at: now(), stop: stop)
             guard try await fetchObject(hash, on: uplink) else { throw ObjectTransferError.notInCloud(hash) }
         }
     }
@@ -83,44 +126,40 @@ extension Syncer: ObjectFetching {
     /// - Throws: ``DallyError`` `object_unavailable` when no allowed uplink is usable or the
     ///   cloud does not hold the object (yet), `object_fetch_timeout` when the fetch takes too
     ///   long (it goes on in the background; a later read finds the chunks it brought).
-    public func fetch(_ reference: ObjectReference, table: String) async throws(DallyError) {
+    func fetchOnDemand(_ reference: ObjectReference, table: String) async throws(DallyError) {
         guard let schema = schemas[table] else { throw DallyError(.unknownTable, "no table named '\(table)'") }
         let classes = schema.policy.downloadObjects.networks
-        let now = self.now()
-        guard
-            let uplink = uplinks.filter({ classes.contains($0.config.networkClass) && $0.isUsable(at: now) })
-                .min(by: { $0.rules.cost < $1.rules.cost })
-        else {
-            state.withLock { $0.status.objects.fetchFailures += 1 }
+        guard let uplink = uplinks.cheapestUsable(among: classes, at: now()) else {
+            counters.withLock { $0.fetchFailures += 1 }
             throw DallyError(
                 .objectUnavailable,
                 "object \(reference.hash) is not on this gateway yet, and no network its table's policy allows (\(classes.joined(separator: ", "))) is up")
         }
-        state.withLock { $0.status.objects.onDemandFetches += 1 }
+        counters.withLock { $0.onDemandFetches += 1 }
         let fetch = Task { try await self.fetchObject(reference.hash, on: uplink) }
+        let (sleep, timeout) = (self.sleep, fetchTimeout)
         let outcome = await withTaskGroup(of: Result<Bool, any Error>?.self) { group in
             group.addTask { await fetch.result }
             group.addTask {
-                try? await self.clock.sleep(for: self.objectSettings.fetchTimeout)
+                await sleep(timeout)
                 return nil
             }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
+        if case .success(true) = outcome { return }
+        counters.withLock { $0.fetchFailures += 1 }
         switch outcome {
         case .success(true): return
         case .success(false):
-            state.withLock { $0.status.objects.fetchFailures += 1 }
             throw DallyError(.objectUnavailable, "the cloud does not hold object \(reference.hash) yet; its writer has not sent it")
         case .failure(let error):
-            state.withLock { $0.status.objects.fetchFailures += 1 }
             throw DallyError(.objectUnavailable, "fetching object \(reference.hash) over \(uplink.name) failed: \(error)")
         case nil:
-            state.withLock { $0.status.objects.fetchFailures += 1 }
             throw DallyError(
                 .objectFetchTimeout,
-                "object \(reference.hash) did not arrive within objects.fetch_timeout (\(DurationText.format(objectSettings.fetchTimeout)))")
+                "object \(reference.hash) did not arrive within objects.fetch_timeout (\(DurationText.format(timeout)))")
         }
     }
 }

@@ -1,0 +1,113 @@
+import DallyConfig
+import DallyStore
+import DallySync
+import Logging
+import Synchronization
+
+/// Holds one notify long-poll at the cloud, over the cheapest usable uplink whose class
+/// `notify_networks` allows (none allowed: downloads go by their periods only).
+///
+/// A table that changed elsewhere is asked for as a pull (``SyncRequests``), which the
+/// scheduler sends over that table's own download networks.
+final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
+    private struct Counters {
+        /// Whether the long-poll is currently held at the cloud.
+        var connected = false
+        var notifications: Int64 = 0
+    }
+
+    private let store: ReplicaStore
+    private let link: CloudLink
+    private let uplinks: [Uplink]
+    private let classes: Set<String>
+    private let requests: SyncRequests
+    /// Asks the decision loop for a new decision.
+    private let poke: @Sendable () -> Void
+    private let availabilityChanged: Signal
+    private let backoff: Backoff
+    private let clock: C
+    private let now: @Sendable () -> Int64
+    private let logger: Logger
+    private let stop: StopFlag
+    private let counters = Mutex(Counters())
+
+    init(
+        store: ReplicaStore, link: CloudLink, uplinks: [Uplink], requests: SyncRequests,
+        poke: @escaping @Sendable () -> Void, availabilityChanged: Signal, backoff: Backoff, clock: C,
+        now: @escaping @Sendable () -> Int64, logger: Logger, stop: StopFlag
+    ) {
+        self.store = store
+        self.link = link
+        self.uplinks = uplinks
+        classes = Set(link.notifyNetworks)
+        self.requests = requests
+        self.poke = poke
+        self.availabilityChanged = availabilityChanged
+        self.backoff = backoff
+        self.clock = clock
+        self.now = now
+        self.logger = logger
+        self.stop = stop
+    }
+
+    var connected: Bool { counters.withLock { $0.connected } }
+    var notifications: Int64 { counters.withLock { $0.notifications } }
+
+    func run() async {
+        guard !classes.isEmpty else { return }
+        // Versions already notified: a table that cannot be pulled yet (its networks are
+        // down) must not make every next poll return at once.
+        var notified: [String: Int64] = [:]
+        var failures = 0
+        while !stop.isRaised {
+            guard let uplink = uplinks.cheapestUsable(among: classes, at: now()) else {
+                await waitForUplink()
+                continue
+            }
+            do {
+                var cursors = try await store.cloudCursors()
+                cursors.entries = cursors.entries.map { ($0.table, max($0.version, notified[$0.table] ?? 0)) }
+                counters.withLock { $0.connected = true }
+                uplink.count { $0.notifyPolls += 1 }
+                let (changed, received) = try await uplink.client.notify(
+                    versions: cursors, replica: store.replicaID, wait: link.notifyWait)
+                uplink.recordAnswer(CloudClient.Traffic(received: received), now: now())
+                failures = 0
+                guard !changed.isEmpty else { continue }
+                for entry in changed.entries { notified[entry.table] = max(notified[entry.table] ?? 0, entry.version) }
+                counters.withLock { $0.notifications += 1 }
+                requests.pull(changed.entries.map(\.table))
+                poke()
+            } catch {
+                counters.withLock { $0.connected = false }
+                failures += 1
+                let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
+                logger.debug(
+                    "notify long-poll failed",
+                    metadata: ["uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(delay)"])
+                guard await clock.pause(for: delay) else { return }
+            }
+        }
+    }
+
+    /// Waits until availability changes, or until the first backoff among the notify uplinks
+    /// ends.
+    private func waitForUplink() async {
+        counters.withLock { $0.connected = false }
+        let now = self.now()
+        let retry = uplinks.filter { classes.contains($0.config.networkClass) }
+            .compactMap { uplink -> Int64? in
+                let availability = uplink.availability
+                return availability.isAvailable ? availability.retryAt : nil
+            }.min()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.availabilityChanged.wait() }
+            if let retry {
+                let deadline = clock.now.advanced(by: .milliseconds(max(0, retry - now)))
+                group.addTask { [clock] in _ = await clock.pause(until: deadline) }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

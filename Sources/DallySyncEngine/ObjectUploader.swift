@@ -1,0 +1,204 @@
+import DallyObjects
+import DallyStore
+import Logging
+import Synchronization
+
+/// Sends queued objects to the cloud, chunk by chunk, resuming where an interrupted walk
+/// stopped.
+///
+/// Per object: ask which chunks the cloud lacks, send those, then the manifest. The ask is also
+/// how a transfer resumes: after a drop, a restart or a switch to another uplink the chunks
+/// that arrived are not missing any more, so they are not sent again. Progress (``ChunkWalk``)
+/// is persisted after every chunk, so a resumed walk asks only about the rest.
+final class ObjectUploader: Sendable {
+    /// How one object's walk ended.
+    enum Sending {
+        /// The cloud holds it whole.
+        case sent
+        /// It left the queue during the walk; the cloud keeps what arrived until its GC.
+        case withdrawn
+    }
+
+    /// How a walk over the queued objects ended.
+    enum Outcome: Equatable {
+        /// Every object was tried; this many are now whole in the cloud.
+        case finished(Int)
+        /// Rows fell due on another uplink; the walk stopped between chunks to let the
+        /// scheduler wake it, and resumes at the next wake that may carry objects.
+        case paused(for: String)
+    }
+
+    private let store: ReplicaStore
+    private let chunks: any ChunkStore
+    private let now: @Sendable () -> Int64
+    private let logger: Logger
+    private let stop: StopFlag
+    private let counters = Mutex(ObjectUploadCounters())
+
+    init(store: ReplicaStore, chunks: any ChunkStore, now: @escaping @Sendable () -> Int64, logger: Logger, stop: StopFlag) {
+        self.store = store
+        self.chunks = chunks
+        self.now = now
+        self.logger = logger
+        self.stop = stop
+    }
+
+    var counts: ObjectUploadCounters { counters.withLock { $0 } }
+
+    /// Sends every object of `tables` the cloud may lack, oldest first, over `uplink`.
+    ///
+    /// The walk stops (throwing) when the uplink stops being usable or the engine stops,
+    /// leaving what was sent. An object withdrawn meanwhile (a write let go of it before any
+    /// row naming it left) is dropped at the next chunk. `betweenChunks` runs after every chunk
+    /// sent (the cycle sends rows that fall due during a long walk there); it throws
+    /// ``WalkPause`` to pause the walk.
+    func upload(on uplink: Uplink, tables: Set<String>, betweenChunks: () async throws -> Void) async throws -> Outcome {
+        var finished = 0
+        do {
+            for pending in try await store.objectUploads(tables: tables) {
+                if try await upload(pending, on: uplink, betweenChunks: betweenChunks) { finished += 1 }
+            }
+        } catch let pause as WalkPause {
+            counters.withLock { $0.walksPaused += 1 }
+            logger.info(
+                "pausing an object upload: rows are due on another uplink",
+                metadata: ["uplink": "\(uplink.name)", "rows_call_for": "\(pause.uplink)"])
+            return .paused(for: pause.uplink)
+        }
+        return .finished(finished)
+    }
+
+    /// One queued object; whether the cloud now holds it whole.
+    private func upload(
+        _ pending: PendingObjectUpload, on uplink: Uplink, betweenChunks: () async throws -> Void
+    ) async throws -> Bool {
+        let upload = pending.upload
+        guard let manifest = pending.manifest else {
+            logger.error(
+                "an object waiting to go up has no chunk list; it cannot be sent",
+                metadata: ["object": "\(upload.hash)", "table": "\(upload.table)"])
+            return false
+        }
+        try uplink.requireUsable(at: now(), stop: stop)
+        switch try await send(pending, manifest, on: uplink, betweenChunks: betweenChunks) {
+        case .sent:
+            try await store.objectUploaded(manifest.hash)
+            counters.withLock { $0.uploaded += 1 }
+            return true
+        case .withdrawn:
+            counters.withLock { $0.withdrawn += 1 }
+            logger.info(
+                "an object no row wants any more was not sent (further)",
+                metadata: ["object": "\(manifest.hash)", "table": "\(upload.table)"])
+            return false
+        }
+    }
+
+    /// Walks one object: ask, missing chunks in manifest order, manifest. Should the cloud
+    /// have collected an early chunk meanwhile, the manifest's `missing_chunks` answer sends
+    /// the walk round once more over every chunk.
+    private func send(
+        _ pending: PendingObjectUpload, _ manifest: ObjectManifest, on uplink: Uplink,
+        betweenChunks: () async throws -> Void
+    ) async throws -> Sending {
+        guard try await store.beginObjectUpload(manifest.hash) else { return .withdrawn }
+        let resuming = pending.upload.attempts > 0
+        var walk = ChunkWalk(manifest: manifest, chunksDone: pending.chunksDone)
+        for round in 0..<2 {
+            let asking = walk.asking(round: round)
+            let missing = asking.isEmpty ? [] : walk.inOrder(try await missingChunks(asking, on: uplink))
+            if round == 0 {
+                noteFirstAsk(asking: asking, missing: missing, walk: walk, resuming: resuming, manifest, on: uplink)
+            }
+            if walk.confirm(missing: missing, round: round) {
+                guard try await store.recordObjectBytesSent(manifest.hash, bytes: 0, chunksDone: walk.done) else {
+                    return .withdrawn
+                }
+            }
+            for (index, hash) in missing.enumerated() {
+                try uplink.requireUsable(at: now(), stop: stop)
+                let bytes = try await put(chunk: hash, of: manifest, on: uplink)
+                walk.sent(index, of: missing)
+                guard try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes), chunksDone: walk.done)
+                else { return .withdrawn }
+                try await betweenChunks()
+            }
+            // (A Result rather than a typed catch pattern: the latter crashes this compiler.)
+            let sent: Result<CloudClient.Traffic, CloudError>
+            do {
+                sent = .success(try await uplink.client.put(manifest: manifest))
+            } catch {
+                sent = .failure(error)
+            }
+            switch sent {
+            case .success(let traffic):
+                record(traffic, on: uplink)
+                return .sent
+            case .failure(.refused(409, .missingChunks, let message)) where round == 0:
+                logger.warning(
+                    "the cloud lacks chunks of an object just sent; asking again",
+                    metadata: ["object": "\(manifest.hash)", "message": "\(message)"])
+            case .failure(let error):
+                throw error
+            }
+        }
+        throw ObjectTransferError.manifestRefused(manifest.hash)
+    }
+
+    // MARK: - Protocol steps, each with its counters
+
+    private func missingChunks(_ asking: [ContentHash], on uplink: Uplink) async throws -> [ContentHash] {
+        let (missing, traffic) = try await uplink.client.missingChunks(asking)
+        record(traffic, on: uplink) { $0.chunksAsked += Int64(asking.count) }
+        return missing
+    }
+
+    /// Sends one chunk from the chunk store; its size.
+    private func put(chunk hash: ContentHash, of manifest: ObjectManifest, on uplink: Uplink) async throws -> Int {
+        guard let bytes = try await chunks.get(hash) else {
+            throw ObjectTransferError.chunkLost(hash, object: manifest.hash)
+        }
+        let traffic = try await uplink.client.put(chunk: bytes, hash: hash)
+        record(traffic, on: uplink) { counters in
+            counters.chunksSent += 1
+            counters.chunkBytesSent += Int64(bytes.count)
+            counters.chunkBytesOnWire += Int64(traffic.sentCompressed)
+        }
+        return bytes.count
+    }
+
+    private func record(
+        _ traffic: CloudClient.Traffic, on uplink: Uplink, _ update: (inout ObjectUploadCounters) -> Void = { _ in }
+    ) {
+        uplink.recordAnswer(traffic, now: now())
+        counters.withLock { counters in
+            counters.traffic.add(traffic)
+            update(&counters)
+        }
+    }
+
+    /// Counts what the first ask found already there (chunk reuse, or a resumed walk).
+    private func noteFirstAsk(
+        asking: [ContentHash], missing: [ContentHash], walk: ChunkWalk, resuming: Bool, _ manifest: ObjectManifest,
+        on uplink: Uplink
+    ) {
+        let missingSet = Set(missing)
+        let present = asking.filter { !missingSet.contains($0) }
+        let presentBytes = walk.bytes(of: present)
+        counters.withLock { counters in
+            counters.chunksSkipped += Int64(present.count)
+            counters.bytesSkipped += presentBytes
+            if resuming {
+                counters.resumedTransfers += 1
+                counters.bytesNotResent += presentBytes + walk.bytesDone
+            }
+        }
+        guard resuming else { return }
+        logger.info(
+            "resuming an object upload",
+            metadata: [
+                "object": "\(manifest.hash)", "chunks_there": "\(walk.done + present.count)",
+                "chunks_missing": "\(missing.count)", "chunks_asked": "\(asking.count)", "uplink": "\(uplink.name)",
+            ])
+    }
+}

@@ -1,0 +1,265 @@
+import DallyConfig
+import DallyObjects
+import DallyScheduler
+import DallyStore
+import DallySync
+import Foundation
+import Logging
+import Synchronization
+
+/// One wake-up of one uplink: resend the batches in flight it may carry, send every pending
+/// change it may carry, its objects, and pull what may come down over it.
+///
+/// Every table that may come down rides on the batches' answers; a pull of its own follows
+/// when a table that is due did not ride, or the cloud said more is waiting. Each batch is
+/// persisted as in flight (``ReplicaStore/nextBatch(gateway:maxRows:scope:)``) before it leaves.
+final class SyncCycle: Sendable {
+    /// The most batches one cycle sends before the scheduler decides again, so that a stream
+    /// of writes on an eager uplink cannot keep other uplinks' due work waiting.
+    static var maxBatchesPerCycle: Int { 100 }
+
+    /// How often (ms) a long object walk asks whether rows fell due meanwhile.
+    static var rowCheckInterval: Int64 { 5_000 }
+
+    /// What cycles did since start.
+    struct Counters: Sendable {
+        var cycles: Int64 = 0
+        var batchesSent: Int64 = 0
+        var batchesResent: Int64 = 0
+        var pulls: Int64 = 0
+        var rows = SyncReport()
+        var failures: Int64 = 0
+        var consecutiveFailures = 0
+        /// Milliseconds since 1970 of the last cycle that completed.
+        var lastSuccessAt: Int64?
+        var lastError: String?
+        var traffic = CloudClient.Traffic()
+        /// Per batch id in flight, the uplink it was last sent on.
+        var lastUplink: [String: String] = [:]
+    }
+
+    private let store: ReplicaStore
+    private let link: CloudLink
+    private let scheduler: Scheduler
+    private let requests: SyncRequests
+    private let uploader: ObjectUploader
+    private let fetcher: ObjectFetcher
+    private let dictionaries: DictionaryExchange
+    private let backoff: Backoff
+    private let now: @Sendable () -> Int64
+    private let logger: Logger
+    private let counters = Mutex(Counters())
+
+    init(
+        store: ReplicaStore, link: CloudLink, scheduler: Scheduler, requests: SyncRequests, uploader: ObjectUploader,
+        fetcher: ObjectFetcher, dictionaries: DictionaryExchange, backoff: Backoff,
+        now: @escaping @Sendable () -> Int64, logger: Logger
+    ) {
+        self.store = store
+        self.link = link
+        self.scheduler = scheduler
+        self.requests = requests
+        self.uploader = uploader
+        self.fetcher = fetcher
+        self.dictionaries = dictionaries
+        self.backoff = backoff
+        self.now = now
+        self.logger = logger
+    }
+
+    var counts: Counters { counters.withLock { $0 } }
+
+    /// Runs one wake of `uplink`; a failure is counted, logged and starts the uplink's backoff.
+    ///
+    /// - Parameters:
+    ///   - duePulls: tables whose download period has passed.
+    ///   - rowsCall: which uplink rows due now call for, if any (the decision loop's view), asked
+    ///     between the chunks of a long object walk.
+    func run(
+        on uplink: Uplink, reasons: Set<DallyScheduler.WakeReason>, duePulls: Set<String>,
+        rowsCall: @escaping () async throws -> String?
+    ) async {
+        uplink.count { $0.wakeUps += 1 }
+        logger.debug(
+            "waking uplink", metadata: ["uplink": "\(uplink.name)", "reasons": "\(reasons.map(\.rawValue).sorted())"])
+        let scope = scheduler.scope(of: uplink.rules)
+        let asked = requests.urgent
+        let rowUploads = scope.uploads.filter { ObjectStream.table(of: $0) == nil }
+        let rows = BatchScope(
+            uploads: rowUploads, pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil },
+            pullsRiding: { [scheduler, rules = uplink.rules] uploads in scheduler.pulls(riding: uploads, on: rules) })
+        let objects = ObjectScope(
+            uploads: Set(scope.uploads.compactMap(ObjectStream.table(of:))),
+            downloads: Set(scope.pulls.compactMap(ObjectStream.table(of:))))
+        do {
+            let (report, walkPaused) = try await exchange(
+                on: uplink, scope: rows, objects: objects, duePulls: duePulls, rowsCall: rowsCall)
+            // Only what was asked before the cycle began is served by it; a paused walk served
+            // its rows only (objects and pulls come at the next wake).
+            requests.served(
+                uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads),
+                pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls), report: report)
+            let now = self.now()
+            counters.withLock { counters in
+                counters.cycles += 1
+                counters.consecutiveFailures = 0
+                counters.lastSuccessAt = now
+            }
+        } catch {
+            let (failures, delay) = uplink.recordFailure(now: now(), backoff: backoff)
+            counters.withLock { counters in
+                counters.failures += 1
+                counters.consecutiveFailures += 1
+                counters.lastError = "\(error)"
+            }
+            logger.warning(
+                "sync failed; retrying",
+                metadata: [
+                    "uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(delay)", "failures": "\(failures)",
+                ])
+        }
+    }
+
+    /// Rows, then objects, then pulls; whether an object walk was paused for rows due on
+    /// another uplink (the exchange then ends there).
+    private func exchange(
+        on uplink: Uplink, scope: BatchScope, objects: ObjectScope, duePulls: Set<String>,
+        rowsCall: @escaping () async throws -> String?
+    ) async throws -> (report: SyncReport, walkPaused: Bool) {
+        var report = SyncReport()
+        // Due tables this wake must still bring up to date: a batch's answer does that for the
+        // tables its `since` names, which may be fewer than the uplink may carry.
+        var unpulled = duePulls.intersection(scope.pulls ?? [])
+        // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
+        // for those objects go in a second round of batches.
+        var more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+        if !objects.uploads.isEmpty {
+            // A walk can take minutes on a slow link. Rows written meanwhile whose deadline
+            // comes go between chunks over this same (already awake) uplink; when they call for
+            // another uplink, the walk pauses so that the scheduler can wake it, and resumes
+            // (asking which chunks arrived) at the next wake that may carry objects.
+            var lastRowCheck = now()
+            let sendDueRows: () async throws -> Void = {
+                guard self.now() - lastRowCheck >= Self.rowCheckInterval else { return }
+                lastRowCheck = self.now()
+                guard let called = try await rowsCall() else { return }
+                guard called == uplink.name else { throw WalkPause(for: called) }
+                if try await self.sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled) {
+                    more = true
+                }
+            }
+            switch try await uploader.upload(on: uplink, tables: objects.uploads, betweenChunks: sendDueRows) {
+            case .paused:
+                return (report, true)
+            case .finished(let finished) where finished > 0:
+                _ = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+            case .finished:
+                break
+            }
+        }
+        if more || !unpulled.isEmpty { try await pull(scope.pulls ?? [], on: uplink, report: &report) }
+        if !objects.downloads.isEmpty { try await fetcher.downloadObjects(on: uplink, tables: objects.downloads) }
+        try await dictionaries.tend(on: uplink, uploads: scope.uploads)
+        return (report, false)
+    }
+
+    /// Pulls `tables` with empty batches until the cloud says nothing more waits.
+    private func pull(_ tables: Set<String>, on uplink: Uplink, report: inout SyncReport) async throws {
+        let pulls = tables.sorted()
+        var more = true
+        while more {
+            let cursors = try await store.cloudCursors().entries.filter { pulls.contains($0.table) }
+            let request = BatchRequest(
+                batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
+                since: TableVersions(cursors), sections: [])
+            let (answer, traffic) = try await uplink.client.post(batch: request.encode())
+            uplink.recordAnswer(traffic, now: now())
+            try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
+            let applied = try await store.applyChanges(answer.changes, pulled: pulls)
+            report.add(applied)
+            more = applied.more
+            counters.withLock { counters in
+                counters.pulls += 1
+                counters.rows.add(applied)
+                counters.traffic.add(traffic)
+            }
+        }
+    }
+
+    /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
+    /// changes wait downstream.
+    private func sendBatches(
+        on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
+    ) async throws -> Bool {
+        var more = false
+        var rowLimit = link.maxBatchRows
+        var batches = 0
+        while batches < Self.maxBatchesPerCycle,
+            let batch = try await store.nextBatch(gateway: link.gatewayID, maxRows: rowLimit, scope: scope)
+        {
+            batches += 1
+            noteAttempt(batch, on: uplink)
+            let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
+            do {
+                result = .success(try await uplink.client.post(batch: batch.body, dictionaries: dictionaries.book))
+            } catch {
+                result = .failure(error)
+            }
+            let answer: BatchAnswer
+            let traffic: CloudClient.Traffic
+            switch result {
+            case .success(let exchange):
+                (answer, traffic) = exchange
+            case .failure(.refused(413, let code, _)) where batch.rows > 1:
+                // Refused whole, before anything was applied: send the rows in smaller batches.
+                uplink.recordAnswer(CloudClient.Traffic(), now: now())
+                try await store.abandonBatch(batchID: batch.batchID)
+                counters.withLock { _ = $0.lastUplink.removeValue(forKey: batch.batchID) }
+                rowLimit = max(1, batch.rows / 2)
+                logger.warning(
+                    "the cloud refused a batch as too large; splitting it",
+                    metadata: ["code": "\(code?.rawValue ?? "unknown")", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
+                continue
+            case .failure(.refused(_, .unknownDictionary, let message)) where dictionaries.book != nil:
+                // The cloud lost a dictionary (its store was replaced?): nothing was applied,
+                // so the same batch goes again at once, compressed without the dictionaries.
+                uplink.recordAnswer(CloudClient.Traffic(), now: now())
+                try await dictionaries.forget(usedBy: batch.body, reason: message)
+                continue
+            case .failure(let error):
+                throw error
+            }
+            uplink.recordAnswer(traffic, now: now())
+            try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
+            let applied = try await store.applyAnswer(answer)
+            report.add(applied)
+            unpulled.subtract(batch.pulls)
+            more = applied.more
+            counters.withLock { counters in
+                counters.lastUplink[batch.batchID] = nil
+                counters.batchesSent += 1
+                if batch.resent { counters.batchesResent += 1 }
+                counters.rows.add(applied)
+                counters.traffic.add(traffic)
+            }
+        }
+        return more
+    }
+
+    /// Counts a resend as a retry on the same uplink, or as a re-route from another.
+    private func noteAttempt(_ batch: OutgoingBatch, on uplink: Uplink) {
+        let previous = counters.withLock { counters in
+            defer { counters.lastUplink[batch.batchID] = uplink.name }
+            return counters.lastUplink[batch.batchID]
+        }
+        guard batch.resent else { return }
+        if let previous, previous != uplink.name {
+            uplink.count { $0.rerouted += 1 }
+            logger.info(
+                "resending a batch in flight over another uplink",
+                metadata: ["batch": "\(batch.batchID)", "from": "\(previous)", "to": "\(uplink.name)"])
+        } else {
+            uplink.count { $0.retries += 1 }
+        }
+    }
+}

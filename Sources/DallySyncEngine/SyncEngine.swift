@@ -1,0 +1,234 @@
+import DallyConfig
+import DallyCore
+import DallyObjects
+import DallyScheduler
+import DallyStore
+import Logging
+import ServiceLifecycle
+
+/// Moves changes between the gateway's replica and the cloud, when the ``Scheduler`` says
+/// and over the uplinks it picks: the gateway's sync engine, wired from its parts.
+///
+/// - ``DecisionLoop`` asks the scheduler and sleeps on the injected clock until the next
+///   deadline or a change; it runs a ``SyncCycle`` on the uplink to wake.
+/// - ``SyncCycle`` sends batches, has the ``ObjectUploader`` walk queued objects, pulls, has
+///   the ``ObjectFetcher`` bring objects down, and lets the ``DictionaryExchange`` tend the
+///   compression dictionaries.
+/// - ``NotifyLoop`` holds a long-poll at the cloud; one ``ProbeLoop`` per uplink probes it.
+/// - ``SyncRequests`` holds the sync-now requests (and notified pulls) until served.
+///
+/// Each part keeps its own state and counters; ``status`` gathers them. Times that must
+/// outlive the process (first-dirty times, pulls) are wall-clock milliseconds from `now`; the
+/// clock only sleeps. Tests inject both, so they move time by hand:
+///
+/// ```swift
+/// let engine = SyncEngine(
+///     store: store, link: link, uplinks: config.uplinks, networkClasses: config.networkClasses,
+///     tables: config.tables, objects: objects, clock: manualClock, now: { manualClock.millis }, logger: logger)
+/// // run it as a Service; engine.isQuiet says when the clock may move again.
+/// ```
+public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching where C.Duration == Duration {
+    private let scheduler: Scheduler
+    private let uplinks: [Uplink]
+    private let requests: SyncRequests
+    private let stop: StopFlag
+    /// Told whenever an uplink's availability changes, for the notify loop.
+    private let availabilityChanged: Signal
+    /// Logs an uplink's availability change, tells the notify loop and pokes the decisions.
+    private let announce: @Sendable (Uplink, _ cause: String) -> Void
+    private let decisions: DecisionLoop<C>
+    private let cycle: SyncCycle
+    private let uploader: ObjectUploader
+    private let fetcher: ObjectFetcher
+    private let dictionaries: DictionaryExchange
+    private let notify: NotifyLoop<C>
+    private let probes: [ProbeLoop<C>]
+    private let now: @Sendable () -> Int64
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - uplinks: at least one; their classes must be in `networkClasses`, which is in cost
+    ///     order (cheapest first).
+    ///   - chunks: the replica's chunk store, which uploads read and fetches fill.
+    ///   - intakes: the receives under way, which GC keeps its hands off (fetches are some).
+    ///   - fetchTimeout: how long a client's read waits for an object fetched on demand.
+    ///   - now: wall-clock milliseconds since 1970, the same the store uses.
+    public init(
+        store: ReplicaStore, link: CloudLink, uplinks: [UplinkConfig], networkClasses: [String], tables: [TableSchema],
+        chunks: any ChunkStore, intakes: ObjectIntakes, fetchTimeout: Duration, clock: C,
+        now: @escaping @Sendable () -> Int64, logger: Logger
+    ) {
+        self.now = now
+        self.logger = logger
+        let backoff = Backoff(minimum: link.retryMin, maximum: link.retryMax)
+        let uplinks = uplinks.map { config in
+            Uplink(config: config, cost: networkClasses.firstIndex(of: config.networkClass) ?? networkClasses.count, link: link)
+        }
+        self.uplinks = uplinks
+        let scheduler = Scheduler(
+            tables: tables.flatMap(\.schedulerRules), uplinks: uplinks.map(\.rules),
+            flushBytes: Int64(link.flushBytes))
+        self.scheduler = scheduler
+        let (requests, stop, availabilityChanged) = (SyncRequests(), StopFlag(), Signal())
+        (self.requests, self.stop, self.availabilityChanged) = (requests, stop, availabilityChanged)
+        uploader = ObjectUploader(store: store, chunks: chunks, now: now, logger: logger, stop: stop)
+        fetcher = ObjectFetcher(
+            store: store, chunks: chunks, intakes: intakes,
+            schemas: Dictionary(tables.map { ($0.name, $0) }) { first, _ in first }, uplinks: uplinks,
+            fetchTimeout: fetchTimeout, sleep: { try? await clock.sleep(for: $0) }, now: now, stop: stop)
+        dictionaries = DictionaryExchange(store: store, link: link, now: now, logger: logger)
+        cycle = SyncCycle(
+            store: store, link: link, scheduler: scheduler, requests: requests, uploader: uploader, fetcher: fetcher,
+            dictionaries: dictionaries, backoff: backoff, now: now, logger: logger)
+        let decisions = DecisionLoop(
+            store: store, scheduler: scheduler, uplinks: uplinks, requests: requests, cycle: cycle, backoff: backoff,
+            clock: clock, now: now, logger: logger, stop: stop)
+        self.decisions = decisions
+        let announce: @Sendable (Uplink, String) -> Void = { uplink, cause in
+            let availability = uplink.availability
+            logger.notice(
+                "uplink availability changed",
+                metadata: [
+                    "uplink": "\(uplink.name)", "class": "\(uplink.config.networkClass)",
+                    "available": "\(availability.isAvailable)", "cause": "\(cause)",
+                ])
+            availabilityChanged.fire()
+            decisions.poke()
+        }
+        self.announce = announce
+        notify = NotifyLoop(
+            store: store, link: link, uplinks: uplinks, requests: requests, poke: { decisions.poke() },
+            availabilityChanged: availabilityChanged, backoff: backoff, clock: clock, now: now, logger: logger, stop: stop)
+        probes = uplinks.map { uplink in
+            ProbeLoop(
+                uplink: uplink, requestTimeout: link.requestTimeout, clock: clock, now: now, stop: stop,
+                availabilityChanged: announce, poke: { decisions.poke() })
+        }
+        store.observeCommits { [weak decisions] notice in decisions?.noticeCommit(notice) }
+    }
+
+    // MARK: - SyncControl
+
+    public var status: SyncStatus {
+        let cycle = cycle.counts
+        let schedule = decisions.schedule
+        var status = SyncStatus()
+        status.cycles = cycle.cycles
+        status.batchesSent = cycle.batchesSent
+        status.batchesResent = cycle.batchesResent
+        status.pulls = cycle.pulls
+        status.rowsSent = Int64(cycle.rows.sent)
+        status.rowsAccepted = Int64(cycle.rows.accepted)
+        status.conflicts = Int64(cycle.rows.conflicts)
+        status.rejected = Int64(cycle.rows.rejected)
+        status.rowsReceived = Int64(cycle.rows.received)
+        status.failures = cycle.failures
+        status.consecutiveFailures = cycle.consecutiveFailures
+        status.lastSuccessAt = cycle.lastSuccessAt
+        status.lastError = cycle.lastError
+        let (uploads, fetches) = (uploader.counts, fetcher.counts)
+        var traffic = cycle.traffic
+        traffic.add(uploads.traffic)
+        traffic.add(fetches.traffic)
+        status.bytesSentRaw = Int64(traffic.sentRaw)
+        status.bytesSentCompressed = Int64(traffic.sentCompressed)
+        status.bytesReceived = Int64(traffic.received)
+        status.notifyConnected = notify.connected
+        status.notifications = notify.notifications
+        status.dictionariesUploaded = dictionaries.uploaded
+        status.objects = ObjectTransferCounters(uploads: uploads, fetches: fetches)
+        status.deadlineMisses = schedule.deadlineMisses
+        status.idle = schedule.idle
+        status.nextWakeAt = schedule.nextWakeAt
+        return status
+    }
+
+    /// Whether the decision loop waits with nothing to do now: no poke pending, and the time it
+    /// planned to wake (if any) still ahead. Code that moves a manual clock (tests, the
+    /// frugality benchmark) waits for this before moving it again, so that no wake is skipped.
+    public var isQuiet: Bool { decisions.isQuiet }
+
+    /// Sends `table`'s pending changes and pulls it as soon as an uplink its policy allows is
+    /// usable, whatever its delay; answers when that is done, or when it cannot be done now
+    /// (the changes then go at the first allowed availability).
+    public func syncNow(table: String) async -> SyncOutcome {
+        // The table's objects go too, each over the classes their own policy allows.
+        let streams = [table, ObjectStream.name(of: table)].compactMap(scheduler.rules(of:))
+        // A sync-now overrides waiting, the retry backoff included: every uplink the table may
+        // use gets one immediate try.
+        for rules in streams {
+            for uplink in uplinks
+            where rules.uploadNetworks.contains(uplink.config.networkClass)
+                || rules.downloadNetworks.contains(uplink.config.networkClass)
+            {
+                uplink.endBackoff()
+            }
+        }
+        // Objects fetched on demand or with their atomic rows have no pull of their own.
+        return await requests.ask(
+            table: table, uploads: Set(streams.map(\.name)),
+            pulls: Set(streams.filter { !$0.downloadNetworks.isEmpty }.map(\.name)), asked: decisions.poke)
+    }
+
+    /// Sets an uplink's availability override, as the admin API asks.
+    ///
+    /// - Throws: ``DallyError`` `not_found` for an unknown uplink.
+    public func setAvailability(uplink name: String, to mode: AvailabilityOverride) throws(DallyError) -> UplinkSnapshot {
+        guard let uplink = uplinks.first(where: { $0.name == name }) else {
+            throw DallyError(
+                .notFound, "no uplink '\(name)'; configured: \(uplinks.map(\.name).joined(separator: ", "))")
+        }
+        if uplink.setOverride(mode) { announce(uplink, "override \(mode.rawValue)") }
+        decisions.poke()
+        return uplink.snapshot(at: now())
+    }
+
+    public var uplinkSnapshots: [UplinkSnapshot] {
+        let now = self.now()
+        return uplinks.map { $0.snapshot(at: now) }
+    }
+
+    public var tableSchedules: [String: TableSchedule] {
+        let misses = decisions.schedule.deadlineMisses
+        var schedules: [String: TableSchedule] = [:]
+        for table in scheduler.tables {
+            schedules[table.name] = TableSchedule(maxDelayMs: table.maxDelay, deadlineMisses: misses[table.name] ?? 0)
+        }
+        return schedules
+    }
+
+    // MARK: - ObjectFetching
+
+    /// Fetches an object a client is reading (``ObjectFetcher/fetchOnDemand(_:table:)``).
+    public func fetch(_ reference: ObjectReference, table: String) async throws(DallyError) {
+        try await fetcher.fetchOnDemand(reference, table: table)
+    }
+
+    // MARK: - Service
+
+    public func run() async throws {
+        // Shutdown cancels every loop: a request under way is abandoned (a batch in flight
+        // stays recorded and is resent at the next start), the notify poll is dropped.
+        await cancelWhenGracefulShutdown {
+            await withTaskCancellationHandler {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.decisions.run() }
+                    group.addTask { await self.notify.run() }
+                    for probe in self.probes { group.addTask { await probe.run() } }
+                    await group.waitForAll()
+                }
+            } onCancel: {
+                self.halt()
+            }
+        }
+        halt()
+        for uplink in uplinks { await uplink.shutdown() }
+    }
+
+    private func halt() {
+        stop.raise()
+        requests.stop()
+        availabilityChanged.fire()
+        decisions.poke()
+    }
+}

@@ -1,0 +1,109 @@
+import DallyScheduler
+import DallyStore
+import Synchronization
+
+/// The sync-now requests not served yet: the streams (tables, and their objects) that must go
+/// up or come down at the first usable uplink their policy allows, whatever their delay, and
+/// the callers waiting for the outcome.
+///
+/// The notify loop adds pulls here too: a table that changed in the cloud is pulled as if
+/// asked for. A cycle marks what it served; the decision loop answers the callers when it
+/// next finds nothing to do.
+final class SyncRequests: Sendable {
+    private struct Waiter {
+        let table: String
+        let continuation: CheckedContinuation<SyncOutcome, Never>
+    }
+
+    private struct State {
+        var uploads: Set<String> = []
+        var pulls: Set<String> = []
+        var waiters: [Waiter] = []
+        /// What cycles did since the waiters were last answered.
+        var report = SyncReport()
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Asks for `uploads` to go up and `pulls` to come down now, on behalf of `table`; calls
+    /// `asked` once the request is recorded (to wake the decision loop), and returns when it
+    /// is answered.
+    func ask(table: String, uploads: Set<String>, pulls: Set<String>, asked: () -> Void) async -> SyncOutcome {
+        await withCheckedContinuation { continuation in
+            let stopped = state.withLock { state in
+                guard !state.stopped else { return true }
+                state.uploads.formUnion(uploads)
+                state.pulls.formUnion(pulls)
+                state.waiters.append(Waiter(table: table, continuation: continuation))
+                return false
+            }
+            if stopped { continuation.resume(returning: .queued("the gateway is stopping")) } else { asked() }
+        }
+    }
+
+    /// Marks tables the cloud said changed for a pull.
+    func pull(_ tables: some Sequence<String>) {
+        state.withLock { $0.pulls.formUnion(tables) }
+    }
+
+    /// What is asked for now.
+    var urgent: (uploads: Set<String>, pulls: Set<String>) {
+        state.withLock { ($0.uploads, $0.pulls) }
+    }
+
+    /// Drops the uploads asked for that have nothing left to send (a sync-now of a table with
+    /// nothing pending is served by its pull alone); what is asked for after that.
+    func prune(keepingUploads keep: (String) -> Bool) -> (uploads: Set<String>, pulls: Set<String>) {
+        state.withLock { state in
+            state.uploads = state.uploads.filter(keep)
+            return (state.uploads, state.pulls)
+        }
+    }
+
+    /// Records what a cycle served and what it did.
+    func served(uploads: Set<String>, pulls: Set<String>, report: SyncReport) {
+        state.withLock { state in
+            state.uploads.subtract(uploads)
+            state.pulls.subtract(pulls)
+            state.report.add(report)
+        }
+    }
+
+    /// Answers every waiter, once the decision loop has nothing to do now: served when its
+    /// table's rows and objects are no longer asked for; otherwise queued, with why.
+    ///
+    /// - Parameters:
+    ///   - backingOff: whether an uplink waits out a retry backoff (the cloud failed).
+    ///   - lastError: the last cycle's failure.
+    func answer(asked: (uploads: Set<String>, pulls: Set<String>), backingOff: Bool, lastError: String?) {
+        let (waiters, report) = state.withLock { state in
+            defer {
+                state.waiters.removeAll()
+                state.report = SyncReport()
+            }
+            return (state.waiters, state.report)
+        }
+        for waiter in waiters {
+            let streams = [waiter.table, ObjectStream.name(of: waiter.table)]
+            if streams.allSatisfy({ !asked.uploads.contains($0) && !asked.pulls.contains($0) }) {
+                waiter.continuation.resume(returning: .synced(report))
+            } else if backingOff, let lastError {
+                waiter.continuation.resume(returning: .queued("the cloud could not be reached: \(lastError)"))
+            } else {
+                waiter.continuation.resume(
+                    returning: .queued("no uplink that table '\(waiter.table)' may use is available"))
+            }
+        }
+    }
+
+    /// Answers every waiter `queued` and refuses new requests.
+    func stop() {
+        let waiters = state.withLock { state in
+            state.stopped = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: .queued("the gateway is stopping")) }
+    }
+}

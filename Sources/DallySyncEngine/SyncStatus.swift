@@ -1,0 +1,79 @@
+import DallyCore
+
+/// What the sync engine has done since start, for `/stats` and `/metrics`: assembled on
+/// demand from the counters each part of the engine keeps.
+public struct SyncStatus: Sendable {
+    public var cycles: Int64 = 0
+    public var batchesSent: Int64 = 0
+    public var batchesResent: Int64 = 0
+    public var pulls: Int64 = 0
+    public var rowsSent: Int64 = 0
+    public var rowsAccepted: Int64 = 0
+    public var conflicts: Int64 = 0
+    public var rejected: Int64 = 0
+    public var rowsReceived: Int64 = 0
+    /// Request bodies before and after compression, and answer bodies as received.
+    public var bytesSentRaw: Int64 = 0
+    public var bytesSentCompressed: Int64 = 0
+    public var bytesReceived: Int64 = 0
+    public var failures: Int64 = 0
+    public var consecutiveFailures = 0
+    /// Milliseconds since 1970 of the last cycle that completed.
+    public var lastSuccessAt: Int64?
+    public var lastError: String?
+    /// Whether the notify long-poll is currently held at the cloud.
+    public var notifyConnected = false
+    public var notifications: Int64 = 0
+    /// Compression dictionaries the cloud acknowledged.
+    public var dictionariesUploaded: Int64 = 0
+    /// Object transfers both ways.
+    public var objects = ObjectTransferCounters()
+    /// Per table: deadlines that passed while no uplink the table may use was available.
+    public var deadlineMisses: [String: Int64] = [:]
+    /// Whether the scheduler is waiting (nothing to do now), and when it plans to wake next
+    /// (milliseconds since 1970; nil: only when something changes).
+    public var idle = false
+    public var nextWakeAt: Int64?
+}
+
+extension SyncStatus {
+    /// The entries of ``counters`` that are levels, not counts since start: gauges in Prometheus.
+    public static let levels: Set<String> = ["consecutive_failures", "notify_connected"]
+
+    /// Name and value of every counter, for Prometheus (`dally_sync_<name>_total`, or
+    /// `dally_sync_<name>` for the ``levels``).
+    public var counters: [(String, Int64)] {
+        [
+            ("cycles", cycles), ("batches_sent", batchesSent), ("batches_resent", batchesResent), ("pulls", pulls),
+            ("rows_sent", rowsSent), ("rows_accepted", rowsAccepted), ("conflicts", conflicts),
+            ("rows_rejected", rejected), ("rows_received", rowsReceived), ("bytes_sent_raw", bytesSentRaw),
+            ("bytes_sent_compressed", bytesSentCompressed), ("bytes_received", bytesReceived),
+            ("failures", failures), ("consecutive_failures", Int64(consecutiveFailures)),
+            ("notifications", notifications), ("notify_connected", notifyConnected ? 1 : 0),
+            ("dictionaries_uploaded", dictionariesUploaded),
+        ] + objects.counters
+    }
+
+    /// `{"cycles":…, …, "last_success_at":…, "last_error":…, "open_conflicts":…}`.
+    public func write(to writer: inout JSONWriter, openConflicts: Int64) {
+        writer.raw("{")
+        for (name, value) in counters {
+            writer.key(name)
+            writer.int(value)
+            writer.raw(",")
+        }
+        writer.raw("\"compression_ratio\":")
+        if bytesSentCompressed > 0 { writer.double(Double(bytesSentRaw) / Double(bytesSentCompressed)) } else { writer.null() }
+        writer.raw(",\"last_success_at\":")
+        if let lastSuccessAt { writer.int(lastSuccessAt) } else { writer.null() }
+        writer.raw(",\"last_error\":")
+        if let lastError { writer.string(lastError) } else { writer.null() }
+        writer.raw(",\"open_conflicts\":")
+        writer.int(openConflicts)
+        writer.raw(",\"idle\":")
+        writer.bool(idle)
+        writer.raw(",\"next_wake_at\":")
+        if let nextWakeAt { writer.int(nextWakeAt) } else { writer.null() }
+        writer.raw("}")
+    }
+}
