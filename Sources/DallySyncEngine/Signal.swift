@@ -1,39 +1,21 @@
+import DallyCore
 import Synchronization
 
-/// A broadcast that can fire many times: each waiter is woken by the next firing (or its
-/// task's cancellation).
+/// A broadcast that can fire many times: each wait ends at the next firing after it began (or
+/// when its task is cancelled). Built on DallyCore's ``VersionWatch``: a firing is a new
+/// version of one key, so a firing between the start of a wait and its parking is not lost.
 final class Signal: Sendable {
-    private struct State {
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextID = 0
-    }
-
-    private let state = Mutex(State())
+    private static let key = "fired"
+    private let watch = VersionWatch(versions: [:])
+    private let firings = Atomic<Int64>(0)
 
     func wait() async {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let cancelled = state.withLock { state in
-                    if Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if cancelled { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
-        }
+        let held = firings.load(ordering: .acquiring)
+        _ = try? await watch.wait(Waiter(), holding: [Self.key: held], until: nil)
     }
 
     func fire() {
-        let all = state.withLock { state in
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
-        }
-        for waiter in all { waiter.resume() }
+        let firing = firings.add(1, ordering: .acquiringAndReleasing).newValue
+        watch.publish([(Self.key, firing)])
     }
 }

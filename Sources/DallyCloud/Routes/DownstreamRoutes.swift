@@ -57,9 +57,9 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
                 }
             }
             if !changed.isEmpty || clock.now >= deadline { return Self.answer(TableVersions(changed)) }
-            let ticket = hub.ticket()
-            let wake = try await DisconnectWatcher.watching(context.channel, onDisconnect: { hub.cancel(ticket) }) {
-                await hub.wait(ticket: ticket, for: cursors, until: deadline)
+            let waiter = Waiter()
+            let wake = try await DisconnectWatcher.watching(context.channel, onDisconnect: { waiter.resume(.disconnected) }) {
+                await hub.wait(waiter, for: cursors, until: deadline)
             }
             switch wake {
             case nil:

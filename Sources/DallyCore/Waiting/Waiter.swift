@@ -1,20 +1,14 @@
 import Synchronization
 
-/// Why a parked long-poll ended (not to be confused with the scheduler's `WakeReason`, why an
-/// uplink is woken).
-public enum LongPollEnd: Sendable, Equatable {
-    /// A change newer than the waiter's cursor was committed to one of its tables.
-    case changed
-    /// The wait ran out.
-    case timeout
-    /// The client went away.
-    case disconnected
-    /// The gateway is stopping.
-    case shutdown
-}
-
-/// One parked long-poll. Woken exactly once: the first ``resume(_:)`` wins, later ones are
-/// ignored, so the hub, the timer and the connection can race to wake it safely.
+/// One parked wait. Woken exactly once: the first ``resume(_:)`` wins, later ones are ignored,
+/// so a publisher, the timer and the connection can race to wake it safely. A waiter woken
+/// before it waits returns at once: a disconnect that comes before the wait is not lost.
+///
+/// ```swift
+/// let waiter = Waiter()
+/// // on disconnect: waiter.resume(.disconnected)
+/// let end = try await watch.wait(waiter, holding: ["orders": cursor], until: deadlineTick)
+/// ```
 public final class Waiter: Sendable {
     private enum State {
         case idle
@@ -27,7 +21,7 @@ public final class Waiter: Sendable {
     public init() {}
 
     /// Suspends until the waiter is woken; returns at once if it already was.
-    func wait() async -> LongPollEnd {
+    public func wait() async -> LongPollEnd {
         await withCheckedContinuation { continuation in
             let early: LongPollEnd? = state.withLock { state in
                 switch state {

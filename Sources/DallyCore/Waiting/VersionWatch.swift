@@ -1,0 +1,149 @@
+import Synchronization
+
+/// Parks waiters until a key they watch moves past the version they hold, their time runs
+/// out, their task is cancelled, or the watch closes: the one wake-up mechanism behind the
+/// gateway's change long-polls (`ChangeHub`, keys are tables, versions sequence numbers), the
+/// cloud's notify long-polls (`NotifyHub`, versions are table versions) and the sync engine's
+/// availability signal.
+///
+/// A publish wakes every matching waiter in one pass, outside the lock, reaching only the
+/// waiters of the keys it touched. Deadlines are tick numbers in buckets: one timer loop (see
+/// ``TickClock``) expires them all, so no task is held per waiter.
+///
+/// ```swift
+/// let watch = VersionWatch(versions: ["orders": 41], limit: 10_000)
+/// let waiter = Waiter()
+/// async let end = watch.wait(waiter, holding: ["orders": 41], until: ticks.tick(after: .seconds(30)))
+/// watch.publish([("orders", 42)])   // end == .changed
+/// ```
+public final class VersionWatch: Sendable {
+    /// A wait refused because `limit` waiters are parked already.
+    public struct Full: Error {}
+
+    private struct Registration {
+        let waiter: Waiter
+        let held: [String: Int64]
+    }
+
+    private struct State {
+        var versions: [String: Int64]
+        var byKey: [String: [UInt64: Registration]] = [:]
+        var registrations: [UInt64: Registration] = [:]
+        /// Waits by the tick at which they run out.
+        var deadlines: [Int64: [UInt64]] = [:]
+        var nextID: UInt64 = 0
+        var closed = false
+
+        mutating func remove(_ id: UInt64) -> Registration? {
+            guard let registration = registrations.removeValue(forKey: id) else { return nil }
+            for key in registration.held.keys { byKey[key]?.removeValue(forKey: id) }
+            return registration
+        }
+    }
+
+    /// The most waiters parked at once.
+    public let limit: Int
+    private let state: Mutex<State>
+
+    /// - Parameters:
+    ///   - versions: each key's version at start (a key not named is at 0).
+    ///   - limit: the most waiters parked at once; one more is refused with ``Full``.
+    public init(versions: [String: Int64], limit: Int = .max) {
+        self.limit = limit
+        state = Mutex(State(versions: versions))
+    }
+
+    /// How many waiters are parked now.
+    public var waiting: Int { state.withLock { $0.registrations.count } }
+
+    /// The version of every key.
+    public var versions: [String: Int64] { state.withLock { $0.versions } }
+
+    /// The highest version among `keys`.
+    public func latest(of keys: [String]) -> Int64 {
+        state.withLock { state in keys.map { state.versions[$0] ?? 0 }.max() ?? 0 }
+    }
+
+    /// Records new versions (a lower one than known is ignored) and wakes every waiter of a
+    /// key that moved past the version it holds.
+    public func publish(_ versions: some Sequence<(String, Int64)>) {
+        let woken: [Waiter] = state.withLock { state in
+            var woken: [Waiter] = []
+            for (key, version) in versions {
+                if version > state.versions[key] ?? 0 { state.versions[key] = version }
+                guard let parked = state.byKey[key] else { continue }
+                for (id, registration) in parked where version > registration.held[key] ?? 0 {
+                    if let removed = state.remove(id) { woken.append(removed.waiter) }
+                }
+            }
+            return woken
+        }
+        for waiter in woken { waiter.resume(.changed) }
+    }
+
+    /// Waits until a key of `held` has a version past the one held, tick `deadline` has been
+    /// expired (nil: no deadline), `waiter` is woken from outside (a disconnect), the task is
+    /// cancelled, or the watch closes. Answers at once when a key is past already, or the
+    /// watch is closed.
+    ///
+    /// - Throws: ``Full`` when `limit` waiters are parked already.
+    public func wait(_ waiter: Waiter, holding held: [String: Int64], until deadline: Int64?) async throws(Full)
+        -> LongPollEnd
+    {
+        let registered: Result<UInt64?, Full> = state.withLock { state in
+            if state.closed {
+                waiter.resume(.shutdown)
+                return .success(nil)
+            }
+            if held.contains(where: { state.versions[$0.key] ?? 0 > $0.value }) {
+                waiter.resume(.changed)
+                return .success(nil)
+            }
+            guard state.registrations.count < limit else { return .failure(Full()) }
+            let id = state.nextID
+            state.nextID += 1
+            let registration = Registration(waiter: waiter, held: held)
+            state.registrations[id] = registration
+            for key in held.keys { state.byKey[key, default: [:]][id] = registration }
+            if let deadline { state.deadlines[deadline, default: []].append(id) }
+            return .success(id)
+        }
+        guard let id = try registered.get() else { return await waiter.wait() }
+        let end = await withTaskCancellationHandler {
+            await waiter.wait()
+        } onCancel: {
+            waiter.resume(.disconnected)
+        }
+        // Whoever else woke it took it out already.
+        if end == .disconnected { _ = state.withLock { $0.remove(id) } }
+        return end
+    }
+
+    /// Answers every wait whose deadline tick is `tick` or earlier with ``LongPollEnd/timeout``.
+    public func expire(through tick: Int64) {
+        let expired: [Waiter] = state.withLock { state in
+            var expired: [Waiter] = []
+            for due in state.deadlines.keys where due <= tick {
+                for id in state.deadlines.removeValue(forKey: due) ?? [] {
+                    if let registration = state.remove(id) { expired.append(registration.waiter) }
+                }
+            }
+            return expired
+        }
+        for waiter in expired { waiter.resume(.timeout) }
+    }
+
+    /// Answers every waiter with ``LongPollEnd/shutdown`` and refuses to park new ones.
+    public func close() {
+        let all: [Waiter] = state.withLock { state in
+            state.closed = true
+            defer {
+                state.registrations = [:]
+                state.byKey = [:]
+                state.deadlines = [:]
+            }
+            return state.registrations.values.map(\.waiter)
+        }
+        for waiter in all { waiter.resume(.shutdown) }
+    }
+}
