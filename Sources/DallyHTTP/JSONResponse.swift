@@ -1,8 +1,20 @@
 import DallyCore
 import Hummingbird
 
-/// Builds JSON responses from a ``JSONWriter``'s bytes.
+/// Builds JSON responses: from `Encodable` documents (stats, answers, errors), or from a
+/// ``JSONWriter``'s bytes where rows go from SQLite to the wire without an intermediate value.
 public enum JSONResponse {
+    /// The JSON of `document` (``DocumentEncoder``).
+    ///
+    /// ```swift
+    /// return try JSONResponse.encoded(SyncAnswer.queued(reason), status: .accepted)
+    /// ```
+    public static func encoded(
+        _ document: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+    ) throws -> Response {
+        make(ByteBuffer(bytes: try DocumentEncoder.encode(document)), status: status, headers: headers)
+    }
+
     public static func make(_ writer: JSONWriter, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         make(ByteBuffer(bytes: writer.bytes), status: status, headers: headers)
     }
@@ -13,28 +25,18 @@ public enum JSONResponse {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body))
     }
 
-    /// `{"error":{"code":…,"message":…,"field":…},"current":{…}}`: `current` (the row as it is
-    /// now) only for a version mismatch when the table's schema is known; `Retry-After` when
-    /// the gateway is momentarily full or stopping.
+    /// `{"error":{"code":…,"message":…,"field":…},"current":{…}}` (``ErrorDocument``): `current`
+    /// (the row as it is now) only for a version mismatch when the table's schema is known;
+    /// `Retry-After` when the gateway is momentarily full or stopping.
     public static func error(_ error: DallyError, schema: TableSchema? = nil) -> Response {
-        var writer = JSONWriter()
-        writer.raw("{\"error\":{\"code\":")
-        writer.string(error.code.rawValue)
-        writer.raw(",\"message\":")
-        writer.string(error.message)
-        if let field = error.field {
-            writer.raw(",\"field\":")
-            writer.string(field)
-        }
-        writer.raw("}")
-        if let current = error.current, let schema {
-            writer.raw(",\"current\":")
-            current.write(to: &writer, schema: schema)
-        }
-        writer.raw("}")
         var headers: HTTPFields = [:]
         if error.code == .tooManyWaiters || error.code == .shuttingDown { headers[.retryAfter] = "1" }
-        return make(writer, status: error.code.status, headers: headers)
+        let document = ErrorDocument(error, schema: schema)
+        guard let response = try? encoded(document, status: error.code.status, headers: headers) else {
+            // Encoding strings and numbers does not fail; should it, the status still tells.
+            return Response(status: error.code.status, headers: headers)
+        }
+        return response
     }
 
     /// A single row, with its sequence number as the ETag.

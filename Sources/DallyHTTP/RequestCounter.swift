@@ -29,29 +29,21 @@ public final class RequestCounter: Sendable {
     public var snapshot: [Key: Int64] { counts.withLock { $0 } }
 
     /// Writes `[{"route","method","status","count"}…]`, sorted, for `/stats`.
-    public func write(to writer: inout JSONWriter) {
-        let entries = snapshot.sorted {
-            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
-        }
-        writer.raw("[")
-        for (i, entry) in entries.enumerated() {
-            if i > 0 { writer.raw(",") }
-            writer.raw("{\"route\":")
-            writer.string(entry.key.route)
-            writer.raw(",\"method\":")
-            writer.string(entry.key.method)
-            writer.raw(",\"status\":")
-            writer.int(Int64(entry.key.status))
-            writer.raw(",\"count\":")
-            writer.int(entry.value)
-            writer.raw("}")
-        }
-        writer.raw("]")
+    /// Every count, by route, method and status, for `/stats`.
+    public var entries: [RequestCount] {
+        snapshot.map { RequestCount(route: $0.key.route, method: $0.key.method, status: $0.key.status, count: $0.value) }
+            .sorted { ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status) }
     }
 }
 
-/// Records every request's route pattern (not its path, so ids do not explode the label set),
-/// method and final status, errors included.
+/// Requests answered for one route, method and status: `{"route":…,"method":…,"status":…,"count":…}`.
+public struct RequestCount: Encodable, Sendable {
+    public let route: String
+    public let method: String
+    public let status: Int
+    public let count: Int64
+}
+
 public struct RequestCountingMiddleware<Context: RequestContext>: RouterMiddleware {
     let counter: RequestCounter
 

@@ -53,27 +53,4 @@ extension SyncStatus {
             ("dictionaries_uploaded", dictionariesUploaded),
         ] + objects.counters
     }
-
-    /// `{"cycles":…, …, "last_success_at":…, "last_error":…, "open_conflicts":…}`.
-    public func write(to writer: inout JSONWriter, openConflicts: Int64) {
-        writer.raw("{")
-        for (name, value) in counters {
-            writer.key(name)
-            writer.int(value)
-            writer.raw(",")
-        }
-        writer.raw("\"compression_ratio\":")
-        if bytesSentCompressed > 0 { writer.double(Double(bytesSentRaw) / Double(bytesSentCompressed)) } else { writer.null() }
-        writer.raw(",\"last_success_at\":")
-        if let lastSuccessAt { writer.int(lastSuccessAt) } else { writer.null() }
-        writer.raw(",\"last_error\":")
-        if let lastError { writer.string(lastError) } else { writer.null() }
-        writer.raw(",\"open_conflicts\":")
-        writer.int(openConflicts)
-        writer.raw(",\"idle\":")
-        writer.bool(idle)
-        writer.raw(",\"next_wake_at\":")
-        if let nextWakeAt { writer.int(nextWakeAt) } else { writer.null() }
-        writer.raw("}")
-    }
 }

@@ -2,7 +2,7 @@ import DallyCore
 import DallyScheduler
 
 /// One uplink's state and counters at the moment of asking.
-public struct UplinkSnapshot: Sendable {
+public struct UplinkSnapshot: Sendable, Encodable {
     public let name: String
     public let networkClass: String
     public let url: String
@@ -16,29 +16,17 @@ public struct UplinkSnapshot: Sendable {
     /// Name and value of each counter (`wake_ups`, `requests`, `bytes_up`, …).
     public let counters: [(String, Int64)]
 
-    /// `{"name":…,"class":…,"availability":"auto","available":true,…,"wake_ups":…}`.
-    public func write(to writer: inout JSONWriter) {
-        writer.raw("{\"name\":")
-        writer.string(name)
-        writer.raw(",\"class\":")
-        writer.string(networkClass)
-        writer.raw(",\"url\":")
-        writer.string(url)
-        writer.raw(",\"availability\":")
-        writer.string(override.rawValue)
-        writer.raw(",\"available\":")
-        writer.bool(available)
-        writer.raw(",\"usable\":")
-        writer.bool(usable)
-        writer.raw(",\"retry_at\":")
-        if let retryAt { writer.int(retryAt) } else { writer.null() }
-        writer.raw(",\"eager\":")
-        writer.bool(eager)
-        for (name, value) in counters {
-            writer.raw(",")
-            writer.key(name)
-            writer.int(value)
-        }
-        writer.raw("}")
+    /// `{"name":…,"class":…,"url":…,"availability":"auto","available":true,…,"wake_ups":…}`.
+    public func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingName.self)
+        try object.encode(name, for: "name")
+        try object.encode(networkClass, for: "class")
+        try object.encode(url, for: "url")
+        try object.encode(override.rawValue, for: "availability")
+        try object.encode(available, for: "available")
+        try object.encode(usable, for: "usable")
+        try object.encode(retryAt, for: "retry_at")
+        try object.encode(eager, for: "eager")
+        try object.encode(counters: counters)
     }
 }

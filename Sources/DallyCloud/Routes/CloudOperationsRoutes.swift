@@ -1,7 +1,6 @@
 import DallyCore
 import DallyHTTP
 import DallySync
-import Foundation
 import Hummingbird
 import Prometheus
 
@@ -20,10 +19,10 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let now: @Sendable () -> Int64
 
     func register(on router: Router<DallyRequestContext>) {
-        router.get("/healthz") { _, _ in JSONResponse.make(ByteBuffer(string: "{\"status\":\"ok\"}")) }
+        router.get("/healthz") { _, _ in try JSONResponse.encoded(["status": "ok"]) }
         router.get("/stats") { request, _ in
             try authenticator.requireAdmin(request)
-            return JSONResponse.make(try await stats())
+            return try JSONResponse.encoded(try await stats())
         }
         router.get("/metrics") { request, _ in
             try authenticator.requireAdmin(request)
@@ -33,81 +32,32 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// `{"uptime_seconds", "tables": {name: {version, live, tombstones}}, "batches": {…},
-    /// "dictionaries": {…}, "objects": {…}, "notify": {waiting, limit}, "store": {bytes,
-    /// stored_answers}, "requests": [...]}`.
-    func stats() async throws -> JSONWriter {
+    /// The `/stats` document (API.md lists every member).
+    func stats() async throws -> CloudStatsDocument {
         let statistics = try await store.statistics()
-        let chunkTotals = try await store.chunks.totals()
+        let chunks = try await store.chunks.totals()
         let counts = counters.snapshot
         let objects = objectCounters.snapshot
-        var writer = JSONWriter(capacity: 1024)
-        writer.raw("{\"uptime_seconds\":")
-        writer.int((now() - startedAt) / 1000)
-        writer.raw(",\"tables\":{")
-        for (i, name) in statistics.tables.keys.sorted().enumerated() {
-            guard let table = statistics.tables[name] else { continue }
-            if i > 0 { writer.raw(",") }
-            writer.key(name)
-            writer.raw("{\"version\":")
-            writer.int(table.version)
-            writer.raw(",\"live\":")
-            writer.int(table.live)
-            writer.raw(",\"tombstones\":")
-            writer.int(table.tombstones)
-            writer.raw("}")
-        }
-        writer.raw("},\"batches\":{\"received\":")
-        writer.int(counts.batches)
-        writer.raw(",\"replayed\":")
-        writer.int(counts.replayed)
-        writer.raw(",\"rows_accepted\":")
-        writer.int(counts.rowsAccepted)
-        writer.raw(",\"conflicts\":")
-        writer.int(counts.conflicts)
-        writer.raw(",\"rows_rejected\":")
-        writer.int(counts.rejected)
-        writer.raw(",\"downstream_rows\":")
-        writer.int(counts.downstreamRows)
-        writer.raw(",\"body_bytes\":")
-        writer.int(counts.bodyBytes)
-        writer.raw("},\"dictionaries\":{\"bodies_decoded\":")
-        writer.int(shelf.bodiesDecoded)
-        writer.raw(",\"in_memory\":")
-        writer.int(Int64(shelf.inMemory))
-        writer.raw("},\"objects\":{\"objects\":")
-        writer.int(statistics.objects)
-        writer.raw(",\"chunks\":")
-        writer.int(Int64(chunkTotals.chunks))
-        writer.raw(",\"chunk_bytes\":")
-        writer.int(chunkTotals.bytes)
-        writer.raw(",\"chunks_received\":")
-        writer.int(objects.chunksReceived)
-        writer.raw(",\"chunks_deduplicated\":")
-        writer.int(objects.chunksDeduplicated)
-        writer.raw(",\"bytes_deduplicated\":")
-        writer.int(objects.bytesDeduplicated)
-        writer.raw(",\"manifests_received\":")
-        writer.int(objects.manifestsReceived)
-        writer.raw(",\"gc_runs\":")
-        writer.int(objects.gcRuns)
-        writer.raw(",\"objects_collected\":")
-        writer.int(objects.objectsCollected)
-        writer.raw(",\"chunks_collected\":")
-        writer.int(objects.chunksCollected)
-        writer.raw(",\"bytes_collected\":")
-        writer.int(objects.bytesCollected)
-        writer.raw("},\"notify\":{\"waiting\":")
-        writer.int(Int64(hub.waiting))
-        writer.raw(",\"limit\":")
-        writer.int(Int64(hub.limit))
-        writer.raw("},\"store\":{\"bytes\":")
-        writer.int(statistics.bytesOnDisk)
-        writer.raw(",\"stored_answers\":")
-        writer.int(statistics.storedAnswers)
-        writer.raw("},\"requests\":")
-        requests.write(to: &writer)
-        writer.raw("}")
-        return writer
+        return CloudStatsDocument(
+            uptimeSeconds: (now() - startedAt) / 1000,
+            tables: statistics.tables.sorted { $0.key < $1.key }.map { name, table in
+                (name, [("version", table.version), ("live", table.live), ("tombstones", table.tombstones)])
+            },
+            batches: [
+                ("received", counts.batches), ("replayed", counts.replayed), ("rows_accepted", counts.rowsAccepted),
+                ("conflicts", counts.conflicts), ("rows_rejected", counts.rejected),
+                ("downstream_rows", counts.downstreamRows), ("body_bytes", counts.bodyBytes),
+            ],
+            dictionaries: [("bodies_decoded", shelf.bodiesDecoded), ("in_memory", Int64(shelf.inMemory))],
+            objects: [
+                ("objects", statistics.objects), ("chunks", Int64(chunks.chunks)), ("chunk_bytes", chunks.bytes),
+                ("chunks_received", objects.chunksReceived), ("chunks_deduplicated", objects.chunksDeduplicated),
+                ("bytes_deduplicated", objects.bytesDeduplicated), ("manifests_received", objects.manifestsReceived),
+                ("gc_runs", objects.gcRuns), ("objects_collected", objects.objectsCollected),
+                ("chunks_collected", objects.chunksCollected), ("bytes_collected", objects.bytesCollected),
+            ],
+            notify: [("waiting", Int64(hub.waiting)), ("limit", Int64(hub.limit))],
+            store: [("bytes", statistics.bytesOnDisk), ("stored_answers", statistics.storedAnswers)],
+            requests: requests.entries)
     }
 }

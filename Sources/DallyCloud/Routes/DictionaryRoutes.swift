@@ -58,15 +58,7 @@ struct DictionaryRoutes: Sendable {
                 .dictionaryConflict,
                 "gateway '\(gateway)' keeps \(limit) dictionaries already (limits.max_dictionaries); delete one first")
         }
-        var writer = JSONWriter()
-        writer.raw("{\"id\":")
-        writer.int(Int64(id))
-        writer.raw(",\"table\":")
-        writer.string(table)
-        writer.raw(",\"bytes\":")
-        writer.int(Int64(bytes.count))
-        writer.raw("}")
-        return JSONResponse.make(writer, status: status)
+        return try JSONResponse.encoded(StoredDictionaryAnswer(id: id, table: table, bytes: bytes.count), status: status)
     }
 
     /// `GET /v1/dictionaries/{id}`: the bytes, as uploaded.
@@ -95,20 +87,10 @@ struct DictionaryRoutes: Sendable {
     /// `GET /v1/dictionaries`: `{"dictionaries":[{"id","table","created_at"}]}`, oldest first.
     func list(_ request: Request) async throws -> Response {
         let gateway = try authenticator.gateway(of: request)
-        var writer = JSONWriter()
-        writer.raw("{\"dictionaries\":[")
-        for (i, dictionary) in try await store.dictionaries(gateway: gateway).enumerated() {
-            if i > 0 { writer.raw(",") }
-            writer.raw("{\"id\":")
-            writer.int(Int64(dictionary.id))
-            writer.raw(",\"table\":")
-            writer.string(dictionary.table)
-            writer.raw(",\"created_at\":")
-            writer.int(dictionary.createdAt)
-            writer.raw("}")
+        let listed = try await store.dictionaries(gateway: gateway).map {
+            ListedDictionary(id: $0.id, table: $0.table, createdAt: $0.createdAt)
         }
-        writer.raw("]}")
-        return JSONResponse.make(writer)
+        return try JSONResponse.encoded(["dictionaries": listed])
     }
 
     static func id(_ context: DallyRequestContext) throws(DallyError) -> UInt32 {

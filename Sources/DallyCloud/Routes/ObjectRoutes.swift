@@ -76,11 +76,8 @@ struct ObjectRoutes: Sendable {
             if seen.insert(hash).inserted { asked.append(hash) }
         }
         let present = try await store.chunks.present(asked)
-        var writer = JSONWriter(capacity: 16 + 67 * (asked.count - present.count))
-        writer.raw("{\"missing\":")
-        Self.write(asked.filter { !present.contains($0) }, to: &writer)
-        writer.raw("}")
-        return BodyCoding.response(json: writer.bytes, to: request)
+        let missing = ["missing": asked.filter { !present.contains($0) }.map(\.hex)]
+        return BodyCoding.response(json: try DocumentEncoder.encode(missing), to: request)
     }
 
     /// `PUT /v1/chunks/{hash}`, the chunk's bytes (zstd or deflate allowed): 201
@@ -211,23 +208,12 @@ struct ObjectRoutes: Sendable {
         let code = DallyError.Code.missingChunks
         var message = "the cloud lacks \(hashes.count) of the object's chunks; upload them (PUT /v1/chunks/{hash}) and send the manifest again"
         if hashes.count > maxListed { message += "; \"missing\" lists the first \(maxListed)" }
-        var writer = JSONWriter()
-        writer.raw("{\"error\":{\"code\":")
-        writer.string(code.rawValue)
-        writer.raw(",\"message\":")
-        writer.string(message)
-        writer.raw("},\"missing\":")
-        write(hashes.prefix(maxListed), to: &writer)
-        writer.raw("}")
-        return JSONResponse.make(writer, status: code.status)
-    }
-
-    static func write(_ hashes: some Collection<ContentHash>, to writer: inout JSONWriter) {
-        writer.raw("[")
-        for (i, hash) in hashes.enumerated() {
-            if i > 0 { writer.raw(",") }
-            writer.string(hash.hex)
+        let document = MissingChunksDocument(
+            error: ErrorDocument.Body(code: code.rawValue, message: message, field: nil),
+            missing: hashes.prefix(maxListed).map(\.hex))
+        guard let response = try? JSONResponse.encoded(document, status: code.status) else {
+            return JSONResponse.error(DallyError(code, message))
         }
-        writer.raw("]")
+        return response
     }
 }

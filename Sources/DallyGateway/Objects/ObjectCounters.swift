@@ -54,30 +54,3 @@ public final class ObjectCounters: Sendable {
         }
     }
 }
-
-extension ObjectCounters.Snapshot {
-    /// The `/stats` block: the store's totals and the receives under way now, then the counters.
-    func write(
-        to w: inout JSONWriter, totals: ObjectTotals, chunks: (chunks: Int, bytes: Int64), receiving: Int,
-        backlog: ObjectBacklog, now: Int64
-    ) {
-        w.raw("{\"objects\":")
-        w.int(totals.objects)
-        w.raw(",\"local_objects\":")
-        w.int(totals.local)
-        w.raw(",\"chunks\":")
-        w.int(Int64(chunks.chunks))
-        w.raw(",\"chunk_bytes\":")
-        w.int(chunks.bytes)
-        w.raw(",\"receiving\":")
-        w.int(Int64(receiving))
-        for field in fields {
-            w.raw(",")
-            w.key(field.name)
-            w.int(field.value)
-        }
-        w.raw(",")
-        backlog.write(to: &w, now: now)
-        w.raw("}")
-    }
-}

@@ -65,7 +65,7 @@ struct BatchRoute: Sendable {
         if refused.isEmpty || !allOrNothing {
             outcome = try await access.store.writeBatch(writes, table: schema.name, allOrNothing: allOrNothing)
         }
-        return JSONResponse.make(Self.answer(outcome, refusedEarly: refused))
+        return try JSONResponse.encoded(Self.answer(outcome, refusedEarly: refused))
     }
 
     static func decode(_ entry: JSONValue, kind: RowWrite.Kind, schema: TableSchema) throws(DallyError) -> RowWrite {
@@ -88,30 +88,11 @@ struct BatchRoute: Sendable {
         return nil
     }
 
-    static func answer(_ outcome: BatchOutcome, refusedEarly: [(id: String?, error: DallyError)]) -> JSONWriter {
-        var writer = JSONWriter(capacity: 64 + outcome.saved.count * 16)
-        writer.raw("{\"saved\":[")
-        for (i, id) in outcome.saved.enumerated() {
-            if i > 0 { writer.raw(",") }
-            writer.string(id)
-        }
-        writer.raw("],\"errors\":[")
+    static func answer(_ outcome: BatchOutcome, refusedEarly: [(id: String?, error: DallyError)]) -> BatchWriteAnswer {
         let errors = refusedEarly + outcome.errors.map { (id: Optional($0.id), error: $0.error) }
-        for (i, refusal) in errors.enumerated() {
-            if i > 0 { writer.raw(",") }
-            writer.raw("{\"id\":")
-            if let id = refusal.id { writer.string(id) } else { writer.null() }
-            writer.raw(",\"code\":")
-            writer.string(refusal.error.code.rawValue)
-            writer.raw(",\"field\":")
-            if let field = refusal.error.field { writer.string(field) } else { writer.null() }
-            writer.raw(",\"message\":")
-            writer.string(refusal.error.message)
-            writer.raw("}")
-        }
-        writer.raw("],\"seq\":")
-        writer.int(outcome.lastSeq)
-        writer.raw("}")
-        return writer
+        return BatchWriteAnswer(
+            saved: outcome.saved,
+            errors: errors.map { .init(id: $0.id, code: $0.error.code.rawValue, field: $0.error.field, message: $0.error.message) },
+            seq: outcome.lastSeq)
     }
 }

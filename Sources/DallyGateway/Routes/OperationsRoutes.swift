@@ -9,13 +9,11 @@ struct OperationsRoutes: Sendable {
 
     func register(on router: Router<DallyRequestContext>) {
         router.get("/healthz") { _, _ in
-            var writer = JSONWriter()
-            writer.raw("{\"status\":\"ok\"}")
-            return JSONResponse.make(writer)
+            try JSONResponse.encoded(["status": "ok"])
         }
         router.get("/stats") { request, _ in
             try authorizer.requireAdmin(request)
-            return JSONResponse.make(try await stats.json())
+            return try JSONResponse.encoded(try await stats.document())
         }
         router.get("/metrics") { request, _ in
             try authorizer.requireAdmin(request)

@@ -29,27 +29,9 @@ struct SyncRoutes: Sendable {
         guard let syncer else {
             throw DallyError(.syncDisabled, "this gateway has no [cloud] section in its configuration")
         }
-        var writer = JSONWriter()
-        switch await syncer.syncNow(table: schema.name) {
-        case .synced(let report):
-            writer.raw("{\"status\":\"synced\",\"sent\":")
-            writer.int(Int64(report.sent))
-            writer.raw(",\"accepted\":")
-            writer.int(Int64(report.accepted))
-            writer.raw(",\"conflicts\":")
-            writer.int(Int64(report.conflicts))
-            writer.raw(",\"rejected\":")
-            writer.int(Int64(report.rejected))
-            writer.raw(",\"received\":")
-            writer.int(Int64(report.received))
-            writer.raw("}")
-            return JSONResponse.make(writer)
-        case .queued(let reason):
-            writer.raw("{\"status\":\"queued\",\"reason\":")
-            writer.string(reason)
-            writer.raw("}")
-            return JSONResponse.make(writer, status: .accepted)
-        }
+        let outcome = await syncer.syncNow(table: schema.name)
+        let status: HTTPResponse.Status = if case .synced = outcome { .ok } else { .accepted }
+        return try JSONResponse.encoded(SyncNowAnswer(outcome), status: status)
     }
 
     /// `?table=&all=true&limit=`: open records (all with `all=true`) of the tables the caller
@@ -72,17 +54,10 @@ struct SyncRoutes: Sendable {
         let records = try await access.store.conflicts(
             table: table, includeResolved: try query.bool("all", fallback: false),
             limit: try query.limit(fallback: 100, maximum: 1000))
-        var writer = JSONWriter()
-        writer.raw("{\"conflicts\":[")
-        var first = true
-        for record in records where client.mayRead(record.table) {
-            guard let schema = access.store.schema(record.table) else { continue }
-            if !first { writer.raw(",") }
-            first = false
-            record.write(to: &writer, schema: schema)
+        let listed = records.filter { client.mayRead($0.table) }.compactMap { record in
+            access.store.schema(record.table).map { ConflictDocument(record, schema: $0) }
         }
-        writer.raw("]}")
-        return JSONResponse.make(writer)
+        return try JSONResponse.encoded(["conflicts": listed])
     }
 
     /// Body `{"take":"local"}`, `{"take":"server"}` or `{"values":{…}}` (a full row, as PUT).

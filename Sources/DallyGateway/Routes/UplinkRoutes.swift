@@ -14,14 +14,7 @@ struct UplinkRoutes: Sendable {
     func register(on router: Router<DallyRequestContext>) {
         router.get("/v1/admin/uplinks") { request, _ in
             try authorizer.requireAdmin(request)
-            var writer = JSONWriter()
-            writer.raw("{\"uplinks\":[")
-            for (i, uplink) in try requireSyncer().uplinkSnapshots.enumerated() {
-                if i > 0 { writer.raw(",") }
-                uplink.write(to: &writer)
-            }
-            writer.raw("]}")
-            return JSONResponse.make(writer)
+            return try JSONResponse.encoded(["uplinks": try requireSyncer().uplinkSnapshots])
         }
         router.put("/v1/admin/uplinks/:name") { request, context in
             try authorizer.requireAdmin(request)
@@ -29,9 +22,7 @@ struct UplinkRoutes: Sendable {
             let name = context.parameters.get("name") ?? ""
             let bytes = try await BodyCoding.body(of: request, maxBytes: 4096, maxDecompressedBytes: 4096)
             let mode = try Self.mode(try BodyCoding.json(bytes))
-            var writer = JSONWriter()
-            try syncer.setAvailability(uplink: name, to: mode).write(to: &writer)
-            return JSONResponse.make(writer)
+            return try JSONResponse.encoded(try syncer.setAvailability(uplink: name, to: mode))
         }
     }
 

@@ -2,7 +2,6 @@ import DallyHTTP
 import DallyCore
 import DallyStore
 import DallySyncEngine
-import Foundation
 import Prometheus
 
 /// Everything `/stats` and `/metrics` report, gathered from the store, the hub and the
@@ -22,88 +21,34 @@ struct GatewayStats: Sendable {
     let now: @Sendable () -> Int64
 
     /// The `/stats` document.
-    func json() async throws -> JSONWriter {
+    func document() async throws -> StatsDocument {
         let outbox = try await outboxByTable()
         let counts = store.counts
         let now = self.now()
-        var w = JSONWriter(capacity: 2048)
-        w.raw("{\"uptime_s\":")
-        w.int((now - startedAt) / 1000)
-        w.raw(",\"store\":{\"bytes\":")
-        w.int(store.sizeOnDisk)
-        w.raw(",\"last_seq\":")
-        w.int(store.lastSeq)
-        w.raw(",\"writer\":")
-        w.rawText(String(decoding: try JSONEncoder().encode(WriterStats(store.writerTimings)), as: UTF8.self))
-        w.raw("},\"waiters\":{\"current\":")
-        w.int(Int64(hub.waiting))
-        w.raw(",\"limit\":")
-        w.int(Int64(hub.limit))
-        w.raw("},\"open_files\":{\"soft\":")
-        w.int(Int64(openFiles.soft))
-        w.raw(",\"hard\":")
-        w.int(Int64(openFiles.hard))
-        w.raw("},\"sync\":")
-        if let syncer {
-            syncer.status.write(to: &w, openConflicts: try await store.openConflictCounts().values.reduce(0, +))
-        } else {
-            w.null()
-        }
-        w.raw(",\"uplinks\":[")
-        for (i, uplink) in (syncer?.uplinkSnapshots ?? []).enumerated() {
-            if i > 0 { w.raw(",") }
-            uplink.write(to: &w)
-        }
-        w.raw("]")
         let schedules = syncer?.tableSchedules ?? [:]
-        w.raw(",\"tables\":{")
-        for (i, table) in store.tableNames.enumerated() {
-            if i > 0 { w.raw(",") }
-            let c = counts[table] ?? TableCounts()
-            let pending = outbox[table]
-            w.key(table)
-            w.raw("{\"rows\":")
-            w.int(c.live)
-            w.raw(",\"tombstones\":")
-            w.int(c.tombstones)
-            w.raw(",\"writes\":")
-            w.int(c.writes)
-            w.raw(",\"coalesced_writes\":")
-            w.int(c.coalesced)
-            w.raw(",\"outbox_pending\":")
-            w.int(pending?.pending ?? 0)
-            w.raw(",\"outbox_bytes\":")
-            w.int(pending?.bytes ?? 0)
-            w.raw(",\"outbox_in_flight\":")
-            w.int(pending?.inFlight ?? 0)
-            w.raw(",\"outbox_parked\":")
-            w.int(pending?.parked ?? 0)
-            w.raw(",\"outbox_oldest_age_ms\":")
-            if let oldest = pending?.oldestFirstDirtyAt { w.int(max(0, now - oldest)) } else { w.null() }
-            if let schedule = schedules[table] {
-                w.raw(",\"max_delay_ms\":")
-                w.int(schedule.maxDelayMs)
-                w.raw(",\"deadline_in_ms\":")
-                if let oldest = pending?.oldestFirstDirtyAt { w.int(oldest + schedule.maxDelayMs - now) } else { w.null() }
-                w.raw(",\"deadline_misses\":")
-                w.int(schedule.deadlineMisses)
-            }
-            w.raw("}")
+        let sync: SyncStats?
+        if let syncer {
+            sync = SyncStats(
+                status: syncer.status, openConflicts: try await store.openConflictCounts().values.reduce(0, +))
+        } else {
+            sync = nil
         }
-        w.raw("},\"objects\":")
-        objects.counters.snapshot.write(
-            to: &w, totals: try await store.objectTotals(), chunks: try await objects.chunkStore.totals(),
-            receiving: objects.intakes.count,
-            backlog: ObjectBacklog(
-                summaries: try await store.objectUploadSummaries(),
-                policies: Dictionary(uniqueKeysWithValues: store.tableNames.compactMap { name in
-                    store.schema(name).map { (name, $0.policy) }
-                })),
-            now: now)
-        w.raw(",\"requests\":")
-        requests.write(to: &w)
-        w.raw("}")
-        return w
+        let policies = Dictionary(uniqueKeysWithValues: store.tableNames.compactMap { name in
+            store.schema(name).map { (name, $0.policy) }
+        })
+        return StatsDocument(
+            uptimeSeconds: (now - startedAt) / 1000, storeBytes: store.sizeOnDisk, lastSeq: store.lastSeq,
+            writer: WriterStats(store.writerTimings), waiters: (hub.waiting, hub.limit), openFiles: openFiles,
+            sync: sync, uplinks: syncer?.uplinkSnapshots ?? [],
+            tables: store.tableNames.map { table in
+                (table, TableStats(
+                    counts: counts[table] ?? TableCounts(), outbox: outbox[table], schedule: schedules[table], now: now))
+            },
+            objects: ObjectStats(
+                totals: try await store.objectTotals(), chunks: try await objects.chunkStore.totals(),
+                receiving: objects.intakes.count, counters: objects.counters.snapshot,
+                backlog: ObjectBacklog(summaries: try await store.objectUploadSummaries(), policies: policies), now: now),
+            requests: requests.entries)
     }
 
     /// The Prometheus text exposition: request counters as they run, gauges set now.

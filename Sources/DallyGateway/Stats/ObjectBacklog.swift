@@ -20,27 +20,4 @@ struct ObjectBacklog: Sendable {
     }
 
     /// `"pending":{"photos":{"objects":n,"bytes":n,"oldest_age_ms":n,"networks":[…]}},"pending_by_class":{…}`
-    func write(to w: inout JSONWriter, now: Int64) {
-        w.raw("\"pending\":{")
-        for (i, summary) in summaries.enumerated() {
-            if i > 0 { w.raw(",") }
-            w.key(summary.table)
-            w.raw("{\"objects\":")
-            w.int(summary.objects)
-            w.raw(",\"bytes\":")
-            w.int(summary.bytes)
-            w.raw(",\"oldest_age_ms\":")
-            if let oldest = summary.oldestFirstDirtyAt { w.int(max(0, now - oldest)) } else { w.null() }
-            w.raw(",\"networks\":")
-            w.value(.array((policies[summary.table]?.uploadObjects.networks ?? []).map { .string($0) }))
-            w.raw("}")
-        }
-        w.raw("},\"pending_by_class\":{")
-        for (i, (networkClass, bytes)) in bytesByClass.sorted(by: { $0.key < $1.key }).enumerated() {
-            if i > 0 { w.raw(",") }
-            w.key(networkClass)
-            w.int(bytes)
-        }
-        w.raw("}")
-    }
 }

@@ -1,0 +1,33 @@
+import DallyCore
+import DallyHTTP
+
+/// The cloud's `/stats` document: `{"uptime_seconds", "tables": {name: {version, live,
+/// tombstones}}, "batches": {…}, "dictionaries": {…}, "objects": {…}, "notify": {waiting,
+/// limit}, "store": {bytes, stored_answers}, "requests": […]}`. Every group is a list of named
+/// counts; members come out sorted (``DocumentEncoder``).
+struct CloudStatsDocument: Encodable {
+    typealias Counts = [(String, Int64)]
+
+    let uptimeSeconds: Int64
+    /// By table name, sorted.
+    let tables: [(String, Counts)]
+    let batches: Counts
+    let dictionaries: Counts
+    let objects: Counts
+    let notify: Counts
+    let store: Counts
+    let requests: [RequestCount]
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingName.self)
+        try object.encode(uptimeSeconds, for: "uptime_seconds")
+        var tableObject = object.nestedContainer(keyedBy: CodingName.self, forKey: CodingName("tables"))
+        for (name, counts) in tables { try tableObject.encode(entries: counts, for: name) }
+        try object.encode(entries: batches, for: "batches")
+        try object.encode(entries: dictionaries, for: "dictionaries")
+        try object.encode(entries: objects, for: "objects")
+        try object.encode(entries: notify, for: "notify")
+        try object.encode(entries: store, for: "store")
+        try object.encode(requests, for: "requests")
+    }
+}

@@ -1,0 +1,30 @@
+extension JSONValue: Encodable {
+    /// Encodes the value as it is, members in order: a document can carry a JSON value it
+    /// holds (a row as it is now, a manifest) among typed members.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .bool(let value):
+            var single = encoder.singleValueContainer()
+            try single.encode(value)
+        case .int(let value):
+            var single = encoder.singleValueContainer()
+            try single.encode(value)
+        case .double(let value):
+            var single = encoder.singleValueContainer()
+            // JSON cannot carry NaN or infinities; JSONWriter writes them as null too.
+            if value.isFinite { try single.encode(value) } else { try single.encodeNil() }
+        case .string(let value):
+            var single = encoder.singleValueContainer()
+            try single.encode(value)
+        case .array(let elements):
+            var list = encoder.unkeyedContainer()
+            for element in elements { try list.encode(element) }
+        case .object(let members):
+            var object = encoder.container(keyedBy: CodingName.self)
+            for member in members { try object.encode(member.value, forKey: CodingName(member.key)) }
+        }
+    }
+}

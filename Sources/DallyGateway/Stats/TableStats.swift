@@ -1,0 +1,29 @@
+import DallyCore
+import DallyStore
+import DallySyncEngine
+
+/// `/stats` `tables.<name>`: the table's rows and writes, its outbox, and (when it syncs) its
+/// schedule.
+struct TableStats: Encodable {
+    let counts: TableCounts
+    let outbox: Outbox.Summary?
+    let schedule: TableSchedule?
+    /// ms since 1970, for ages and deadlines.
+    let now: Int64
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingName.self)
+        try object.encode(counters: [
+            ("rows", counts.live), ("tombstones", counts.tombstones), ("writes", counts.writes),
+            ("coalesced_writes", counts.coalesced), ("outbox_pending", outbox?.pending ?? 0),
+            ("outbox_bytes", outbox?.bytes ?? 0), ("outbox_in_flight", outbox?.inFlight ?? 0),
+            ("outbox_parked", outbox?.parked ?? 0),
+        ])
+        let oldest = outbox?.oldestFirstDirtyAt
+        try object.encode(oldest.map { max(0, now - $0) }, for: "outbox_oldest_age_ms")
+        guard let schedule else { return }
+        try object.encode(schedule.maxDelayMs, for: "max_delay_ms")
+        try object.encode(oldest.map { $0 + schedule.maxDelayMs - now }, for: "deadline_in_ms")
+        try object.encode(schedule.deadlineMisses, for: "deadline_misses")
+    }
+}
