@@ -1,3 +1,5 @@
+
+
 /// What the operations of one group commit have done so far: the sequence numbers they took
 /// and how they changed each table's counts. Applied to the store's state only after the
 /// transaction commits, so a rolled-back operation leaves no trace.
@@ -32,29 +34,5 @@ public struct CommitContext: Sendable {
     mutating func count(_ table: String, live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0) {
         deltas[table, default: TableCounts()].add(
             TableCounts(live: live, tombstones: tombstones, writes: writes, coalesced: coalesced))
-    }
-}
-
-/// Counts kept per table for stats.
-public struct TableCounts: Sendable, Equatable {
-    public var live: Int64 = 0
-    public var tombstones: Int64 = 0
-    /// Row writes committed since the process started.
-    public var writes: Int64 = 0
-    /// Writes that replaced a pending outbox entry instead of adding one, since start.
-    public var coalesced: Int64 = 0
-
-    public init(live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0) {
-        self.live = live
-        self.tombstones = tombstones
-        self.writes = writes
-        self.coalesced = coalesced
-    }
-
-    mutating func add(_ other: TableCounts) {
-        live += other.live
-        tombstones += other.tombstones
-        writes += other.writes
-        coalesced += other.coalesced
     }
 }

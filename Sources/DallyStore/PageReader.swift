@@ -1,47 +1,6 @@
 import DallyCore
 import GRDB
 
-/// A query for rows of one table, paged by local sequence.
-public struct RowQuery: Sendable {
-    public var table: String
-    /// Only rows whose latest change came after this local sequence number.
-    public var since: Int64
-    public var limit: Int
-    /// Equality filters, ANDed: (column name, value). Names must be columns of the table.
-    public var filters: [(column: String, value: Value)]
-    public var includeDeleted: Bool
-
-    public init(
-        table: String, since: Int64 = 0, limit: Int, filters: [(column: String, value: Value)] = [],
-        includeDeleted: Bool = false
-    ) {
-        self.table = table
-        self.since = since
-        self.limit = limit
-        self.filters = filters
-        self.includeDeleted = includeDeleted
-    }
-}
-
-/// One page of rows in local-sequence order.
-///
-/// The cursor is tie-free: every change has its own sequence number, so `nextSince` (the
-/// sequence of the last row on the page) resumes exactly after it, however many rows share a
-/// timestamp.
-public struct Page: Sendable {
-    public var rows: [(table: String, row: StoredRow)]
-    /// The cursor for the next page: the last row's sequence, or the query's `since` when empty.
-    public var nextSince: Int64
-    /// Whether more rows follow this page.
-    public var more: Bool
-
-    public init(rows: [(table: String, row: StoredRow)], nextSince: Int64, more: Bool) {
-        self.rows = rows
-        self.nextSince = nextSince
-        self.more = more
-    }
-}
-
 enum PageReader {
     static func rows(_ query: RowQuery, table: TableSQL, db: Database) throws -> Page {
         var conditions = ["seq > ?"]

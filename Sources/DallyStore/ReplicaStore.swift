@@ -251,26 +251,6 @@ public final class ReplicaStore: Sendable {
         lock.release()
     }
 }
-
-/// The answer to a batch of row writes, in TinySync's shape.
-public struct BatchOutcome: Sendable {
-    public struct RowError: Sendable {
-        public let id: String
-        public let error: DallyError
-    }
-
-    public var saved: [String] = []
-    public var errors: [RowError] = []
-    /// The highest local sequence number the batch wrote, 0 when it wrote nothing.
-    public var lastSeq: Int64 = 0
-
-    public init(saved: [String] = [], errors: [RowError] = [], lastSeq: Int64 = 0) {
-        self.saved = saved
-        self.errors = errors
-        self.lastSeq = lastSeq
-    }
-}
-
 private struct BatchRefused: Error {
     let outcome: BatchOutcome
 }

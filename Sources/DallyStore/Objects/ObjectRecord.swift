@@ -25,37 +25,3 @@ public struct ObjectRecord: Sendable, Equatable {
     /// The object as it can be served now: its manifest, when every chunk is here.
     public var servable: ObjectManifest? { local ? manifest : nil }
 }
-
-/// An object queued for upload: the cloud may lack it and a row of a synced table names it.
-public struct ObjectUpload: Sendable, Equatable {
-    public let hash: ContentHash
-    /// The table whose `upload_objects` policy it travels under.
-    public let table: String
-    /// When a row first referenced it while the cloud lacked it (ms since 1970).
-    public let firstDirtyAt: Int64
-    public let size: Int64
-    public let bytesSent: Int64
-    public let attempts: Int64
-}
-
-/// An object queued for download under its table's `download_objects` policy.
-public struct ObjectDownload: Sendable, Equatable {
-    public let hash: ContentHash
-    public let table: String
-    /// When a downstream row first referenced it while it was not here (ms since 1970).
-    public let queuedAt: Int64
-}
-
-/// Which row column references which object: a row of `dally_object_refs`.
-public struct ObjectRef: Sendable, Hashable {
-    public let table: String
-    public let rowID: String
-    public let column: String
-    public let hash: ContentHash
-}
-
-/// How many objects the replica knows and how many of them are whole here.
-public struct ObjectTotals: Sendable, Equatable {
-    public let objects: Int64
-    public let local: Int64
-}

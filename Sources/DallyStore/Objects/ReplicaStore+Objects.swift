@@ -2,22 +2,6 @@ import DallyCore
 import DallyObjects
 import GRDB
 
-/// A row write that set an `OBJECT` column to an object just received.
-public struct ObjectWriteOutcome: Sendable {
-    /// The row as stored.
-    public let row: StoredRow
-    /// Whether the write created the row (it did not exist, or was a tombstone).
-    public let created: Bool
-}
-
-/// What one GC pass over the replica's objects did.
-public struct ReplicaObjectCollection: Sendable {
-    /// Objects deleted.
-    public let collected: Int
-    /// Every chunk a remaining manifest lists: what the chunk sweep must keep.
-    public let listedChunks: Set<ContentHash>
-}
-
 extension ReplicaStore {
     // MARK: - Objects: reads
 

@@ -3,25 +3,6 @@ import DallyObjects
 import Foundation
 import GRDB
 
-/// An object waiting to go up, with its chunk list, as the uploader walks it.
-public struct PendingObjectUpload: Sendable, Equatable {
-    public let upload: ObjectUpload
-    /// Its chunk list; nil only if the object's bytes were lost (then it cannot go).
-    public let manifest: ObjectManifest?
-    /// How many of its distinct chunks, in manifest order, an earlier walk found in the cloud
-    /// or sent: a resumed walk asks only about the rest.
-    public var chunksDone: Int = 0
-}
-
-/// What waits to go up per table: objects, their bytes not yet sent, the oldest first-dirty
-/// time. The scheduler weighs the object stream of a table by these.
-public struct ObjectUploadSummary: Sendable, Equatable {
-    public let table: String
-    public let objects: Int64
-    public let bytes: Int64
-    public let oldestFirstDirtyAt: Int64?
-}
-
 extension ReplicaStore {
     /// Per table, the objects waiting to go up.
     public func objectUploadSummaries() async throws -> [ObjectUploadSummary] {

@@ -1,0 +1,197 @@
+import DallyCore
+import DallySync
+import Foundation
+import GRDB
+
+extension ReplicaStore {
+    /// The batch to send next within `scope`, or nil when nothing is pending there.
+    ///
+    /// A batch in flight that fits the scope (sent before, answer not applied, perhaps before
+    /// a restart) comes first and unchanged: same id, same body, so the cloud recognises the
+    /// retry. Otherwise a new batch is built from the outbox entries the scope allows that are
+    /// neither parked nor in another batch in flight, oldest first, and recorded as in flight,
+    /// with the local sequence number of every row it carries, before it is returned, so that
+    /// nothing leaves the box that the replica does not remember sending. Its `since` names the
+    /// tables the scope lets come down.
+    ///
+    /// The batch is read and encoded on a reader (WAL snapshot), off SQLite's writer; only its
+    /// record goes through the writer, in the sync lane, as set-based inserts. A row written
+    /// between the two steps is recorded with the sequence number it was read at, so its answer
+    /// keeps the newer state pending (``AnswerApplier``), as for a write while the batch flies.
+    public func nextBatch(gateway: String, maxRows: Int, scope: BatchScope = .everything) async throws
+        -> OutgoingBatch?
+    {
+        while true {
+            switch try await planBatch(gateway: gateway, maxRows: maxRows, scope: scope) {
+            case nil:
+                return nil
+            case .resend(let batch):
+                return batch
+            case .new(let plan):
+                if try await record(plan) { return plan.batch }
+            // Another batch claimed some of these rows meanwhile: read the outbox again.
+            }
+        }
+    }
+
+    /// What ``nextBatch(gateway:maxRows:scope:)`` found on the reader.
+    private enum BatchPlan: Sendable {
+        case resend(OutgoingBatch)
+        case new(NewBatch)
+    }
+
+    /// A new batch, encoded, not recorded yet.
+    private struct NewBatch: Sendable {
+        let batch: OutgoingBatch
+        /// `[[table, row id, seq], …]`: the rows it carries and the sequence numbers sent.
+        let rowsJSON: String
+        let carriesObjects: Bool
+        let createdAt: Int64
+    }
+
+    private func planBatch(gateway: String, maxRows: Int, scope: BatchScope) async throws -> BatchPlan? {
+        let tables = self.tables
+        let replicaID = self.replicaID
+        let createdAt = now()
+        return try await pool.read { db -> BatchPlan? in
+            for flight in try Self.inFlight(db: db) where scope.fits(flight) {
+                guard let body = try Data.fetchOne(
+                    db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
+                else { continue }
+                let rows = try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE batch = ?", arguments: [flight.batchID]) ?? 0
+                return .resend(
+                    OutgoingBatch(
+                        batchID: flight.batchID, body: Array(body), rows: rows, resent: true, uploads: flight.uploads,
+                        pulls: flight.pulls))
+            }
+            var sections: [BatchRequest.Section] = []
+            var sent: [(table: String, id: String, seq: Int64)] = []
+            var budget = maxRows
+            let pendingTables = try String.fetchAll(
+                db, sql: "SELECT DISTINCT tbl FROM dally_outbox WHERE parked IS NULL ORDER BY tbl")
+            for name in pendingTables where budget > 0 && scope.allowsUpload(name) {
+                guard let table = tables[name], !table.schema.policy.localOnly else { continue }
+                let (section, seqs) = try Self.pendingSection(table, limit: budget, db: db)
+                guard !section.changes.isEmpty else { continue }
+                sent.append(contentsOf: seqs.map { (name, $0.0, $0.1) })
+                budget -= section.changes.count
+                sections.append(section)
+            }
+            guard !sections.isEmpty else { return nil }
+            let riding = scope.pullsRiding?(sections.map(\.table))
+            let since = try Self.cloudCursors(tables: tables, db: db).entries.filter {
+                scope.allowsPull($0.table) && riding?.contains($0.table) != false
+            }
+            let request = BatchRequest(
+                batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
+                since: TableVersions(since), sections: sections)
+            let rowsJSON = JSONRows.text(sent) { [.text($0.table), .text($0.id), .int($0.seq)] }
+            let batch = OutgoingBatch(
+                batchID: request.batchID, body: request.encode(), rows: request.rowCount, resent: false,
+                uploads: sections.map(\.table), pulls: since.map(\.table))
+            return .new(
+                NewBatch(
+                    batch: batch, rowsJSON: rowsJSON,
+                    carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
+                    createdAt: createdAt))
+        }
+    }
+
+    /// Records `plan` as in flight, in one short sync transaction; false when one of its rows
+    /// is in another batch in flight already (built meanwhile), and nothing was recorded.
+    private func record(_ plan: NewBatch) async throws -> Bool {
+        do {
+            try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
+                try db.execute(
+                    sql: """
+                        INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch)
+                        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), ?
+                        FROM json_each(?)
+                        """,
+                    arguments: [plan.batch.batchID, plan.rowsJSON])
+                if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: plan.batch.batchID, db: db) }
+                try db.execute(
+                    sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        plan.batch.batchID, plan.createdAt, Data(plan.batch.body), Self.list(plan.batch.uploads),
+                        Self.list(plan.batch.pulls),
+                    ])
+            }
+            return true
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            return false
+        }
+    }
+
+    /// The batches in flight, oldest first.
+    static func inFlight(db: Database) throws -> [InFlight] {
+        try Row.fetchAll(
+            db, sql: "SELECT batch, created_at, uploads, pulls, body FROM dally_inflight ORDER BY created_at, batch"
+        ).map { row in
+            let batchID: String = row[0]
+            if let uploads: String = row[2], let pulls: String = row[3] {
+                return InFlight(batchID: batchID, createdAt: row[1], uploads: Self.names(uploads), pulls: Self.names(pulls))
+            }
+            // Recorded before batches named their tables: read them from the body.
+            let request = try BatchRequest.decode(JSONParser.parse(Array(row[4] as Data)), maxRows: .max)
+            return InFlight(
+                batchID: batchID, createdAt: row[1], uploads: request.sections.map(\.table),
+                pulls: request.since.entries.map(\.table))
+        }
+    }
+
+    private static func list(_ names: [String]) -> String { names.joined(separator: " ") }
+    private static func names(_ list: String) -> [String] { list.split(separator: " ").map(String.init) }
+
+    /// Forgets a batch in flight without applying anything, for a batch the cloud refused as
+    /// a whole before applying any of it (too large): its rows stay pending and go out again
+    /// in smaller batches.
+    public func abandonBatch(batchID: String) async throws {
+        try await groupCommit.perform(lane: .sync(.endFlight)) { db, _ in
+            try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batchID])
+            try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batchID])
+        }
+    }
+
+    /// Per synced table, the highest cloud version the replica holds, in table-name order.
+    public func cloudCursors() async throws -> TableVersions {
+        let tables = self.tables
+        return try await pool.read { db in try Self.cloudCursors(tables: tables, db: db) }
+    }
+
+    static func cloudCursors(tables: [String: TableSQL], db: Database) throws -> TableVersions {
+        var stored: [String: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT tbl, version FROM dally_cloud_cursors") { stored[row[0]] = row[1] }
+        return TableVersions(
+            tables.values.filter { !$0.schema.policy.localOnly }.map(\.schema.name).sorted().map { ($0, stored[$0] ?? 0) })
+    }
+
+    /// The waiting rows of one table as a batch section (every column, in schema order), with
+    /// the local sequence number of each row as sent.
+    private static func pendingSection(_ table: TableSQL, limit: Int, db: Database) throws
+        -> (BatchRequest.Section, [(String, Int64)])
+    {
+        let schema = table.schema
+        let sql = """
+            SELECT o.base_version, \(table.selectList(qualifiedBy: "t"))
+            FROM dally_outbox o JOIN \(table.sqlTable) t ON t.id = o.row_id
+            WHERE o.tbl = ? AND o.parked IS NULL
+                AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
+                \(schema.policy.atomicSync ? "AND NOT \(Outbox.awaitsObjects)" : "")
+            ORDER BY o.first_dirty_at, o.row_id LIMIT ?
+            """
+        var changes: [BatchRequest.Change] = []
+        var seqs: [(String, Int64)] = []
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: [schema.name, limit])
+        while let row = try rows.next() {
+            let stored = RowDecoding.storedRow(row, schema: schema, offset: 1)
+            changes.append(
+                BatchRequest.Change(
+                    id: stored.id, baseVersion: row[0], updatedAt: stored.updatedAt, deleted: stored.deleted,
+                    values: stored.deleted ? [] : stored.values.map(\.wireJSON)))
+            seqs.append((stored.id, stored.seq))
+        }
+        return (BatchRequest.Section(table: schema.name, columns: schema.columns.map(\.name), changes: changes), seqs)
+    }
+}
