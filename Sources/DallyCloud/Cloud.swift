@@ -82,6 +82,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
         let shelf = DictionaryShelf(store: store)
         let router = Router(context: DallyRequestContext.self)
+        router.middlewares.add(BodyDrainMiddleware(bodyLimit: config.limits.maxBodyBytes))
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware())
         BatchesRoute(

@@ -88,6 +88,7 @@ public struct Gateway {
         let authorizer = Authorizer(config: config)
         let access = TableAccess(store: store, authorizer: authorizer, maxBodyBytes: config.limits.maxBodyBytes)
         let router = Router(context: DallyRequestContext.self)
+        router.middlewares.add(BodyDrainMiddleware(bodyLimit: config.limits.maxBodyBytes))
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware())
         RowRoutes(access: access).register(on: router)

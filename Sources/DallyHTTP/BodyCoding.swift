@@ -30,12 +30,7 @@ public enum BodyCoding {
         } else {
             coding = .identity
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw DallyError(.bodyTooLarge, "the request body is larger than \(maxBytes) bytes (limits.max_body_bytes)")
-        }
+        let buffer = try await collect(request, maxBytes: maxBytes)
         var found: [UInt32: ZstdDictionary] = [:]
         if coding == .zstd {
             let named: Set<UInt32>
@@ -62,6 +57,19 @@ public enum BodyCoding {
                 .bodyTooLarge, "the body decompresses to more than \(limit) bytes (limits.max_decompressed_bytes)")
         } catch .corrupt(let reason) {
             throw DallyError(.badEncoding, "the \(coding.rawValue) body does not decompress: \(reason)")
+        }
+    }
+
+    /// The whole request body, at most `maxBytes` (`limits.max_body_bytes`).
+    ///
+    /// - Throws: `body_too_large`, naming the limit in words and bytes.
+    public static func collect(_ request: Request, maxBytes: Int) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: maxBytes)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw DallyError(
+                .bodyTooLarge,
+                "the request body is larger than the \(ByteCount.words(maxBytes)) (\(maxBytes) bytes) this server accepts (limits.max_body_bytes)")
         }
     }
 

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyHTTP
 import DallyStore
 import Hummingbird
 
@@ -26,13 +27,7 @@ struct TableAccess: Sendable {
     /// - Throws: `body_too_large` past `limits.max_body_bytes`, `malformed_json` with the byte
     ///   offset of the problem.
     func jsonBody(_ request: Request) async throws -> JSONValue? {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBodyBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw DallyError(
-                .bodyTooLarge, "the request body is larger than the gateway accepts (\(maxBodyBytes) bytes)")
-        }
+        let buffer = try await BodyCoding.collect(request, maxBytes: maxBodyBytes)
         guard buffer.readableBytes > 0 else { return nil }
         do {
             return try buffer.withUnsafeReadableBytes { bytes throws(JSONParseError) in try JSONParser.parse(bytes) }

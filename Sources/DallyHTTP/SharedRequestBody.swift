@@ -1,0 +1,49 @@
+import Hummingbird
+import NIOCore
+
+/// A request body read through one iterator by the handler and then by
+/// ``BodyDrainMiddleware``, which drops what the handler left.
+///
+/// `@unchecked Sendable`: the handler and the middleware read it one after the other, never at
+/// once (the middleware reads only after the handler returned).
+final class SharedRequestBody: AsyncSequence, @unchecked Sendable {
+    typealias Element = ByteBuffer
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let shared: SharedRequestBody
+
+        mutating func next() async throws -> ByteBuffer? { try await shared.next() }
+    }
+
+    private let body: RequestBody
+    private var iterator: RequestBody.AsyncIterator?
+    private var finished = false
+
+    init(_ body: RequestBody) { self.body = body }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(shared: self) }
+
+    private func next() async throws -> ByteBuffer? {
+        guard !finished else { return nil }
+        var iterator = self.iterator ?? body.makeAsyncIterator()
+        let part = try await iterator.next()
+        self.iterator = iterator
+        if part == nil { finished = true }
+        return part
+    }
+
+    /// Reads and drops the rest of the body, at most `limit` bytes; false when more was left
+    /// or the read failed.
+    func drain(upTo limit: Int) async -> Bool {
+        var dropped = 0
+        do {
+            while let part = try await next() {
+                dropped += part.readableBytes
+                if dropped > limit { return false }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+}
