@@ -82,9 +82,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
         let shelf = DictionaryShelf(store: store)
         let router = Router(context: DallyRequestContext.self)
-        router.middlewares.add(BodyDrainMiddleware(bodyLimit: config.limits.maxBodyBytes))
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
-        router.middlewares.add(ErrorMiddleware())
+        router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
         BatchesRoute(
             store: store, authenticator: authenticator,
             limits: .init(
@@ -123,6 +122,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
+            server: .http1(additionalChannelHandlers: [ExpectContinueHandler()]),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port), serverName: "dally-cloud",
                 backlog: config.server.backlog),

@@ -88,9 +88,8 @@ public struct Gateway {
         let authorizer = Authorizer(config: config)
         let access = TableAccess(store: store, authorizer: authorizer, maxBodyBytes: config.limits.maxBodyBytes)
         let router = Router(context: DallyRequestContext.self)
-        router.middlewares.add(BodyDrainMiddleware(bodyLimit: config.limits.maxBodyBytes))
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
-        router.middlewares.add(ErrorMiddleware())
+        router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
         RowRoutes(access: access).register(on: router)
         let receiver = ObjectReceiver(
             chunks: objects.chunkStore, intakes: objects.intakes, counters: objects.counters,
@@ -124,6 +123,7 @@ public struct Gateway {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
+            server: .http1(additionalChannelHandlers: [ExpectContinueHandler()]),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port),
                 serverName: "dally",

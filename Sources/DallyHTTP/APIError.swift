@@ -33,22 +33,78 @@ extension DallyError: HTTPResponseError {
     }
 }
 
-/// Turns every error a handler throws into Dally's JSON error shape, so that clients see one
-/// format whatever failed: Hummingbird's own errors (no route, body too large) get a code by
-/// their status, and anything unexpected is logged and answered as `internal`.
-public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    public init() {}
+/// Gives every request an answer its client can read.
+///
+/// Errors a handler throws become Dally's JSON error shape, so that clients see one format
+/// whatever failed: Hummingbird's own errors (no route, body too large) get a code by their
+/// status, and anything unexpected is logged and answered as `internal`.
+///
+/// And a request body the handler left unread is drained before the answer goes, up to a
+/// bound, past which the connection is closed. A client such as Python's urllib writes the
+/// whole body before it reads anything and asks to close the connection after the answer;
+/// Hummingbird does not read the rest of such a request's body, so when the server answers
+/// early (401, 404, 413 at the limit) the client blocks on its write and hangs until its own
+/// timeout. Drained, it finishes writing and reads the answer; past the bound it gets a prompt
+/// reset. (This lives here, not in a middleware of its own, so that a parked long-poll's task
+/// carries no extra frame: thousands of them are held at once.)
+///
+/// ```swift
+/// router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
+/// ```
+public struct ErrorMiddleware: RouterMiddleware {
+    public typealias Context = DallyRequestContext
+
+    /// The least that is drained, whatever the body limit: more than a loopback or LAN socket
+    /// buffers, so that a client refused early with a body of a few megabytes still gets its
+    /// answer.
+    public static let minimumDrainBytes = 8 << 20
+
+    /// The most bytes read and dropped after the handler is done.
+    let maxDrainBytes: Int
+
+    /// - Parameter bodyLimit: `limits.max_body_bytes`; as much again is drained after a 413.
+    public init(bodyLimit: Int) { maxDrainBytes = max(bodyLimit, Self.minimumDrainBytes) }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // One frame, no helper awaited in between: a parked long-poll's task holds it.
+        var request = request
+        var unread: SharedRequestBody?
+        // Most requests (GETs, long-polls) have no body: nothing to drain, nothing to wrap.
+        if Self.mayHaveBody(request) {
+            let body = SharedRequestBody(request.body)
+            request.body = RequestBody(asyncSequence: body)
+            unread = body
+        }
+        let response: Response
         do {
-            return try await next(request, context)
-        } catch let error as DallyError {
-            return try error.response(from: request, context: context)
-        } catch let error as HTTPError {
-            return try Self.translate(error).response(from: request, context: context)
-        } catch let error as any HTTPResponseError {
-            return try DallyError(Self.code(for: error.status), "\(error)").response(from: request, context: context)
+            response = try await next(request, context)
         } catch {
+            response = try Self.answer(error, request: request, context: context)
+        }
+        if let unread, await !unread.drain(upTo: maxDrainBytes) {
+            context.logger.debug("closing a connection whose request body went past what is drained")
+            context.channel.close(promise: nil)
+        }
+        return response
+    }
+
+    /// Whether the head announces a body: a `Content-Length` above 0, or a transfer coding.
+    static func mayHaveBody(_ request: Request) -> Bool {
+        if request.headers[.transferEncoding] != nil { return true }
+        guard let length = request.headers[.contentLength] else { return false }
+        return length != "0"
+    }
+
+    /// The JSON answer for `error`.
+    static func answer(_ error: any Error, request: Request, context: Context) throws -> Response {
+        switch error {
+        case let error as DallyError:
+            return try error.response(from: request, context: context)
+        case let error as HTTPError:
+            return try translate(error).response(from: request, context: context)
+        case let error as any HTTPResponseError:
+            return try DallyError(code(for: error.status), "\(error)").response(from: request, context: context)
+        default:
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return try DallyError(.internalError, "the server could not complete the request; see its log")
                 .response(from: request, context: context)

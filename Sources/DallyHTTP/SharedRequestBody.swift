@@ -2,7 +2,7 @@ import Hummingbird
 import NIOCore
 
 /// A request body read through one iterator by the handler and then by
-/// ``BodyDrainMiddleware``, which drops what the handler left.
+/// ``ErrorMiddleware``, which drops what the handler left.
 ///
 /// `@unchecked Sendable`: the handler and the middleware read it one after the other, never at
 /// once (the middleware reads only after the handler returned).

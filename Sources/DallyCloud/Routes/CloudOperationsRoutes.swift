@@ -19,7 +19,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let now: @Sendable () -> Int64
 
     func register(on router: Router<DallyRequestContext>) {
-        router.get("/healthz") { _, _ in try JSONResponse.encoded(["status": "ok"]) }
+        router.get("/healthz") { _, _ in JSONResponse.healthy }
         router.get("/stats") { request, _ in
             try authenticator.requireAdmin(request)
             return try JSONResponse.encoded(try await stats())

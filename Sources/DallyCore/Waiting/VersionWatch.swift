@@ -22,7 +22,13 @@ public final class VersionWatch: Sendable {
 
     private struct Registration {
         let waiter: Waiter
-        let held: [String: Int64]
+        /// Per key watched, the version the waiter holds (a list: waiters watch a few keys).
+        let held: [(key: String, version: Int64)]
+    }
+
+    /// A parked waiter, for ``leave(_:)``.
+    public struct Parking: Sendable {
+        fileprivate let id: UInt64
     }
 
     private struct State {
@@ -36,7 +42,7 @@ public final class VersionWatch: Sendable {
 
         mutating func remove(_ id: UInt64) -> Registration? {
             guard let registration = registrations.removeValue(forKey: id) else { return nil }
-            for key in registration.held.keys { byKey[key]?.removeValue(forKey: id) }
+            for entry in registration.held { byKey[entry.key]?.removeValue(forKey: id) }
             return registration
         }
     }
@@ -72,7 +78,8 @@ public final class VersionWatch: Sendable {
             for (key, version) in versions {
                 if version > state.versions[key] ?? 0 { state.versions[key] = version }
                 guard let parked = state.byKey[key] else { continue }
-                for (id, registration) in parked where version > registration.held[key] ?? 0 {
+                for (id, registration) in parked
+                where version > (registration.held.first { $0.key == key }?.version ?? 0) {
                     if let removed = state.remove(id) { woken.append(removed.waiter) }
                 }
             }
@@ -90,33 +97,49 @@ public final class VersionWatch: Sendable {
     public func wait(_ waiter: Waiter, holding held: [String: Int64], until deadline: Int64?) async throws(Full)
         -> LongPollEnd
     {
+        guard let parking = try park(waiter, holding: held.map { ($0.key, $0.value) }, until: deadline) else {
+            return await waiter.wait()
+        }
+        let end = await withTaskCancellationHandler {
+            await waiter.wait()
+        } onCancel: {
+            waiter.resume(.disconnected)
+        }
+        if end == .disconnected { leave(parking) }
+        return end
+    }
+
+    /// The first half of ``wait(_:holding:until:)``, for a caller that awaits `waiter` itself
+    /// (one async frame less per parked long-poll, which thousands of them feel): parks it, or
+    /// resumes it at once and returns nil when a key is past already or the watch is closed.
+    /// A caller whose waiter ends `.disconnected` calls ``leave(_:)``.
+    ///
+    /// - Throws: ``Full`` when `limit` waiters are parked already.
+    public func park(_ waiter: Waiter, holding held: [(String, Int64)], until deadline: Int64?) throws(Full) -> Parking? {
         let registered: Result<UInt64?, Full> = state.withLock { state in
             if state.closed {
                 waiter.resume(.shutdown)
                 return .success(nil)
             }
-            if held.contains(where: { state.versions[$0.key] ?? 0 > $0.value }) {
+            if held.contains(where: { state.versions[$0.0] ?? 0 > $0.1 }) {
                 waiter.resume(.changed)
                 return .success(nil)
             }
             guard state.registrations.count < limit else { return .failure(Full()) }
             let id = state.nextID
             state.nextID += 1
-            let registration = Registration(waiter: waiter, held: held)
+            let registration = Registration(waiter: waiter, held: held.map { (key: $0.0, version: $0.1) })
             state.registrations[id] = registration
-            for key in held.keys { state.byKey[key, default: [:]][id] = registration }
+            for (key, _) in held { state.byKey[key, default: [:]][id] = registration }
             if let deadline { state.deadlines[deadline, default: []].append(id) }
             return .success(id)
         }
-        guard let id = try registered.get() else { return await waiter.wait() }
-        let end = await withTaskCancellationHandler {
-            await waiter.wait()
-        } onCancel: {
-            waiter.resume(.disconnected)
-        }
-        // Whoever else woke it took it out already.
-        if end == .disconnected { _ = state.withLock { $0.remove(id) } }
-        return end
+        return try registered.get().map(Parking.init(id:))
+    }
+
+    /// Takes a waiter that went away out of the watch; nothing when something else woke it.
+    public func leave(_ parking: Parking) {
+        _ = state.withLock { $0.remove(parking.id) }
     }
 
     /// Answers every wait whose deadline tick is `tick` or earlier with ``LongPollEnd/timeout``.

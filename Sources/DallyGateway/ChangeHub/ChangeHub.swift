@@ -52,12 +52,20 @@ public final class ChangeHub: Service, Sendable {
         _ waiter: Waiter, tables: [String], since: Int64, timeout: Duration
     ) async throws(DallyError) -> LongPollEnd {
         guard !tables.isEmpty else { throw DallyError(.badQuery, "no table to wait on") }
-        let held = Dictionary(tables.map { ($0, since) }) { first, _ in first }
+        let parking: VersionWatch.Parking?
         do {
-            return try await watch.wait(waiter, holding: held, until: ticks.tick(after: timeout))
+            parking = try watch.park(waiter, holding: tables.map { ($0, since) }, until: ticks.tick(after: timeout))
         } catch {
             throw DallyError(.tooManyWaiters, "the gateway holds its limit of \(limit) long-polls; retry shortly")
         }
+        guard let parking else { return await waiter.wait() }
+        let reason = await withTaskCancellationHandler {
+            await waiter.wait()
+        } onCancel: {
+            waiter.resume(.disconnected)
+        }
+        if reason == .disconnected { watch.leave(parking) }
+        return reason
     }
 
     /// Answers every wait whose time has come with ``LongPollEnd/timeout``.

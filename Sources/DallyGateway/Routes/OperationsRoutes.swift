@@ -9,7 +9,7 @@ struct OperationsRoutes: Sendable {
 
     func register(on router: Router<DallyRequestContext>) {
         router.get("/healthz") { _, _ in
-            try JSONResponse.encoded(["status": "ok"])
+            JSONResponse.healthy
         }
         router.get("/stats") { request, _ in
             try authorizer.requireAdmin(request)
