@@ -77,11 +77,23 @@ public final class VersionWatch: Sendable {
             var woken: [Waiter] = []
             for (key, version) in versions {
                 if version > state.versions[key] ?? 0 { state.versions[key] = version }
-                guard let parked = state.byKey[key] else { continue }
-                for (id, registration) in parked
-                where version > (registration.held.first { $0.key == key }?.version ?? 0) {
-                    if let removed = state.remove(id) { woken.append(removed.waiter) }
+                // Taken out whole (no copy of a dictionary of thousands while it is changed),
+                // and the waiters still behind put back.
+                guard let parked = state.byKey.removeValue(forKey: key) else { continue }
+                woken.reserveCapacity(woken.count + parked.count)
+                var kept: [UInt64: Registration] = [:]
+                for (id, registration) in parked {
+                    guard version > (registration.held.first { $0.key == key }?.version ?? 0) else {
+                        kept[id] = registration
+                        continue
+                    }
+                    state.registrations.removeValue(forKey: id)
+                    for entry in registration.held where entry.key != key {
+                        state.byKey[entry.key]?.removeValue(forKey: id)
+                    }
+                    woken.append(registration.waiter)
                 }
+                if !kept.isEmpty { state.byKey[key] = kept }
             }
             return woken
         }
