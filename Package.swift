@@ -97,6 +97,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Where logs go: standard error, as text or JSON lines (`server.log_format`).
+        .target(
+            name: "DallyLogging",
+            dependencies: ["DallyCore", .product(name: "Logging", package: "swift-log")]
+        ),
         // What the gateway's and the cloud's HTTP layers share: error mapping, JSON responses,
         // strict query parsing, request counting, disconnect watching.
         .target(
@@ -165,6 +170,8 @@ let package = Package(
                 "DallyGateway",
                 "DallyStore",
                 "DallyCloudStore",
+                "DallyCore",
+                "DallyLogging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -183,6 +190,7 @@ let package = Package(
                 "DallyConfig",
                 "DallyFrugal",
                 "DallyGateway",
+                "DallyLogging",
                 "DallyObjects",
                 "DallyStore",
                 "DallyCloudStore",
@@ -237,6 +245,7 @@ let package = Package(
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyObjectsTests", dependencies: ["DallyObjects", "DallyCore", "DallyTestSupport"]),
         .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
+        .testTarget(name: "DallyLoggingTests", dependencies: ["DallyLogging"]),
         .testTarget(
             name: "DallyStoreTests",
             dependencies: ["DallyStore", "DallyCloudStore", "DallyConfig", "DallyObjects", "DallyClocks"]),

@@ -148,14 +148,21 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             logger.info(
                 "cloud listening",
                 metadata: [
+                    "version": "\(DallyVersion.current)",
                     "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
                     "tables": "\(config.tables.count)", "gateways": "\(config.gateways.count)",
                 ])
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            logger.error("cloud stopped", metadata: ["reason": "error", "error": "\(error)"])
+            try? store.close()
+            throw error
+        }
         try store.close()
-        logger.info("cloud stopped")
+        logger.info("cloud stopped", metadata: ["reason": "shutdown signal (SIGTERM or SIGINT)"])
     }
 }

@@ -12,6 +12,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var dataDirectory: String
     /// One of ``logLevels``.
     public var logLevel: String
+    /// How log lines are written to standard error: one of ``logFormats``.
+    public var logFormat = "text"
     /// Pending-connection queue of the listening socket; bursts of long-polls need it deep.
     public var backlog: Int
 
@@ -27,6 +29,9 @@ public struct ServerSettings: Sendable, Equatable {
     public static let gatewayDefaults = ServerSettings(port: 8080, dataDirectory: "data/gateway", backlog: 4096)
     /// What `dally cloud` uses for keys its file leaves out.
     public static let cloudDefaults = ServerSettings(port: 8090, dataDirectory: "data/cloud", backlog: 1024)
+    /// The accepted values of `log_format`: `text` for people, `json` (one object per line:
+    /// time, level, label, message, then the metadata as fields) for log collectors.
+    public static let logFormats = ["text", "json"]
     /// The accepted values of `log_level`, most verbose first.
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
@@ -34,13 +39,17 @@ public struct ServerSettings: Sendable, Equatable {
     static func read(_ root: TOMLSection, defaults: ServerSettings) throws(KeyError) -> ServerSettings {
         var server = defaults
         guard let section = try root.section("server") else { return server }
-        try section.refuseUnknownKeys(["host", "port", "data_dir", "log_level", "backlog"])
+        try section.refuseUnknownKeys(["host", "port", "data_dir", "log_level", "log_format", "backlog"])
         server.host = try section.string("host", default: server.host)
         server.port = try section.int("port", default: server.port, range: 0...65535)
         server.dataDirectory = try section.string("data_dir", default: server.dataDirectory)
         server.logLevel = try section.string("log_level", default: server.logLevel)
         guard logLevels.contains(server.logLevel) else {
             throw KeyError(key: "server.log_level", reason: "use one of \(logLevels.joined(separator: ", "))")
+        }
+        server.logFormat = try section.string("log_format", default: server.logFormat)
+        guard logFormats.contains(server.logFormat) else {
+            throw KeyError(key: "server.log_format", reason: "use one of \(logFormats.joined(separator: ", "))")
         }
         server.backlog = try section.int("backlog", default: server.backlog, range: 1...65535)
         return server

@@ -156,6 +156,7 @@ public struct Gateway {
             logger.info(
                 "gateway listening",
                 metadata: [
+                    "version": "\(DallyVersion.current)",
                     "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
                     "tables": "\(config.tables.count)", "max_waiters": "\(hub.limit)",
                     "open_files": "\(openFiles.soft)/\(openFiles.hard)",
@@ -177,9 +178,14 @@ public struct Gateway {
             configuration: .init(
                 services: services(onServerRunning: announce), gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        try await group.run()
-        try objects.chunkStore.close()
-        try store.close()
-        logger.info("gateway stopped")
+        do {
+            try await group.run()
+        } catch {
+            logger.error("gateway stopped", metadata: ["reason": "error", "error": "\(error)"])
+            try? close()
+            throw error
+        }
+        try close()
+        logger.info("gateway stopped", metadata: ["reason": "shutdown signal (SIGTERM or SIGINT)"])
     }
 }

@@ -44,15 +44,30 @@ public struct RequestCount: Encodable, Sendable {
     public let count: Int64
 }
 
+/// Counts every answered request by route pattern, method and status (``RequestCounter``),
+/// and logs it at debug level with its duration.
 public struct RequestCountingMiddleware<Context: RequestContext>: RouterMiddleware {
     let counter: RequestCounter
 
     public init(counter: RequestCounter) { self.counter = counter }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
         let response = try await next(request, context)
-        counter.record(
-            route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: response.status.code)
+        let route = context.endpointPath ?? "unmatched"
+        counter.record(route: route, method: request.method.rawValue, status: response.status.code)
+        context.logger.debug(
+            "request",
+            metadata: [
+                "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(response.status.code)",
+                "duration_ms": "\(Self.milliseconds(ContinuousClock.now - start))",
+            ])
         return response
+    }
+
+    /// `duration` in milliseconds, to the hundredth.
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 100).rounded() / 100
     }
 }

@@ -24,7 +24,7 @@ struct CloudCommand: AsyncParsableCommand {
             print("\(config): OK (\(settings.tables.count) tables, \(settings.gateways.count) gateways)")
             return
         }
-        Startup.bootstrapLogging(level: settings.server.logLevel)
+        Startup.bootstrapLogging(settings.server)
         let cloud = try Startup.open("the cloud store") {
             try Cloud(config: settings, logger: Logger(label: "dally.cloud"))
         }

@@ -35,7 +35,7 @@ struct DevCommand: AsyncParsableCommand {
                 Data("dally: --gateways must be 1 to \(cloudSettings.gateways.count) (the cloud file's [[gateways]])\n".utf8))
             throw ExitCode(2)
         }
-        Startup.bootstrapLogging(level: gatewaySettings.server.logLevel)
+        Startup.bootstrapLogging(gatewaySettings.server)
         let cloudLogger = Logger(label: "dally.cloud")
         let cloud = try Startup.open("the cloud store") { try Cloud(config: cloudSettings, logger: cloudLogger) }
         var services: [any Service] = cloud.services { port in
@@ -56,6 +56,7 @@ struct DevCommand: AsyncParsableCommand {
         try await group.run()
         for gateway in running { try gateway.close() }
         try cloud.store.close()
+        cloudLogger.info("dev stopped", metadata: ["reason": "shutdown signal (SIGTERM or SIGINT)"])
     }
 
     /// The configuration of the n-th gateway (from 0).

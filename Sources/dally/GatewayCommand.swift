@@ -24,7 +24,7 @@ struct GatewayCommand: AsyncParsableCommand {
             print("\(config): OK (\(settings.tables.count) tables, \(settings.clients.count) client tokens)")
             return
         }
-        Startup.bootstrapLogging(level: settings.server.logLevel)
+        Startup.bootstrapLogging(settings.server)
         let gateway = try Startup.open("the replica") {
             try Gateway(config: settings, logger: Logger(label: "dally.gateway"))
         }

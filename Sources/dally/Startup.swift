@@ -3,6 +3,8 @@ import DallyCloud
 import DallyConfig
 import DallyStore
 import Foundation
+import DallyConfig
+import DallyLogging
 import Logging
 
 /// What every command does at start: read a configuration (exit 2 if refused), set up
@@ -17,13 +19,8 @@ enum Startup {
         }
     }
 
-    static func bootstrapLogging(level: String) {
-        let level = Logger.Level(rawValue: level) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+    static func bootstrapLogging(_ server: ServerSettings) {
+        LogOutput.bootstrap(level: server.logLevel, format: server.logFormat)
     }
 
     static func open<T>(_ what: String, _ make: () throws -> T) throws -> T {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `dally gateway` as a real child process, for tests that kill it.
+/// `dally gateway` (or `dally cloud`) as a real child process, for tests that kill or stop it.
 final class GatewayProcess: @unchecked Sendable {
     let process = Process()
     private(set) var port = 0
@@ -13,29 +13,40 @@ final class GatewayProcess: @unchecked Sendable {
         return bundleDirectory.appendingPathComponent("dally")
     }
 
-    /// Starts `dally gateway --config <file> --port 0` and waits for it to say where it listens.
-    init(config: String) throws {
+    /// Starts `dally <command> --config <file> --port 0` and waits for it to say where it
+    /// listens (in text or JSON logs).
+    init(config: String, command: String = "gateway") throws {
         logPath = config + "." + UUID().uuidString + ".log"
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
             throw TestFailure("cannot create the gateway's log file \(logPath)")
         }
         process.executableURL = Self.executable
-        process.arguments = ["gateway", "--config", config, "--port", "0"]
+        process.arguments = [command, "--config", config, "--port", "0"]
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         // The log is a file, not a pipe, so the child never blocks on it; poll it for the port.
         while port == 0 {
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-            if let range = log.range(of: #"address=127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = log.range(of: #"address"?[=:]"?127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 port = Int(log[range].split(separator: ":").last ?? "") ?? 0
             } else if !process.isRunning {
-                throw TestFailure("dally gateway exited before listening:\n\(log)")
+                throw TestFailure("dally \(command) exited before listening:\n\(log)")
             } else {
                 usleep(10_000)
             }
         }
     }
+
+    /// SIGTERM, as systemd or a container runtime stops a service; the exit status.
+    func terminate() -> Int32 {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The child's log so far.
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// SIGKILL: no shutdown code runs, exactly like a crash or a power cut of the process.
     func kill9() {

@@ -1,3 +1,4 @@
+import DallyLogging
 import ArgumentParser
 import DallyCore
 import DallySync
@@ -70,7 +71,7 @@ struct BenchApply: AsyncParsableCommand {
     }
 
     func run() async throws {
-        BenchLogging.bootstrap(level: logLevel)
+        LogOutput.bootstrap(level: logLevel)
         let declarations = try BenchConfigs.columns(columns)
         let root = try BenchOutput.temporaryDirectory("apply")
         var results: [ApplyResult] = []

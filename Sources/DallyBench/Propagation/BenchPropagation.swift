@@ -1,3 +1,4 @@
+import DallyLogging
 import ArgumentParser
 import Foundation
 
@@ -41,7 +42,7 @@ struct BenchPropagation: AsyncParsableCommand {
     }
 
     func run() async throws {
-        BenchLogging.bootstrap(level: logLevel)
+        LogOutput.bootstrap(level: logLevel)
         let root = try BenchOutput.temporaryDirectory("propagation")
         print(
             """

@@ -25,6 +25,8 @@ public struct SystemConfig: Sendable {
     public var cloudAdminToken: String
     public var gatewayAdminToken: String
     public var logLevel: String
+    /// `log_format`: `text` (the default) or `json`.
+    public var logFormat = "text"
     /// `host = "127.0.0.1"`, `port = 0`: when false, the servers' defaults (tests pass the port
     /// to `services(port:)` instead).
     public var loopbackAnyPort: Bool
@@ -103,6 +105,7 @@ public struct SystemConfig: Sendable {
         var lines = ["[server]"]
         if loopbackAnyPort { lines += ["host = \"127.0.0.1\"", "port = 0"] }
         lines += ["data_dir = \(TOMLText.string(dataDirectory))", "log_level = \(TOMLText.string(logLevel))"]
+        if logFormat != "text" { lines.append("log_format = \(TOMLText.string(logFormat))") }
         if let synchronous { lines += ["[store]", "synchronous = \(TOMLText.string(synchronous))"] }
         lines += ["[admin]", "token = \(TOMLText.string(adminToken))"]
         return lines

@@ -1,0 +1,82 @@
+import AsyncHTTPClient
+import DallyTestSupport
+import Foundation
+import NIOCore
+import Testing
+
+/// The servers as systemd or a container runtime runs them: real processes with
+/// `log_format = "json"`, stopped with SIGTERM.
+@Suite struct ProcessLifecycleTests {
+    static let clientToken = "lifecycle-client-token-0123456789"
+    static let adminToken = "lifecycle-admin-token-0123456789"
+
+    func system(_ root: String) -> SystemConfig {
+        var system = SystemConfig(
+            tables: [.init("orders", columns: ["customer TEXT"])], gateways: [.init(id: "gw-a", secret: "gw-a-secret-0123456789")],
+            clients: [.init(name: "app", token: Self.clientToken)], cloudAdminToken: Self.adminToken,
+            gatewayAdminToken: Self.adminToken, logLevel: "info", loopbackAnyPort: true)
+        system.logFormat = "json"
+        return system
+    }
+
+    /// Every line of `log` is one JSON object; the objects.
+    func jsonLines(_ log: String) throws -> [[String: Any]] {
+        try log.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw TestFailure("not a JSON object: \(line)")
+            }
+            return object
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
+    func aGatewayStoppedWithSIGTERMAnswersItsLongPollsLogsWhyAndExitsZero() async throws {
+        let root = NSTemporaryDirectory() + "dally-lifecycle-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let config = root + "/gateway.toml"
+        try system(root).gatewayTOML("gw-a", dataDirectory: root + "/gw").write(toFile: config, atomically: true, encoding: .utf8)
+        let gateway = try GatewayProcess(config: config)
+        let http = HTTPClient.shared
+        let base = "http://127.0.0.1:\(gateway.port)"
+
+        let longPoll = Task {
+            var request = HTTPClientRequest(url: base + "/v1/tables/orders/changes?since=0&wait=60")
+            request.headers.add(name: "Authorization", value: "Bearer \(Self.clientToken)")
+            let response = try await http.execute(request, timeout: .seconds(30))
+            return Int(response.status.code)
+        }
+        // Parked when the gateway counts one waiter.
+        for _ in 0..<1000 {
+            var stats = HTTPClientRequest(url: base + "/stats")
+            stats.headers.add(name: "Authorization", value: "Bearer \(Self.adminToken)")
+            let body = try await http.execute(stats, timeout: .seconds(10)).body.collect(upTo: 1 << 20)
+            if String(buffer: body).contains(#""current":1"#) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let status = await Task.detached { gateway.terminate() }.value
+        #expect(status == 0)
+        #expect(try await longPoll.value == 200)
+        let lines = try jsonLines(gateway.log)
+        let listening = try #require(lines.first { $0["message"] as? String == "gateway listening" })
+        #expect(listening["version"] as? String != nil && listening["level"] as? String == "info")
+        let stopped = try #require(lines.last)
+        #expect(stopped["message"] as? String == "gateway stopped")
+        #expect((stopped["reason"] as? String)?.contains("signal") == true)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
+    func aCloudStoppedWithSIGTERMLogsWhyAndExitsZero() async throws {
+        let root = NSTemporaryDirectory() + "dally-lifecycle-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let config = root + "/cloud.toml"
+        try system(root).cloudTOML(dataDirectory: root + "/cloud").write(toFile: config, atomically: true, encoding: .utf8)
+        let cloud = try GatewayProcess(config: config, command: "cloud")
+        let status = await Task.detached { cloud.terminate() }.value
+        #expect(status == 0)
+        let lines = try jsonLines(cloud.log)
+        #expect(lines.contains { $0["message"] as? String == "cloud listening" && $0["version"] != nil })
+        #expect(lines.last?["message"] as? String == "cloud stopped")
+    }
+}
