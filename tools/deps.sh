@@ -7,9 +7,11 @@ needed=()
 for pkg in libsqlite3-dev zlib1g-dev libzstd-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || needed+=("$pkg")
 done
-# The tests drive real tools: promtool (from the prometheus package) lints /metrics.
+# The tests drive real tools: promtool (from the prometheus package) lints /metrics; openssl
+# makes the private CA and certificates of the TLS tests and reads what a server presents.
 if [ "${DALLY_DEPS:-}" = test ]; then
   command -v promtool >/dev/null 2>&1 || needed+=(prometheus)
+  command -v openssl >/dev/null 2>&1 || needed+=(openssl)
 fi
 if [ ${#needed[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

@@ -28,6 +28,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     /// then hourly) and collecting objects every `objects.gc_interval`.
     let upkeep: [RecurringPass<C>]
     let router: Router<DallyRequestContext>
+    /// The TLS certificate when `[server]` names one; reloaded on SIGHUP.
+    let certificates: ServerCertificates?
     let logger: Logger
 
     /// Opens the embedded SQLite store and builds the routes.
@@ -41,17 +43,19 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     ) throws {
         let store = try SQLiteCloudStore.open(
             directory: config.server.dataDirectory, tables: config.tables, synchronousFull: config.store.synchronousFull)
-        self.init(config: config, store: store, logger: logger, clock: clock, now: now)
+        try self.init(config: config, store: store, logger: logger, clock: clock, now: now)
     }
 
     /// Milliseconds since 1970 by the system clock.
     public static func wallClock() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// Wires the routes over any ``CloudStore``.
+    ///
+    /// - Throws: when `[server]` names TLS files that cannot be read or do not match.
     public init(
         config: CloudConfig, store: any CloudStore, logger: Logger, clock: C,
         now: @escaping @Sendable () -> Int64 = Cloud.wallClock
-    ) {
+    ) throws {
         self.config = config
         self.store = store
         self.logger = logger
@@ -81,6 +85,9 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         ]
         let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
         let shelf = DictionaryShelf(store: store)
+        certificates = try config.server.tls.map { files in
+            try ServerCertificates(certificate: files.certificate, key: files.key, clientCA: config.server.tlsClientCA)
+        }
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
@@ -122,7 +129,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
-            server: .http1(additionalChannelHandlers: [ExpectContinueHandler()]),
+            server: .dally(tls: certificates),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port), serverName: "dally-cloud",
                 backlog: config.server.backlog),
@@ -137,7 +144,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     public func services(port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> [any Service]
     {
-        [application(port: port, onServerRunning: onServerRunning), hub] + upkeep
+        let reloader: [any Service] = certificates.map { [CertificateReloader(certificates: $0, logger: logger)] } ?? []
+        return [application(port: port, onServerRunning: onServerRunning), hub] + upkeep + reloader
     }
 
     /// Serves until SIGTERM or SIGINT, then answers every notify long-poll, drains requests and
@@ -149,7 +157,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
                 "cloud listening",
                 metadata: [
                     "version": "\(DallyVersion.current)",
-                    "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
+                    "address": "\(config.server.host):\(port)", "tls": "\(config.server.tls != nil)", "data_dir": "\(config.server.dataDirectory)",
                     "tables": "\(config.tables.count)", "gateways": "\(config.gateways.count)",
                 ])
         }

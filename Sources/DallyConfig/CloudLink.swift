@@ -57,6 +57,15 @@ public struct CloudLink: Sendable, Equatable {
     public var retryMax: Duration = .seconds(60)
     /// The most outbox rows sent in one batch.
     public var maxBatchRows = 5_000
+    /// `ca`: PEM path of the CA that signed the cloud's certificate (a private CA); nil trusts
+    /// the system's roots. Applies to every `https` uplink.
+    public var certificateAuthority: String?
+    /// `client_cert` and `client_key`: the certificate the gateway presents to a cloud that
+    /// asks for one (`tls_client_ca` there).
+    public var clientCertificate: CertificateFiles?
+    /// `insecure_skip_verify`: accept any certificate from the cloud. Only for a test bench;
+    /// never the default, and logged as a warning at start.
+    public var insecureSkipVerify = false
 
     /// A link with every optional key at its default; ``notifyNetworks`` holds
     /// ``GatewayConfig/defaultNetworkClasses``, the classes a file without `[network]` declares.
@@ -69,7 +78,8 @@ public struct CloudLink: Sendable, Equatable {
 
     static let keys = [
         "url", "gateway_id", "secret", "compression", "level", "dictionary_bytes", "flush_bytes", "notify_networks",
-        "notify_wait", "request_timeout", "retry_min", "retry_max", "max_batch_rows",
+        "notify_wait", "request_timeout", "retry_min", "retry_max", "max_batch_rows", "ca", "client_cert",
+        "client_key", "insecure_skip_verify",
     ]
 
     /// Keys that were once accepted, with what to write instead. Refused with that hint rather
@@ -130,6 +140,9 @@ public struct CloudLink: Sendable, Equatable {
             )
         }
         link.maxBatchRows = try section.int("max_batch_rows", default: link.maxBatchRows, range: 1...1_000_000)
+        link.certificateAuthority = try TLSFiles.path(section, "ca")
+        link.clientCertificate = try TLSFiles.pair(section, "client_cert", "client_key")
+        link.insecureSkipVerify = try section.bool("insecure_skip_verify", default: false)
         return link
     }
 

@@ -4,6 +4,7 @@ import DallyCore
 /// logs. The gateway and the cloud read it the same way; only the defaults differ
 /// (``gatewayDefaults``, ``cloudDefaults``).
 public struct ServerSettings: Sendable, Equatable {
+
     /// The address to listen on; `"0.0.0.0"` for every interface.
     public var host: String
     /// The TCP port; 0 lets the system pick a free one.
@@ -16,6 +17,12 @@ public struct ServerSettings: Sendable, Equatable {
     public var logFormat = "text"
     /// Pending-connection queue of the listening socket; bursts of long-polls need it deep.
     public var backlog: Int
+    /// `tls_cert` and `tls_key`: PEM paths of the server's certificate chain and private key;
+    /// nil serves plain HTTP. Reloaded on SIGHUP.
+    public var tls: CertificateFiles?
+    /// `tls_client_ca`: PEM path of the CA whose certificates clients must present (mutual
+    /// TLS; the cloud's gateways then prove themselves twice: certificate and secret).
+    public var tlsClientCA: String?
 
     public init(host: String = "127.0.0.1", port: Int, dataDirectory: String, logLevel: String = "info", backlog: Int) {
         self.host = host
@@ -39,7 +46,8 @@ public struct ServerSettings: Sendable, Equatable {
     static func read(_ root: TOMLSection, defaults: ServerSettings) throws(KeyError) -> ServerSettings {
         var server = defaults
         guard let section = try root.section("server") else { return server }
-        try section.refuseUnknownKeys(["host", "port", "data_dir", "log_level", "log_format", "backlog"])
+        try section.refuseUnknownKeys(
+            ["host", "port", "data_dir", "log_level", "log_format", "backlog", "tls_cert", "tls_key", "tls_client_ca"])
         server.host = try section.string("host", default: server.host)
         server.port = try section.int("port", default: server.port, range: 0...65535)
         server.dataDirectory = try section.string("data_dir", default: server.dataDirectory)
@@ -52,6 +60,11 @@ public struct ServerSettings: Sendable, Equatable {
             throw KeyError(key: "server.log_format", reason: "use one of \(logFormats.joined(separator: ", "))")
         }
         server.backlog = try section.int("backlog", default: server.backlog, range: 1...65535)
+        server.tls = try TLSFiles.pair(section, "tls_cert", "tls_key")
+        server.tlsClientCA = try TLSFiles.path(section, "tls_client_ca")
+        if server.tlsClientCA != nil, server.tls == nil {
+            throw KeyError(key: section.keyPath("tls_client_ca"), reason: "needs tls_cert and tls_key: client certificates are asked for over TLS")
+        }
         return server
     }
 }

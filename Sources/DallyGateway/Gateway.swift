@@ -29,6 +29,8 @@ public struct Gateway {
     /// Sends and receives changes when the configuration has a `[cloud]` section.
     public let syncer: (any SyncControl & Service)?
     let router: Router<DallyRequestContext>
+    /// The TLS certificate when `[server]` names one; reloaded on SIGHUP.
+    let certificates: ServerCertificates?
     let logger: Logger
     /// Object GC every `objects.gc_interval`.
     let objectCollection: any Service
@@ -70,8 +72,8 @@ public struct Gateway {
             latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
         self.hub = hub
         store.observeCommits { hub.publish($0) }
-        let syncer: (any SyncControl & Service)? = config.cloud.map {
-            SyncEngine(
+        let syncer: (any SyncControl & Service)? = try config.cloud.map {
+            try SyncEngine(
                 store: store, link: $0, uplinks: config.uplinks, networkClasses: config.networkClasses,
                 tables: config.tables, chunks: objects.chunkStore, intakes: objects.intakes,
                 fetchTimeout: config.objects.fetchTimeout, clock: clock, now: now, logger: logger)
@@ -87,6 +89,9 @@ public struct Gateway {
         let requests = RequestCounter(registry: registry)
         let authorizer = Authorizer(config: config)
         let access = TableAccess(store: store, authorizer: authorizer, maxBodyBytes: config.limits.maxBodyBytes)
+        certificates = try config.server.tls.map { files in
+            try ServerCertificates(certificate: files.certificate, key: files.key, clientCA: config.server.tlsClientCA)
+        }
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
@@ -123,7 +128,7 @@ public struct Gateway {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
-            server: .http1(additionalChannelHandlers: [ExpectContinueHandler()]),
+            server: .dally(tls: certificates),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port),
                 serverName: "dally",
@@ -146,7 +151,8 @@ public struct Gateway {
         -> [any Service]
     {
         let app = application(port: port, onServerRunning: onServerRunning)
-        return [app, hub, objectCollection] + (syncer.map { [$0] } ?? [])
+        let reloader = certificates.map { CertificateReloader(certificates: $0, logger: logger) }
+        return [app, hub, objectCollection] + (syncer.map { [$0] } ?? []) + (reloader.map { [$0] } ?? [])
     }
 
     /// Logs where the gateway listens; for `onServerRunning`.
@@ -157,7 +163,7 @@ public struct Gateway {
                 "gateway listening",
                 metadata: [
                     "version": "\(DallyVersion.current)",
-                    "address": "\(config.server.host):\(port)", "data_dir": "\(config.server.dataDirectory)",
+                    "address": "\(config.server.host):\(port)", "tls": "\(config.server.tls != nil)", "data_dir": "\(config.server.dataDirectory)",
                     "tables": "\(config.tables.count)", "max_waiters": "\(hub.limit)",
                     "open_files": "\(openFiles.soft)/\(openFiles.hard)",
                     "cloud": "\(config.cloud.map { "\($0.url) as \($0.gatewayID)" } ?? "none")",

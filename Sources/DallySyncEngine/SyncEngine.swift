@@ -53,16 +53,23 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
     ///   - intakes: the receives under way, which GC keeps its hands off (fetches are some).
     ///   - fetchTimeout: how long a client's read waits for an object fetched on demand.
     ///   - now: wall-clock milliseconds since 1970, the same the store uses.
+    /// - Throws: when `[cloud]`'s `ca`, `client_cert` or `client_key` cannot be read or parsed.
     public init(
         store: ReplicaStore, link: CloudLink, uplinks: [UplinkConfig], networkClasses: [String], tables: [TableSchema],
         chunks: any ChunkStore, intakes: ObjectIntakes, fetchTimeout: Duration, clock: C,
         now: @escaping @Sendable () -> Int64, logger: Logger
-    ) {
+    ) throws {
         self.now = now
         self.logger = logger
+        if link.insecureSkipVerify {
+            logger.warning("[cloud] insecure_skip_verify is on: any certificate is accepted as the cloud's")
+        }
         let backoff = Backoff(minimum: link.retryMin, maximum: link.retryMax)
+        let tls = try Uplink.tls(for: link)
         let uplinks = uplinks.map { config in
-            Uplink(config: config, cost: networkClasses.firstIndex(of: config.networkClass) ?? networkClasses.count, link: link)
+            Uplink(
+                config: config, cost: networkClasses.firstIndex(of: config.networkClass) ?? networkClasses.count,
+                link: link, tls: tls)
         }
         self.uplinks = uplinks
         let scheduler = Scheduler(

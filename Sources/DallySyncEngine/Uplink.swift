@@ -3,6 +3,7 @@ import DallyConfig
 import DallyCore
 import DallyScheduler
 import Logging
+import NIOSSL
 import Synchronization
 
 /// One way to reach the cloud at run time: its HTTP client (through its proxy, if any), its
@@ -21,16 +22,35 @@ final class Uplink: Sendable {
         var lastAnswerAt: Int64?
     }
 
-    init(config: UplinkConfig, cost: Int, link: CloudLink) {
+    /// - Parameter tls: how `https` URLs are checked and what certificate is presented
+    ///   (``tls(for:)``, read once for every uplink).
+    init(config: UplinkConfig, cost: Int, link: CloudLink, tls: TLSConfiguration) {
         self.config = config
         rules = UplinkRules(name: config.name, networkClass: config.networkClass, cost: cost, eager: config.eager)
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
         if let proxy = config.proxy { configuration.proxy = .server(host: proxy.host, port: proxy.port) }
+        configuration.tlsConfiguration = tls
         client = CloudClient(
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
             baseURL: config.url)
         state = Mutex(State())
+    }
+
+    /// How an `https` uplink checks the cloud and presents itself: the system's roots or
+    /// `[cloud] ca`, the client certificate when configured, verification off only when
+    /// `insecure_skip_verify` says so.
+    ///
+    /// - Throws: when a PEM file cannot be read or parsed.
+    static func tls(for link: CloudLink) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let ca = link.certificateAuthority { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca)) }
+        if let client = link.clientCertificate {
+            tls.certificateChain = try NIOSSLCertificate.fromPEMFile(client.certificate).map { .certificate($0) }
+            tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: client.key, format: .pem))
+        }
+        if link.insecureSkipVerify { tls.certificateVerification = .none }
+        return tls
     }
 
     var name: String { config.name }

@@ -25,8 +25,9 @@ final class GatewayProcess: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // The log is a file, not a pipe, so the child never blocks on it; poll it for the port.
-        while port == 0 {
+        // The log is a file, not a pipe, so the child never blocks on it; poll it for the port
+        // (logged at info: the configuration must log at least that), for at most a minute.
+        for _ in 0..<6_000 where port == 0 {
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             if let range = log.range(of: #"address"?[=:]"?127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 port = Int(log[range].split(separator: ":").last ?? "") ?? 0
@@ -35,6 +36,10 @@ final class GatewayProcess: @unchecked Sendable {
             } else {
                 usleep(10_000)
             }
+        }
+        if port == 0 {
+            kill(process.processIdentifier, SIGKILL)
+            throw TestFailure("dally \(command) did not log where it listens within a minute (log_level above info?)")
         }
     }
 

@@ -1,0 +1,42 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOSSL
+
+/// HTTP over TLS whose certificate can change while the server runs: each new connection
+/// takes the context ``ServerCertificates`` holds at that moment. Modeled on HummingbirdTLS's
+/// `TLSChannel`, which fixes its context when the server starts.
+struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = Base.Value
+
+    let base: Base
+    let certificates: ServerCertificates
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let context = certificates.context
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+
+    var responder: HTTPChannelHandler.Responder { base.responder }
+}
+
+extension HTTPServerBuilder {
+    /// Dally's HTTP/1.1 server: `Expect: 100-continue` answered at once
+    /// (``ExpectContinueHandler``), over TLS when `tls` is given.
+    public static func dally(tls: ServerCertificates?) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            let http = HTTP1Channel(
+                responder: responder, configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()]))
+            guard let tls else { return http }
+            return ReloadingTLSChannel(base: http, certificates: tls)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A private CA and certificates it signed, made with the real `openssl` command in a
+/// temporary directory: a server certificate for 127.0.0.1 (twice, as a renewal would give)
+/// and a client certificate for gateway `gw-a`.
+struct TestCertificates {
+    let directory: String
+    var ca: String { directory + "/ca.pem" }
+    var serverCertificate: String { directory + "/server.pem" }
+    var serverKey: String { directory + "/server.key" }
+    var clientCertificate: String { directory + "/client.pem" }
+    var clientKey: String { directory + "/client.key" }
+
+    static var opensslAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") }
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "dally-tls-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.openssl(in: directory, [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=Dally Test CA",
+        ])
+        try issue("server", commonName: "dally-server-1", extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost")
+        try issue("client", commonName: "gw-a", extensions: "extendedKeyUsage=clientAuth")
+    }
+
+    /// Issues `<name>.pem` and `<name>.key` for `commonName`, signed by the CA (again: a renewal).
+    func issue(_ name: String, commonName: String, extensions: String) throws {
+        try extensions.write(toFile: directory + "/\(name).ext", atomically: true, encoding: .utf8)
+        try Self.openssl(in: directory, [
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(name).key",
+            "-out", "\(name).csr", "-subj", "/CN=\(commonName)",
+        ])
+        try Self.openssl(in: directory, [
+            "x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+            "-out", "\(name).pem", "-extfile", "\(name).ext",
+        ])
+    }
+
+    /// The subject of the certificate a TLS server on `port` presents now (`openssl s_client`).
+    func presentedSubject(port: Int) throws -> String {
+        let chain = try Self.openssl(
+            in: directory, ["s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", ca, "-showcerts"], input: "")
+        let pem = chain.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst().first
+            .map { "-----BEGIN CERTIFICATE-----" + $0.components(separatedBy: "-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n" }
+        guard let pem else { throw TestFailure("no certificate from 127.0.0.1:\(port):\n\(chain)") }
+        return try Self.openssl(in: directory, ["x509", "-noout", "-subject"], input: pem)
+    }
+
+    @discardableResult
+    static func openssl(in directory: String, _ arguments: [String], input: String? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 || arguments.first == "s_client" else {
+            throw TestFailure("openssl \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+        }
+        return text
+    }
+}
