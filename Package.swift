@@ -253,7 +253,10 @@ let package = Package(
         .testTarget(name: "DallyLoggingTests", dependencies: ["DallyLogging"]),
         .testTarget(
             name: "DallyStoreTests",
-            dependencies: ["DallyStore", "DallyCloudStore", "DallyConfig", "DallyObjects", "DallyClocks"]),
+            dependencies: [
+                "DallyStore", "DallyCloudStore", "DallyConfig", "DallyObjects", "DallyClocks",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(
             name: "DallySyncEngineTests",

@@ -42,7 +42,7 @@ public final class SQLiteCloudStore: CloudStore {
             pragmas: ["PRAGMA cache_size = -65536"])
         let sql = tables.map(CloudTableSQL.init(schema:))
         do {
-            try migrator().migrate(pool)
+            try SchemaUpgrade.apply(migrator(), to: pool, file: path)
             let versions = try pool.write { db in
                 try ColumnCatalogue.reconcile(sql, db: db)
                 var versions: [String: Int64] = [:]

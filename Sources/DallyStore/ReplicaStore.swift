@@ -69,7 +69,12 @@ public final class ReplicaStore: Sendable {
         let (pool, path, lock) = try DatabaseFiles.openPool(
             directory: directory, name: "replica.sqlite", synchronousFull: synchronousFull)
         let tableSQL = tables.map(TableSQL.init(schema:))
-        try ReplicaSchema.migrator().migrate(pool)
+        do {
+            try SchemaUpgrade.apply(ReplicaSchema.migrator(), to: pool, file: path)
+        } catch {
+            lock.release()
+            throw error
+        }
         let (initial, replicaID) = try pool.write { db in
             try ColumnCatalogue.reconcile(tableSQL, db: db)
             let replicaID = try String.fetchOne(db, sql: "SELECT value FROM dally_settings WHERE key = 'replica_id'")

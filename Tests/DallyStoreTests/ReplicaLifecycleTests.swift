@@ -1,4 +1,5 @@
 import DallyCore
+import GRDB
 import Testing
 
 @testable import DallyStore
@@ -59,6 +60,29 @@ struct ReplicaLifecycleTests {
         let store = try ReplicaStore.open(directory: directory, tables: [orders])
         #expect(throws: StoreError.self) { try ReplicaStore.open(directory: directory, tables: [orders]) }
         try store.close()
+        try ReplicaStore.open(directory: directory, tables: [orders]).close()
+    }
+}
+
+/// A replica a newer Dally wrote is refused, not misread.
+@Suite("Schema upgrades")
+struct SchemaUpgradeTests {
+    @Test func aReplicaFromANewerBuildIsRefusedWithWhatToDo() throws {
+        let directory = temporaryDirectory()
+        try ReplicaStore.open(directory: directory, tables: [orders]).close()
+        let path = directory + "/replica.sqlite"
+        try DatabaseQueue(path: path).write {
+            try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
+        #expect {
+            try ReplicaStore.open(directory: directory, tables: [orders])
+        } throws: { error in
+            "\(error)".contains("newer version of Dally") && "\(error)".contains("v99-from-the-future")
+        }
+        // Refused without keeping the directory locked: the newer build can still open it.
+        try DatabaseQueue(path: path).write {
+            try $0.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v99-from-the-future'")
+        }
         try ReplicaStore.open(directory: directory, tables: [orders]).close()
     }
 }
