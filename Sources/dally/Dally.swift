@@ -7,6 +7,6 @@ struct Dally: AsyncParsableCommand {
         commandName: "dally",
         abstract: "A network-frugal sync gateway.",
         version: DallyVersion.current,
-        subcommands: [GatewayCommand.self, CloudCommand.self, DevCommand.self]
+        subcommands: [GatewayCommand.self, CloudCommand.self, DevCommand.self, BackupCommand.self]
     )
 }
