@@ -40,10 +40,10 @@ public enum DataDirectoryBackup {
         }
         return try present.map { name in
             let target = destination + "/" + name
-            // Not SQLite's read-only mode: such a connection may not use the write-ahead log's
-            // index, and would copy the main file without the commits still in the log.
+            // Read-only, and still reading the commits in the write-ahead log (the running
+            // server's -shm is there): the copy has every commit made before it began.
             var reading = Configuration()
-            reading.prepareDatabase { try $0.execute(sql: "PRAGMA query_only = 1") }
+            reading.readonly = true
             let source = try DatabaseQueue(path: directory + "/" + name, configuration: reading)
             let copy = try DatabaseQueue(path: target)
             try source.backup(to: copy)
