@@ -12,6 +12,9 @@ if [ ! -x "$root/bin/sh" ]; then
   command -v debootstrap >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   debootstrap --variant=minbase --include=libsqlite3-0,zlib1g,libzstd1 bookworm "$root" http://deb.debian.org/debian >/dev/null
 fi
+# A real system has /proc; the Swift runtime, linked statically, reads the command line there.
+mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+trap 'umount "$root/proc" 2>/dev/null || true' EXIT
 rm -rf "$root/opt/dally" && mkdir -p "$root/opt/dally"
 tar -C "$root/opt/dally" --strip-components=1 -xzf "$tarball"
 echo "installed $(basename "$tarball") into a bare Debian root ($(du -sh "$root" | cut -f1))"
@@ -24,7 +27,7 @@ port=18555
 cd_root "exec bin/dally gateway --config config/gateway.toml --port $port --data-dir /var/lib/dally-check" \
   > /tmp/dally-check-package.log 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
+trap 'kill $pid 2>/dev/null || true; umount "$root/proc" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 echo "healthz: $(curl -s "http://127.0.0.1:$port/healthz")"
 gateway=$(pgrep -f "dally gateway --config config/gateway.toml --port $port" | head -1)
