@@ -42,7 +42,7 @@ public struct Gateway {
     ///   - now: wall-clock milliseconds since 1970, for what outlives the process (first-dirty
     ///     times, deadlines, pulls, object and chunk ages). Tests move it with their clock.
     ///   - objectFetcher: brings objects a client reads that are not here from the cloud;
-    ///     defaults to the syncer when it can. Without one such reads are answered
+    ///     defaults to the sync engine when there is one. Without one such reads are answered
     ///     `503 object_unavailable`.
     ///   - chunking: how received objects are cut into chunks.
     /// - Throws: ``StoreError`` when the replica cannot be opened or migrated.
@@ -142,7 +142,7 @@ public struct Gateway {
     /// The services of a running gateway, in start order: the server, the hub, object GC, the
     /// syncer.
     ///
-    /// Shutdown runs in reverse: the syncer stops first (a batch in flight stays recorded and
+    /// Shutdown runs in reverse: the sync engine stops first (a batch in flight stays recorded and
     /// is resent at the next start), GC stops between passes, then the hub answers every
     /// parked long-poll, then the server drains in-flight requests.
     ///

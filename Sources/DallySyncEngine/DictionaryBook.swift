@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Small batches are where a dictionary pays: a section of a few rows has too little of its
 /// own to compress against, and a dictionary gives it the table's column names, ids and
-/// typical values up front. The book decides; ``Syncer`` uploads and retires over the uplinks
+/// typical values up front. The book decides; ``DictionaryExchange`` uploads and retires over the uplinks
 /// the table may use, since a dictionary holds pieces of the table's data.
 final class DictionaryBook: Sendable {
     /// How dictionaries are trained and when. The defaults are what `dally-bench codec`

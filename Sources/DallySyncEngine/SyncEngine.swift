@@ -22,9 +22,10 @@ import ServiceLifecycle
 /// clock only sleeps. Tests inject both, so they move time by hand:
 ///
 /// ```swift
-/// let engine = SyncEngine(
+/// let engine = try SyncEngine(
 ///     store: store, link: link, uplinks: config.uplinks, networkClasses: config.networkClasses,
-///     tables: config.tables, objects: objects, clock: manualClock, now: { manualClock.millis }, logger: logger)
+///     tables: config.tables, chunks: chunkStore, intakes: intakes, fetchTimeout: .seconds(30),
+///     clock: manualClock, now: { manualClock.millis }, logger: logger)
 /// // run it as a Service; engine.isQuiet says when the clock may move again.
 /// ```
 public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching where C.Duration == Duration {
