@@ -83,7 +83,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
                 try await collector.collectNow()
             },
         ]
-        let authenticator = GatewayAuthenticator(gateways: config.gateways, adminToken: config.adminToken)
+        let authenticator = GatewayAuthenticator(
+            gateways: config.gateways, adminToken: config.adminToken, certificates: config.server.tlsClientCA != nil)
         let shelf = DictionaryShelf(store: store)
         certificates = try config.server.tls.map { files in
             try ServerCertificates(certificate: files.certificate, key: files.key, clientCA: config.server.tlsClientCA)

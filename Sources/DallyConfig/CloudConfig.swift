@@ -111,7 +111,7 @@ public struct CloudConfig: Sendable {
 
         let adminToken = try Secrets.readAdminToken(root)
         var tokens: Set<String> = [adminToken]
-        let gateways = try readGateways(root, tokens: &tokens)
+        let gateways = try readGateways(root, tokens: &tokens, certificates: server.tlsClientCA != nil)
         let tables = try TableDeclarations.read(root, networkClasses: nil)
         var config = CloudConfig(
             server: server, store: store, limits: limits, keepAnswers: keepAnswers, adminToken: adminToken,
@@ -122,8 +122,11 @@ public struct CloudConfig: Sendable {
     }
 
     /// Reads `[[gateways]]`: at least one, ids distinct (ignoring case), secrets missing from
-    /// `tokens` and added to it.
-    static func readGateways(_ root: TOMLSection, tokens: inout Set<String>) throws(KeyError) -> [GatewayCredential] {
+    /// `tokens` and added to it. A gateway may go without a secret only when `certificates`
+    /// (`[server] tls_client_ca`): its client certificate then proves its id.
+    static func readGateways(_ root: TOMLSection, tokens: inout Set<String>, certificates: Bool) throws(KeyError)
+        -> [GatewayCredential]
+    {
         var gateways: [GatewayCredential] = []
         var ids: Set<String> = []
         for section in try root.sections("gateways") {
@@ -133,7 +136,12 @@ public struct CloudConfig: Sendable {
             guard ids.insert(id.lowercased()).inserted else {
                 throw KeyError(key: section.keyPath("id"), reason: "duplicate gateway id '\(id)'")
             }
-            let secret = try Secrets.readDistinct(section, "secret", taken: &tokens)
+            let secret: String?
+            if certificates {
+                secret = try Secrets.readOptionalDistinct(section, "secret", taken: &tokens)
+            } else {
+                secret = try Secrets.readDistinct(section, "secret", taken: &tokens)
+            }
             gateways.append(GatewayCredential(id: id, secret: secret))
         }
         guard !gateways.isEmpty else {
@@ -145,12 +153,14 @@ public struct CloudConfig: Sendable {
 
 /// A gateway allowed to sync with the cloud: its id and the secret it proves it with.
 public struct GatewayCredential: Sendable, Equatable {
-    /// The gateway's id; see ``isValidID(_:)``.
+    /// The gateway's id; see ``isValidID(_:)``. With client certificates (`tls_client_ca`), a
+    /// gateway's certificate must name it as its common name.
     public var id: String
-    /// The shared secret; the gateway's `[cloud] secret` holds the same.
-    public var secret: String
+    /// The shared secret; the gateway's `[cloud] secret` holds the same. Nil: the gateway
+    /// proves its id with its client certificate alone.
+    public var secret: String?
 
-    public init(id: String, secret: String) {
+    public init(id: String, secret: String?) {
         self.id = id
         self.secret = secret
     }

@@ -31,8 +31,9 @@ public struct CloudLink: Sendable, Equatable {
     public var url: String
     /// This gateway's id at the cloud: one of the cloud's `[[gateways]]`.
     public var gatewayID: String
-    /// The secret this gateway proves its id with; the cloud holds the same.
-    public var secret: String
+    /// The secret this gateway proves its id with; the cloud holds the same. Nil when the
+    /// gateway proves its id with its client certificate alone (`client_cert`).
+    public var secret: String?
     /// How request bodies are compressed.
     public var compression: Compression = .zstd
     /// The compression level, within ``Compression/levels``; unused for ``Compression/none``.
@@ -69,7 +70,7 @@ public struct CloudLink: Sendable, Equatable {
 
     /// A link with every optional key at its default; ``notifyNetworks`` holds
     /// ``GatewayConfig/defaultNetworkClasses``, the classes a file without `[network]` declares.
-    public init(url: String, gatewayID: String, secret: String) {
+    public init(url: String, gatewayID: String, secret: String?) {
         self.url = url
         self.gatewayID = gatewayID
         self.secret = secret
@@ -103,8 +104,14 @@ public struct CloudLink: Sendable, Equatable {
         let gatewayID = try section.requiredString("gateway_id")
         try GatewayCredential.checkID(gatewayID, key: section.keyPath("gateway_id"))
         var tokens = otherTokens
-        var link = CloudLink(
-            url: url, gatewayID: gatewayID, secret: try Secrets.readDistinct(section, "secret", taken: &tokens))
+        let clientCertificate = try TLSFiles.pair(section, "client_cert", "client_key")
+        let secret = try Secrets.readOptionalDistinct(section, "secret", taken: &tokens)
+        guard secret != nil || clientCertificate != nil else {
+            throw KeyError(
+                key: section.keyPath("secret"), reason: "missing: the secret this gateway proves its id with (or a client_cert)")
+        }
+        var link = CloudLink(url: url, gatewayID: gatewayID, secret: secret)
+        link.clientCertificate = clientCertificate
 
         let compressionText = try section.string("compression", default: link.compression.rawValue)
         guard let compression = Compression(rawValue: compressionText) else {
@@ -141,7 +148,6 @@ public struct CloudLink: Sendable, Equatable {
         }
         link.maxBatchRows = try section.int("max_batch_rows", default: link.maxBatchRows, range: 1...1_000_000)
         link.certificateAuthority = try TLSFiles.path(section, "ca")
-        link.clientCertificate = try TLSFiles.pair(section, "client_cert", "client_key")
         link.insecureSkipVerify = try section.bool("insecure_skip_verify", default: false)
         return link
     }

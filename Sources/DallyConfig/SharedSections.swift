@@ -155,6 +155,15 @@ enum Secrets {
         return token
     }
 
+    /// Reads the token `key` of `section` when it is there (checked and distinct as
+    /// ``readDistinct(_:_:taken:)``); nil when it is absent.
+    static func readOptionalDistinct(_ section: TOMLSection, _ key: String, taken: inout Set<String>) throws(KeyError)
+        -> String?
+    {
+        guard section.table[key] != nil else { return nil }
+        return try readDistinct(section, key, taken: &taken)
+    }
+
     /// Reads the required `[admin]` table and its `token`, the bearer token for /stats and /metrics.
     static func readAdminToken(_ root: TOMLSection) throws(KeyError) -> String {
         guard let admin = try root.section("admin") else {

@@ -31,8 +31,10 @@ struct CloudClient: Sendable {
     /// The largest answer accepted, compressed and decompressed.
     let maxAnswerBytes = 256 * 1024 * 1024
 
-    private var authorization: String {
-        "Basic " + Data("\(link.gatewayID):\(link.secret)".utf8).base64EncodedString()
+    /// HTTP Basic with the gateway's id and secret; nil when its client certificate alone
+    /// proves its id.
+    private var authorization: String? {
+        link.secret.map { "Basic " + Data("\(link.gatewayID):\($0)".utf8).base64EncodedString() }
     }
 
     private var coding: ContentCoding {
@@ -168,7 +170,7 @@ struct CloudClient: Sendable {
         -> (HTTPClientResponse, [UInt8], Int)
     {
         var request = request
-        request.headers.add(name: "Authorization", value: authorization)
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         request.headers.add(name: "Accept-Encoding", value: "zstd, deflate")
         let response: HTTPClientResponse
         let body: ByteBuffer

@@ -64,6 +64,20 @@ struct TLSKeysTests {
         #expect(refusal(text)?.contains("cannot read the file \(directory)/nope.pem") == true)
     }
 
+    @Test func aGatewayWithoutASecretMustPresentACertificate() throws {
+        let noSecret = gateway(cloud: "").replacingOccurrences(of: "[[tables]]", with: """
+            [cloud]
+            url = "https://127.0.0.1:8090"
+            gateway_id = "gw-a"
+            [[tables]]
+            """)
+        #expect(refusal(noSecret)?.contains("cloud.secret") == true)
+        let byCertificate = noSecret.replacingOccurrences(
+            of: "gateway_id = \"gw-a\"", with: "gateway_id = \"gw-a\"\nclient_cert = \"\(certificate)\"\nclient_key = \"\(key)\"")
+        let config = try GatewayConfig.parse(text: byCertificate, file: "gateway.toml")
+        #expect(config.cloud?.secret == nil && config.cloud?.clientCertificate != nil)
+    }
+
     @Test func clientCertificatesNeedTLS() {
         #expect(refusal(gateway(server: "tls_client_ca = \"\(certificate)\""))?.contains("needs tls_cert") == true)
     }

@@ -15,7 +15,8 @@ import Testing
 
     func system() -> SystemConfig {
         SystemConfig(
-            tables: [.init("orders", columns: ["customer TEXT"])], gateways: [.init(id: "gw-a", secret: "gw-a-secret-0123456789")],
+            tables: [.init("orders", columns: ["customer TEXT"])],
+            gateways: [.init(id: "gw-a", secret: "gw-a-secret-0123456789"), .init(id: "gw-b", secret: "gw-b-secret-0123456789")],
             clients: [.init(name: "app", token: Self.clientToken)], cloudAdminToken: "tls-admin-0123456789",
             gatewayAdminToken: "tls-admin-0123456789", logLevel: "info")
     }
@@ -24,15 +25,17 @@ import Testing
     /// `gw-a` linked to it by `https` with `link` applied; writes a row and asks for a sync:
     /// the answer's `status` and body.
     func syncOverTLS(
-        _ certificates: TestCertificates, askClients: Bool = false, link adjust: (inout CloudLink) -> Void
+        _ certificates: TestCertificates, askClients: Bool = false, cloud adjustCloud: (inout CloudConfig) -> Void = { _ in },
+        gateway id: String = "gw-a", link adjust: (inout CloudLink) -> Void
     ) async throws -> (status: Int, body: String) {
         let live = LiveSystem(config: system())
         var cloud = try live.config.cloud(dataDirectory: live.directory("cloud"))
         cloud.server.tls = CertificateFiles(certificate: certificates.serverCertificate, key: certificates.serverKey)
         if askClients { cloud.server.tlsClientCA = certificates.ca }
+        adjustCloud(&cloud)
         try await live.startCloud(cloud)
         var gateway = try live.config.gateway(
-            "gw-a", dataDirectory: live.directory("gw-a"),
+            id, dataDirectory: live.directory("gw-a"),
             link: .init(url: "https://127.0.0.1:\(live.cloudPort)", notifyNetworks: []))
         if var link = gateway.cloud {
             adjust(&link)
@@ -76,6 +79,28 @@ import Testing
             link.clientCertificate = CertificateFiles(certificate: certificates.clientCertificate, key: certificates.clientKey)
         }
         #expect(with.status == 200 && with.body.contains(#""accepted":1"#), "\(with.body)")
+    }
+
+    @Test func aGatewayKnownByItsCertificateAloneNeedsNoSecret() async throws {
+        let certificates = try TestCertificates()
+        let answer = try await syncOverTLS(
+            certificates, askClients: true, cloud: { $0.gateways[0].secret = nil },
+            link: { link in
+                link.secret = nil
+                link.certificateAuthority = certificates.ca
+                link.clientCertificate = CertificateFiles(certificate: certificates.clientCertificate, key: certificates.clientKey)
+            })
+        #expect(answer.status == 200 && answer.body.contains(#""accepted":1"#), "\(answer.body)")
+    }
+
+    @Test func aCertificateNamingAnotherGatewayIsRefused() async throws {
+        let certificates = try TestCertificates()
+        // gw-b's id and secret, with the certificate issued to gw-a.
+        let answer = try await syncOverTLS(certificates, askClients: true, gateway: "gw-b") { link in
+            link.certificateAuthority = certificates.ca
+            link.clientCertificate = CertificateFiles(certificate: certificates.clientCertificate, key: certificates.clientKey)
+        }
+        #expect(answer.status == 202 && answer.body.contains("gw-a"), "\(answer.body)")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))

@@ -23,11 +23,11 @@ struct BatchesRoute: Sendable {
     }
 
     func register(on router: Router<DallyRequestContext>) {
-        router.post("/v1/batches") { request, _ in try await handle(request) }
+        router.post("/v1/batches") { request, context in try await handle(request, context) }
     }
 
-    func handle(_ request: Request) async throws -> Response {
-        let gateway = try authenticator.gateway(of: request)
+    func handle(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        let gateway = try await authenticator.gateway(of: request, context: context)
         let shelf = self.shelf
         let body = try await BodyCoding.body(
             of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes,

@@ -23,13 +23,13 @@ struct DictionaryRoutes: Sendable {
         router.put("/v1/dictionaries/:id") { request, context in try await put(request, context) }
         router.get("/v1/dictionaries/:id") { request, context in try await get(request, context) }
         router.delete("/v1/dictionaries/:id") { request, context in try await delete(request, context) }
-        router.get("/v1/dictionaries") { request, _ in try await list(request) }
+        router.get("/v1/dictionaries") { request, context in try await list(request, context) }
     }
 
     /// `PUT /v1/dictionaries/{id}?table=T`, the dictionary's bytes as the body: 201 when stored,
     /// 200 when the same bytes were stored before (a retried upload).
     func put(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        let gateway = try authenticator.gateway(of: request)
+        let gateway = try await authenticator.gateway(of: request, context: context)
         let id = try Self.id(context)
         let query = try QueryParameters(request, allowed: ["table"])
         guard let table = query.string("table") else {
@@ -63,7 +63,7 @@ struct DictionaryRoutes: Sendable {
 
     /// `GET /v1/dictionaries/{id}`: the bytes, as uploaded.
     func get(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        let gateway = try authenticator.gateway(of: request)
+        let gateway = try await authenticator.gateway(of: request, context: context)
         let id = try Self.id(context)
         guard let stored = try await store.dictionary(gateway: gateway, id: id) else {
             throw DallyError(.notFound, "gateway '\(gateway)' has no dictionary \(id) in the cloud")
@@ -75,7 +75,7 @@ struct DictionaryRoutes: Sendable {
 
     /// `DELETE /v1/dictionaries/{id}`: 204, or 404 when there is none.
     func delete(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        let gateway = try authenticator.gateway(of: request)
+        let gateway = try await authenticator.gateway(of: request, context: context)
         let id = try Self.id(context)
         guard try await store.deleteDictionary(gateway: gateway, id: id) else {
             throw DallyError(.notFound, "gateway '\(gateway)' has no dictionary \(id) in the cloud")
@@ -85,8 +85,8 @@ struct DictionaryRoutes: Sendable {
     }
 
     /// `GET /v1/dictionaries`: `{"dictionaries":[{"id","table","created_at"}]}`, oldest first.
-    func list(_ request: Request) async throws -> Response {
-        let gateway = try authenticator.gateway(of: request)
+    func list(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        let gateway = try await authenticator.gateway(of: request, context: context)
         let listed = try await store.dictionaries(gateway: gateway).map {
             ListedDictionary(id: $0.id, table: $0.table, createdAt: $0.createdAt)
         }

@@ -19,7 +19,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     func changes(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        let gateway = try authenticator.gateway(of: request)
+        let gateway = try await authenticator.gateway(of: request, context: context)
         let table = try context.parameters.require("table")
         let query = try QueryParameters(request, allowed: ["since", "limit", "replica"])
         let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
@@ -33,7 +33,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// replicas past the versions given, at once or as soon as there are; `{"versions":{}}`
     /// at the timeout.
     func notify(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        let gateway = try authenticator.gateway(of: request)
+        let gateway = try await authenticator.gateway(of: request, context: context)
         let query = try QueryParameters(request, allowed: ["versions", "wait", "replica"])
         let asked = try TableVersions.parseQuery(Substring(query.string("versions") ?? ""))
         let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }

@@ -42,7 +42,7 @@ struct ObjectRoutes: Sendable {
     static let maxChunkBytes = ObjectManifest.maxChunkBytes
 
     func register(on router: Router<DallyRequestContext>) {
-        router.post("/v1/chunks/missing") { request, _ in try await missing(request) }
+        router.post("/v1/chunks/missing") { request, context in try await missing(request, context) }
         router.put("/v1/chunks/:hash") { request, context in try await putChunk(request, context) }
         router.get("/v1/chunks/:hash") { request, context in try await getChunk(request, context) }
         router.put("/v1/objects/:hash") { request, context in try await putObject(request, context) }
@@ -53,8 +53,8 @@ struct ObjectRoutes: Sendable {
 
     /// `POST /v1/chunks/missing`, `{"chunks": ["<hash>", …]}`: `{"missing": [...]}`, the ones
     /// the cloud does not hold, in the order asked (each once).
-    func missing(_ request: Request) async throws -> Response {
-        _ = try authenticator.gateway(of: request)
+    func missing(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        _ = try await authenticator.gateway(of: request, context: context)
         let body: [UInt8]
         do {
             body = try await BodyCoding.body(of: request, maxBytes: Self.maxAskBytes, maxDecompressedBytes: Self.maxAskBytes)
@@ -83,7 +83,7 @@ struct ObjectRoutes: Sendable {
     /// `PUT /v1/chunks/{hash}`, the chunk's bytes (zstd or deflate allowed): 201
     /// `{"stored":true}`, or 200 `{"stored":false}` when the cloud held it already.
     func putChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        _ = try authenticator.gateway(of: request)
+        _ = try await authenticator.gateway(of: request, context: context)
         let hash = try Self.hash(context)
         let bytes: [UInt8]
         do {
@@ -106,7 +106,7 @@ struct ObjectRoutes: Sendable {
     /// `GET /v1/chunks/{hash}`: the bytes, zstd-compressed when the client accepts it and it
     /// helps; `ETag: "<hash>"`, so a client holding the chunk gets 304.
     func getChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        _ = try authenticator.gateway(of: request)
+        _ = try await authenticator.gateway(of: request, context: context)
         let hash = try Self.hash(context)
         let tag = "\"\(hash.hex)\""
         if request.headers[.ifNoneMatch] == tag {
@@ -129,7 +129,7 @@ struct ObjectRoutes: Sendable {
     /// `PUT /v1/objects/{hash}`, the manifest: 201 with the reference `{"hash","size","chunks"}`
     /// when recorded, 200 when the cloud held the object already.
     func putObject(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        _ = try authenticator.gateway(of: request)
+        _ = try await authenticator.gateway(of: request, context: context)
         let hash = try Self.hash(context)
         let body = try await BodyCoding.body(
             of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes)
@@ -171,7 +171,7 @@ struct ObjectRoutes: Sendable {
 
     /// `GET /v1/objects/{hash}`: the manifest of an object the cloud holds complete.
     func getObject(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
-        _ = try authenticator.gateway(of: request)
+        _ = try await authenticator.gateway(of: request, context: context)
         let hash = try Self.hash(context)
         guard let manifest = try await store.manifest(of: hash) else {
             throw DallyError(.notFound, "the cloud holds no complete object \(hash.hex)")
