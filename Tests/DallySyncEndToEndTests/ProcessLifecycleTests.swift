@@ -41,9 +41,12 @@ import Testing
         let base = "http://127.0.0.1:\(gateway.port)"
 
         let longPoll = Task {
-            var request = HTTPClientRequest(url: base + "/v1/tables/orders/changes?since=0&wait=60")
+            // The longest wait the gateway allows, and a client that waits longer still: the poll
+            // ends with the gateway's SIGTERM answer, or with an error if the gateway exits
+            // without answering, however slow a loaded machine makes the start and the stop.
+            var request = HTTPClientRequest(url: base + "/v1/tables/orders/changes?since=0&wait=120")
             request.headers.add(name: "Authorization", value: "Bearer \(Self.clientToken)")
-            let response = try await http.execute(request, timeout: .seconds(30))
+            let response = try await http.execute(request, timeout: .seconds(600))
             return Int(response.status.code)
         }
         // Parked when the gateway counts one waiter.
