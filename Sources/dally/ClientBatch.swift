@@ -9,9 +9,14 @@ struct ClientBatch: AsyncParsableCommand {
         commandName: "batch",
         abstract: "Write many rows in one transaction, from a JSON or NDJSON file or standard input.",
         discussion: """
-            JSON: the gateway's batch body, {"created":[{"id":"o1","values":{…}}],"updated":[…],"deleted":["o2"]}.
-            NDJSON: one write per line, {"op":"put"|"patch"|"delete","id":"o1","values":{…},"expected_seq":3}.
+            JSON: the gateway's batch body, \
+            {"created":[{"id":"o1","values":{…}}],"updated":[…],"deleted":["o2"]}.
+
+            NDJSON: one write per line, \
+            {"op":"put"|"patch"|"delete","id":"o1","values":{…},"expected_seq":3}.
+
             Prints {"saved":[…],"errors":[…],"seq":n}; exits 1 when any row was refused.
+
             Example: dally client batch orders writes.ndjson --all-or-nothing
             """)
 

@@ -17,6 +17,7 @@ struct ClientObjectPut: AsyncParsableCommand {
         abstract: "Upload a file as a row's object, streamed, its SHA-256 checked by the gateway; prints the row.",
         discussion: """
             A progress bar is drawn on standard error when it is a terminal.
+
             Example: dally client object put photos p1 image cat.jpg
             """)
 
@@ -46,8 +47,9 @@ struct ClientObjectGet: AsyncParsableCommand {
         commandName: "get",
         abstract: "Download a row's object to a file (resuming a cut download) or to standard output; SHA-256 checked.",
         discussion: """
-            To a file, the bytes go to <file>.part first; run the same command again after a cut and only
-            the missing bytes are fetched. Prints {"hash","size"} once the file is whole and checked.
+            To a file, the bytes go to <file>.part first; run the same command again after a cut and \
+            only the missing bytes are fetched. Prints {"hash","size"} once the file is whole and checked.
+
             Example: dally client object get photos p1 image copy.jpg
             """)
 

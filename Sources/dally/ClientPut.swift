@@ -8,8 +8,9 @@ struct ClientPut: AsyncParsableCommand {
         commandName: "put",
         abstract: "Create or replace a row; prints it as stored.",
         discussion: """
-            Example: dally client put orders o1 '{"customer":"Ada","total":12.5}'
             Columns not given become null. Values from standard input when omitted or '-'.
+
+            Example: dally client put orders o1 '{"customer":"Ada","total":12.5}'
             """)
 
     @OptionGroup var connection: ClientConnection

@@ -7,8 +7,10 @@ struct ClientRows: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rows", abstract: "Print a table's live rows in sequence order, fetching page after page.",
         discussion: """
+            --where column:value filters by equality (TEXT, INTEGER, REAL, BOOLEAN columns; 'null' \
+            matches null).
+
             Example: dally client rows orders --where paid:true --where customer:Ada --output table
-            --where column:value filters by equality (TEXT, INTEGER, REAL, BOOLEAN columns; 'null' matches null).
             """)
 
     @OptionGroup var connection: ClientConnection

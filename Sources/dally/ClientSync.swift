@@ -8,8 +8,9 @@ struct ClientSync: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Send a table's pending changes to the cloud and pull it now, over the networks its policy allows.",
         discussion: """
-            Prints {"status":"synced","sent","accepted","conflicts","rejected","received"} or
+            Prints {"status":"synced","sent","accepted","conflicts","rejected","received"} or \
             {"status":"queued","reason"} (no allowed uplink now: the changes go at the first chance).
+
             Example: dally client sync orders
             """)
 

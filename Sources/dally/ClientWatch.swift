@@ -9,10 +9,11 @@ struct ClientWatch: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Follow the changes feed: one JSON line per change, as it happens, until interrupted.",
         discussion: """
-            Example: dally client watch orders notes --since 42
-            Each line is the changed row with its table; its seq is the cursor to pass as --since to
-            resume. When the gateway stops or cannot be reached, watch waits and polls again from the
+            Each line is the changed row with its table; its seq is the cursor to pass as --since to \
+            resume. When the gateway stops or cannot be reached, watch waits and polls again from the \
             last change it printed (a note goes to standard error): a restart loses and repeats nothing.
+
+            Example: dally client watch orders notes --since 42
             """)
 
     @OptionGroup var connection: ClientConnection
