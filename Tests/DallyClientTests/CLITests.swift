@@ -101,6 +101,23 @@ import Testing
         }
     }
 
+    @Test func watchSurvivesAGatewayRestart() async throws {
+        try await ClientSystem.run { system in
+            let watch = try CLIProcess.Running(
+                ["watch", "orders", "--wait", "2", "--retry-max", "0.2"], environment: Self.environment(system))
+            defer { watch.stop() }
+            var lines = watch.lines.makeAsyncIterator()
+            try await system.with { client in try await client.table("orders").put(id: "before", ["qty": 1]) }
+            #expect(try Self.json(try #require(await lines.next()))["id"] == "before")
+            try await system.live.stopGateway("gw-a")
+            try await system.startGateway("gw-a", samePort: true)
+            try await system.with { client in try await client.table("orders").put(id: "after", ["qty": 2]) }
+            let after = try Self.json(try #require(await lines.next()))
+            #expect(after["id"] == "after", "the change before the restart is not printed again")
+            #expect(after["values"]?["qty"] == 2)
+        }
+    }
+
     @Test func objectsSyncStatsUplinksConflicts() async throws {
         try await ClientSystem.run { system in
             let env = Self.environment(system)

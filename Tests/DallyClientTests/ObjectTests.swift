@@ -182,6 +182,16 @@ import Testing
                 try await photos.put(id: "p3", Photo(caption: "same bytes", image: nil))
                 let named = try await photos.patch(id: "p3", ["image": ObjectInfo.named(info.hash)])
                 #expect(named.values?.image?.size == 500_000)
+
+                // An object uploaded on its own first, then named: the row appears with it.
+                let other = SeededBytes.bytes(200_000, seed: 99)
+                let stored = try await client.storeObject(from: ByteStream(bytes: other))
+                #expect(stored.hash == ContentHash.of(other).hex)
+                #expect(stored.size == 200_000)
+                let p4 = try await client.table("photos").put(id: "p4", ["image": ["hash": .string(stored.hash)]])
+                #expect(p4.values?["image"]?["size"] == 200_000)
+                let (_, back) = try await photos.objectStream(id: "p4", column: "image")
+                #expect(try await back.collect(upTo: 1 << 20) == other)
             }
         }
     }
