@@ -20,6 +20,7 @@ public struct Batch<Values: Encodable & Sendable>: Sendable {
     private var updated: [BatchEntry] = []
     private var deleted: [BatchEntry] = []
 
+    /// An empty batch; add writes with ``create(id:_:expectedSeq:updatedAt:)``, ``update(id:_:expectedSeq:updatedAt:)`` and ``delete(id:expectedSeq:)``.
     public init() {}
 
     /// The number of writes in the batch.
@@ -56,27 +57,4 @@ public struct Batch<Values: Encodable & Sendable>: Sendable {
         writer.raw("}")
         return writer.bytes
     }
-}
-
-/// One entry of a batch: `{"id","values","updated_at","expected_seq"}`, optional members left out.
-struct BatchEntry: Encodable, Sendable {
-    let id: String
-    let values: EncodableBox?
-    let updatedAt: Int64?
-    let expectedSeq: Int64?
-
-    enum CodingKeys: String, CodingKey {
-        case id, values
-        case updatedAt = "updated_at"
-        case expectedSeq = "expected_seq"
-    }
-}
-
-/// Any encodable value, so that one batch holds full rows and partial ones of other types.
-struct EncodableBox: Encodable, Sendable {
-    private let value: any Encodable & Sendable
-
-    init(_ value: some Encodable & Sendable) { self.value = value }
-
-    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
 }

@@ -60,19 +60,10 @@ public struct ByteStream: AsyncSequence, Sendable {
         return all
     }
 
+    /// Reads the stream's pieces in order; `next()` answers nil at the end.
     public struct Iterator: AsyncIteratorProtocol {
         let pull: () async throws -> [UInt8]?
 
         public mutating func next() async throws -> [UInt8]? { try await pull() }
     }
-}
-
-/// Holds another sequence's iterator so a closure can advance it. Only one reader touches it
-/// (a stream is read by one iterator), hence `@unchecked Sendable`.
-final class IteratorBox<Base: AsyncIteratorProtocol>: @unchecked Sendable where Base.Element == [UInt8] {
-    private var base: Base
-
-    init(_ base: Base) { self.base = base }
-
-    func next() async throws -> [UInt8]? { try await base.next() }
 }

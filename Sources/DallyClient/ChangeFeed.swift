@@ -40,6 +40,7 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
         /// Called before each retry with the error and the wait (for logs or a status line).
         public var onRetry: (@Sendable (DallyClientError, Duration) -> Void)?
 
+        /// Options with the defaults given: polls held 25 s, retries after 250 ms doubling up to 15 s.
         public init(
             wait: Duration = .seconds(25), pageSize: Int? = nil, retryMinimum: Duration = .milliseconds(250),
             retryMaximum: Duration = .seconds(15), sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
@@ -63,6 +64,7 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
         Iterator(feed: self, cursor: since)
     }
 
+    /// Polls as changes are asked for; ``cursor`` is the `seq` of the last change yielded.
     public struct Iterator: AsyncIteratorProtocol {
         let feed: ChangeFeed
         /// The `seq` of the last change yielded (or the starting cursor).
@@ -121,8 +123,3 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
 }
 
 extension ChangeFeed.Iterator: Sendable {}
-
-/// A page of the changes feed: `{"changes":[…],"since","next_since","more"}`.
-struct ChangesPage<Values: Decodable & Sendable>: Decodable {
-    let changes: [Row<Values>]
-}

@@ -12,7 +12,9 @@
 /// }
 /// ```
 public struct Conflict: Codable, Sendable {
+    /// The table of the row in conflict.
     public let table: String
+    /// The row's id.
     public let id: String
     /// `conflict` or `error`.
     public let kind: String
@@ -35,37 +37,4 @@ public struct Conflict: Codable, Sendable {
         case table, id, kind, status, policy, winner, server, error, local
         case detectedAt = "detected_at"
     }
-}
-
-/// How to settle an open conflict.
-///
-/// For example: `try await client.settle(table: "docs", id: "d1", .write(["text": "merged"]))`.
-public enum Settlement: Sendable {
-    /// Send the local row again, based on the cloud's version (for an error: after fixing its cause).
-    case takeLocal
-    /// Replace the local row with the cloud's (conflicts only).
-    case takeServer
-    /// Write this merged row (as a PUT) and send it.
-    case write(any Encodable & Sendable)
-}
-
-/// `{"take":"local"}`, `{"take":"server"}` or `{"values":{…}}`.
-struct SettlementBody: Encodable {
-    let settlement: Settlement
-
-    private enum CodingKeys: String, CodingKey { case take, values }
-
-    func encode(to encoder: any Encoder) throws {
-        var object = encoder.container(keyedBy: CodingKeys.self)
-        switch settlement {
-        case .takeLocal: try object.encode("local", forKey: .take)
-        case .takeServer: try object.encode("server", forKey: .take)
-        case .write(let values): try object.encode(EncodableBox(values), forKey: .values)
-        }
-    }
-}
-
-/// `{"conflicts":[…]}`.
-struct ConflictList: Decodable {
-    let conflicts: [Conflict]
 }

@@ -81,32 +81,3 @@ public enum DallyClientError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// A gateway's error answer: `{"error":{"code","message","field"}}` and its status.
-///
-/// For example: `refusal.code == .unknownColumn`, `refusal.field == "colour"`.
-public struct GatewayRefusal: Sendable, Equatable, CustomStringConvertible {
-    /// The HTTP status (400, 401, 403, 404, 409, 413, 415, 416, 422, 503, 504, 500).
-    public let status: Int
-    /// The stable code as sent, also for codes newer than this library.
-    public let codeName: String
-    /// The code, nil for one this library does not know yet (read ``codeName``).
-    public var code: DallyError.Code? { DallyError.Code(rawValue: codeName) }
-    public let message: String
-    public let field: String?
-    /// `Retry-After` in seconds, when the gateway sent it (`too_many_waiters`).
-    public let retryAfter: Int?
-
-    public init(status: Int, codeName: String, message: String, field: String?, retryAfter: Int? = nil) {
-        self.status = status
-        self.codeName = codeName
-        self.message = message
-        self.field = field
-        self.retryAfter = retryAfter
-    }
-
-    public var description: String {
-        let at = field.map { " (\($0))" } ?? ""
-        return "\(codeName)\(at) [\(status)]: \(message)"
-    }
-}

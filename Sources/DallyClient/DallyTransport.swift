@@ -52,6 +52,7 @@ public struct TransportRequest: Sendable {
         case stream(ByteStream, length: Int64?)
     }
 
+    /// A request; `headers` are sent in order, after the library's own (`Authorization`, `Content-Type`).
     public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: Body = .none, timeout: Duration) {
         self.method = method
         self.url = url
@@ -63,10 +64,14 @@ public struct TransportRequest: Sendable {
 
 /// An HTTP answer: status, headers, and the body as it streams in.
 public struct TransportResponse: Sendable {
+    /// The HTTP status code.
     public var status: Int
+    /// Header names and values as received.
     public var headers: [(name: String, value: String)]
+    /// The body, read once, as it arrives.
     public var body: ByteStream
 
+    /// An answer a transport hands back.
     public init(status: Int, headers: [(name: String, value: String)], body: ByteStream) {
         self.status = status
         self.headers = headers

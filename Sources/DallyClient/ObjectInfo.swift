@@ -10,10 +10,12 @@
 public struct ObjectInfo: Codable, Sendable, Equatable {
     /// 64 lowercase hex digits.
     public let hash: String
+    /// The object's length in bytes.
     public let size: Int64
     /// 0 when not known (a download's headers do not say).
     public let chunks: Int
 
+    /// A reference with these parts.
     public init(hash: String, size: Int64, chunks: Int) {
         self.hash = hash
         self.size = size
@@ -24,10 +26,4 @@ public struct ObjectInfo: Codable, Sendable, Equatable {
     ///
     /// For example: `try await photos.patch(id: "p2", ["image": ObjectInfo.named(info.hash)])`.
     public static func named(_ hash: String) -> ObjectName { ObjectName(hash: hash) }
-}
-
-/// `{"hash": …}`: how a row write names an object uploaded before (the gateway fills in its size
-/// and chunks).
-public struct ObjectName: Codable, Sendable, Equatable {
-    public let hash: String
 }

@@ -2,6 +2,7 @@
 ///
 /// For example: `for try await page in orders.pages() { cursor = page.nextSince }`.
 public struct Page<Values: Decodable & Sendable>: Decodable, Sendable {
+    /// The page's rows, in `seq` order.
     public let rows: [Row<Values>]
     /// The cursor this page was asked from.
     public let since: Int64

@@ -21,6 +21,7 @@ public struct RowPages<Values: Codable & Sendable>: AsyncSequence, Sendable {
         Iterator(pages: self, since: since, done: false)
     }
 
+    /// Fetches the next page when asked; nil once the gateway said no more.
     public struct Iterator: AsyncIteratorProtocol {
         let pages: RowPages
         var since: Int64

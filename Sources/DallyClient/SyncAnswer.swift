@@ -35,13 +35,3 @@ public enum SyncAnswer: Codable, Sendable, Equatable {
         }
     }
 }
-
-/// The counts of one sync-now: changes sent, accepted by the cloud, in conflict, rejected, and
-/// rows received from it.
-public struct SyncReport: Codable, Sendable, Equatable {
-    public let sent: Int
-    public let accepted: Int
-    public let conflicts: Int
-    public let rejected: Int
-    public let received: Int
-}

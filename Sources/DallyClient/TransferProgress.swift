@@ -12,6 +12,7 @@ public struct TransferProgress: Sendable, Equatable {
     /// The object's size, when known.
     public let total: Int64?
 
+    /// A report of `completed` bytes of `total`.
     public init(completed: Int64, total: Int64?) {
         self.completed = completed
         self.total = total

@@ -5,9 +5,11 @@
 /// for uplink in try await admin.uplinks() { print(uplink.name, uplink.networkClass, uplink.available) }
 /// ```
 public struct UplinkStatus: Decodable, Sendable {
+    /// The uplink's configured name (`default` for the one a `[cloud]` section implies).
     public let name: String
     /// Its network class: `wired`, `wifi`, `cellular`, `satellite`, …
     public let networkClass: String
+    /// Where it reaches the cloud.
     public let url: String
     /// The override: `auto`, `available` or `unavailable`.
     public let availability: UplinkAvailability
@@ -33,26 +35,4 @@ public struct UplinkStatus: Decodable, Sendable {
         usable = try object.decode(Bool.self, forKey: .usable)
         document = try JSONValue(from: decoder)
     }
-}
-
-/// An uplink's availability override.
-///
-/// For example: `try await admin.setUplink("lte", availability: .unavailable)`.
-public enum UplinkAvailability: String, Codable, Sendable, CaseIterable {
-    /// Follow the probe.
-    case auto
-    /// Take it as up (also ends a retry backoff).
-    case available
-    /// Take it as down.
-    case unavailable
-}
-
-/// `{"uplinks":[…]}`.
-struct UplinkList: Decodable {
-    let uplinks: [UplinkStatus]
-}
-
-/// `{"availability":…}`.
-struct UplinkOverride: Encodable {
-    let availability: UplinkAvailability
 }

@@ -25,11 +25,3 @@ public enum ClientExitCode {
     /// Help text naming the codes.
     public static let help = "Exit codes: 0 ok, 1 error from the gateway, 2 usage, 3 gateway unreachable."
 }
-
-/// Input the command line cannot use: a values argument that is not a JSON object, a batch
-/// line that is not an entry. Exit code 2.
-public struct ClientInputError: Error, CustomStringConvertible {
-    public let description: String
-
-    public init(_ description: String) { self.description = description }
-}

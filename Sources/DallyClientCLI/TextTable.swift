@@ -49,6 +49,7 @@ public enum TextTable {
         return (try? OutputFormat.jsonLine(value)) ?? ""
     }
 
+    /// `lines` of cells, each column padded to its widest cell, two spaces apart.
     public static func layout(_ lines: [[String]]) -> String {
         guard let columns = lines.map(\.count).max() else { return "" }
         var widths = Array(repeating: 0, count: columns)

@@ -47,10 +47,7 @@ struct ClientBatch: AsyncParsableCommand {
             let result = try await client.table(table).batch(written)
             ClientSession.emit(try output.render(document: result))
             if !result.errors.isEmpty {
-                throw DallyClientError.gateway(
-                    GatewayRefusal(
-                        status: 200, codeName: result.errors[0].codeName,
-                        message: "\(result.errors.count) of \(written.count) rows refused", field: result.errors[0].field))
+                throw RowsRefused(refused: result.errors.count, total: written.count, firstCode: result.errors[0].codeName)
             }
         }
     }

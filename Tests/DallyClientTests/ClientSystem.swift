@@ -99,8 +99,3 @@ struct ClientSystem: Sendable {
         }
     }
 }
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -13,8 +13,3 @@ struct Order: Codable, Sendable, Equatable {
     var items: [Item]?
     var qty: Int?
 }
-
-/// A partial write of `orders`.
-struct Payment: Encodable, Sendable {
-    var paid: Bool
-}
