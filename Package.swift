@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "dally", targets: ["dally"]),
+        // The Swift client library for apps: rows typed through Codable, the changes feed,
+        // objects, sync, conflicts, stats and uplinks.
+        .library(name: "DallyClient", targets: ["DallyClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -170,6 +173,22 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The client library: what an app links. AsyncHTTPClient behind the `DallyTransport`
+        // seam (no NIO type in its public API); DallyCore for the one copy of the error codes,
+        // DallyObjects for SHA-256 (swift-crypto: CryptoKit on Apple platforms).
+        .target(
+            name: "DallyClient",
+            dependencies: [
+                "DallyCore",
+                "DallyObjects",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // What `dally client` needs beside the library: output as JSON lines or tables, exit
+        // codes, the progress bar, batch files.
+        .target(name: "DallyClientCLI", dependencies: ["DallyClient", "DallyCore"]),
         // The command line: `dally gateway`, `dally cloud`, `dally dev`. No benchmark code.
         .executableTarget(
             name: "dally",
@@ -179,6 +198,8 @@ let package = Package(
                 "DallyGateway",
                 "DallyStore",
                 "DallyCloudStore",
+                "DallyClient",
+                "DallyClientCLI",
                 "DallyCore",
                 "DallyLogging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -248,6 +269,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "DallyClientTests",
+            dependencies: [
+                "DallyClient",
+                "DallyClientCLI",
+                "DallyCloud",
+                "DallyConfig",
+                "DallyCore",
+                "DallyGateway",
+                "DallyObjects",
+                "DallyTestSupport",
             ]
         ),
         .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression", "DallyCore"]),

@@ -8,10 +8,12 @@ for pkg in libsqlite3-dev zlib1g-dev libzstd-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || needed+=("$pkg")
 done
 # The tests drive real tools: promtool (from the prometheus package) lints /metrics; openssl
-# makes the private CA and certificates of the TLS tests and reads what a server presents.
+# makes the private CA and certificates of the TLS tests and reads what a server presents;
+# python3 starts `dally client` in the object test so that its peak memory is its own.
 if [ "${DALLY_DEPS:-}" = test ]; then
   command -v promtool >/dev/null 2>&1 || needed+=(prometheus)
   command -v openssl >/dev/null 2>&1 || needed+=(openssl)
+  command -v python3 >/dev/null 2>&1 || needed+=(python3)
 fi
 if [ ${#needed[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

@@ -1,0 +1,4 @@
+/// `{"conflicts":[…]}`.
+struct ConflictList: Decodable {
+    let conflicts: [Conflict]
+}

@@ -1,0 +1,4 @@
+/// `{"uplinks":[…]}`.
+struct UplinkList: Decodable {
+    let uplinks: [UplinkStatus]
+}

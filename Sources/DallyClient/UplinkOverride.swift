@@ -1,0 +1,4 @@
+/// `{"availability":…}`.
+struct UplinkOverride: Encodable {
+    let availability: UplinkAvailability
+}

@@ -1,0 +1,68 @@
+import DallyClient
+import Foundation
+
+/// One run of a `dally client` command: the client made from flags and environment, the body
+/// run, the client shut down, and any error printed and turned into an exit code.
+public enum ClientSession {
+    /// The gateway when neither `--url` nor `DALLY_URL` names one: `dally dev`'s first gateway.
+    public static let defaultURL = "http://127.0.0.1:8080"
+
+    /// `--url`, else `DALLY_URL`, else ``defaultURL``; `--token`, else `DALLY_TOKEN`.
+    public static func client(url: String?, token: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> DallyClient
+    {
+        DallyClient(
+            url: url ?? environment["DALLY_URL"] ?? defaultURL, token: token ?? environment["DALLY_TOKEN"],
+            transport: HTTPClientTransport(maximumConnections: 4))
+    }
+
+    /// Runs `body` with a client; answers the exit code (0, or that of the error, which is
+    /// printed to standard error as `dally client: …`).
+    public static func run(
+        url: String?, token: String?, _ body: @Sendable (DallyClient) async throws -> Void
+    ) async -> Int32 {
+        let client = client(url: url, token: token)
+        var code = ClientExitCode.ok
+        do {
+            try await body(client)
+        } catch {
+            printError(error)
+            code = ClientExitCode.of(error)
+        }
+        try? await client.shutdown()
+        return code
+    }
+
+    /// Prints a line to standard output at once (a pipe reader sees each change as it comes).
+    public static func emit(_ line: String) {
+        guard !line.isEmpty else { return }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Prints `dally client: <error>` to standard error.
+    public static func printError(_ error: any Error) {
+        FileHandle.standardError.write(Data("dally client: \(error)\n".utf8))
+    }
+
+    /// The text of `argument`, or of standard input when it is nil or `-`.
+    public static func input(_ argument: String?) -> String {
+        guard let argument, argument != "-" else {
+            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        return argument
+    }
+
+    /// A JSON object of column values from the command line.
+    public static func values(_ text: String) throws -> JSONValue {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        } catch {
+            throw ClientInputError("values must be a JSON object such as '{\"total\":12.5}': \(error)")
+        }
+        guard case .object = value else {
+            throw ClientInputError("values must be a JSON object such as '{\"total\":12.5}', not \(value.typeName)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import DallyClient
+import DallyClientCLI
+
+/// The flags every `dally client` command takes: where the gateway is, the token, the output.
+struct ClientConnection: ParsableArguments {
+    @Option(name: .long, help: "The gateway's URL (default: DALLY_URL, else \(ClientSession.defaultURL)).")
+    var url: String?
+
+    @Option(name: .long, help: "The bearer token (default: DALLY_TOKEN).")
+    var token: String?
+
+    @Option(name: .long, help: "json (one document per line) or table.")
+    var output: OutputFormat = .json
+
+    /// A JSON object of column values: `argument`, or standard input when it is nil or `-`.
+    /// Anything else is a usage error (exit 2).
+    func values(_ argument: String?) throws -> JSONValue {
+        do {
+            return try ClientSession.values(ClientSession.input(argument))
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    /// Runs `body` with a client and exits with its code.
+    func run(_ body: @Sendable (DallyClient) async throws -> Void) async throws {
+        let code = await ClientSession.run(url: url, token: token, body)
+        if code != ClientExitCode.ok { throw ExitCode(code) }
+    }
+}
+
+extension OutputFormat: ExpressibleByArgument {}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// `dally client …` run as a child process, as a person or a script runs it.
+struct CLIProcess {
+    struct Result {
+        let status: Int32
+        let output: Data
+        let stderr: String
+        var stdout: String { String(decoding: output, as: UTF8.self) }
+        /// Standard output's non-empty lines.
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// The `dally` executable built next to the test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dally")
+    }
+
+    /// Runs `dally client <arguments>` with `environment` added to a clean one, `input` on its
+    /// standard input; waits for it to exit.
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["client"] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        let out = NSTemporaryDirectory() + "dally-cli-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: out + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: out + ".err", contents: nil)
+        defer { for ext in [".out", ".err"] { try? FileManager.default.removeItem(atPath: out + ext) } }
+        process.standardOutput = FileHandle(forWritingAtPath: out + ".out")
+        process.standardError = FileHandle(forWritingAtPath: out + ".err")
+        let stdin = Pipe()
+        process.standardInput = stdin
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        var statuses = exited.stream.makeAsyncIterator()
+        let status = await statuses.next() ?? -1
+        return Result(
+            status: status, output: FileManager.default.contents(atPath: out + ".out") ?? Data(),
+            stderr: (try? String(contentsOfFile: out + ".err", encoding: .utf8)) ?? "")
+    }
+
+    /// `dally client <arguments>` left running, its standard output as lines as they come.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        let lines: AsyncStream<String>
+        private let pipe = Pipe()
+
+        init(_ arguments: [String], environment: [String: String]) throws {
+            process.executableURL = CLIProcess.executable
+            process.arguments = ["client"] + arguments
+            process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            let (lines, continuation) = AsyncStream<String>.makeStream()
+            self.lines = lines
+            let pending = LineBuffer()
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    continuation.finish()
+                    return
+                }
+                for line in pending.add(data) { continuation.yield(line) }
+            }
+            try process.run()
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}

@@ -1,0 +1,4 @@
+/// A partial write of `orders`.
+struct Payment: Encodable, Sendable {
+    var paid: Bool
+}
