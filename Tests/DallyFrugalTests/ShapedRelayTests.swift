@@ -40,7 +40,7 @@ struct ShapedRelayTests {
         #expect(try await server.value)
         #expect(answers == [patterned(10_000, seed: 1), patterned(10_000, seed: 1)])
         #expect(elapsed >= .milliseconds(1_800), "\(elapsed)")
-        #expect(elapsed < .seconds(15), "\(elapsed)")
+        #expect(elapsed < .seconds(60), "\(elapsed)")
         #expect(relay.counts.bytesUp == 20_000)
         #expect(relay.counts.bytesDown == 20_000)
         try await relay.stop()
