@@ -21,10 +21,15 @@ public struct LinkShape: Sendable, Equatable {
     /// The delay each byte gets on its way, one direction.
     var oneWay: Duration { roundTrip / 2 }
 
-    /// The most bytes the relay takes from a sender before the link has carried them: about a
-    /// tenth of a second of the link (at least 1 KiB), so that a sender sees its bytes leave at
-    /// the link's pace, as it would on the real link, and a cut loses little in the relay.
-    var queueLimit: Int { max(1_024, bytesPerSecond / 10) }
+    /// The most bytes the relay takes from a sender before they arrive: a tenth of a second of
+    /// the link (at least 1 KiB) waiting to be carried, plus what is on its way during the
+    /// one-way delay (the link's bandwidth-delay product, without which a long link could
+    /// never be full). A sender sees its bytes leave at the link's pace; a cut loses what was
+    /// in flight, as on the real link.
+    var queueLimit: Int {
+        let inFlight = Double(bytesPerSecond) * (Double(oneWay.components.seconds) + Double(oneWay.components.attoseconds) / 1e18)
+        return max(1_024, bytesPerSecond / 10) + Int(inFlight)
+    }
 
     /// The largest slice the relay schedules at once, so that deliveries are smooth: a
     /// twentieth of a second of the link, at least 256 bytes.

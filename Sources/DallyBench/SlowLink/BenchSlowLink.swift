@@ -25,7 +25,7 @@ struct BenchSlowLink: AsyncParsableCommand {
     func run() async throws {
         let rates = rates.split(separator: ",").compactMap { Int($0) }
         let sizes = objectsMib.split(separator: ",").compactMap { Double($0) }.map { Int($0 * 1_048_576) }
-        print("slow links: round trip \(roundTripMs) ms, bandwidth shared by all connections and both directions; release build\n")
+        print("slow links: round trip \(roundTripMs) ms, bandwidth shared by all connections and both directions (build with -c release for figures)\n")
         var table = [["link B/s", "case", "seconds", "× ideal", "bytes up", "× clean", "failures", "wasted", "resumed", "measured B/s"]]
         for rate in rates {
             let shape = LinkShape(bytesPerSecond: rate, roundTrip: .milliseconds(roundTripMs))
