@@ -298,7 +298,10 @@ let package = Package(
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(
             name: "DallySyncEngineTests",
-            dependencies: ["DallySyncEngine", "DallyCompression", "DallyCore", "DallyObjects", "DallyStore", "DallySync"]),
+            dependencies: [
+                "DallySyncEngine", "DallyCompression", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
+                "DallySync", "DallyClocks",
+            ]),
         .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler", "DallyCore"]),
         .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),
         .testTarget(
@@ -332,6 +335,7 @@ let package = Package(
                 "DallyCloudStore",
                 "DallySync",
                 "DallyClocks",
+                "DallyFrugal",
                 "DallyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

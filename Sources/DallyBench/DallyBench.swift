@@ -10,6 +10,8 @@ import ArgumentParser
 ///   long-poll on another, through sync-now, the cloud and the notify long-poll.
 /// - `dally-bench frugal`: bytes, wake-ups and staleness of a seeded hour of writes through
 ///   Dally, next to naive and periodic sync and the floors.
+/// - `dally-bench slowlink`: objects and a wide-row backlog over slow, long links, clean and
+///   cut half-way: time against the ideal, bytes against a clean transfer.
 ///
 /// A separate executable so that the shipped `dally` carries none of this code. Build with
 /// `swift build -c release --product dally-bench` first: debug figures mean little.
@@ -21,7 +23,7 @@ struct DallyBench: AsyncParsableCommand {
         abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency, frugality, codecs, objects, chunking).",
         subcommands: [
             BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchChunking.self,
-            BenchObjects.self,
+            BenchObjects.self, BenchSlowLink.self,
         ]
     )
 }

@@ -156,6 +156,17 @@ public final class SQLiteCloudStore: CloudStore {
         return answer
     }
 
+    public func storedResults(gateway: String, batchID: String) async throws -> StoredBatchResults? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT fingerprint, results FROM cloud_batches WHERE gateway = ? AND batch = ?",
+                arguments: [gateway, batchID]
+            ).map { row in
+                StoredBatchResults(fingerprint: UInt64(bitPattern: row[0] as Int64), results: Array(row[1] as Data))
+            }
+        }
+    }
+
     /// One bounded page across the tables the gateway named, in the order it named them.
     private static func downstream(
         _ batch: BatchRequest, tables: [String: CloudTableSQL], versions: [String: Int64], pageRows: Int, db: Database

@@ -49,9 +49,12 @@ public struct CloudLink: Sendable, Equatable {
     public var notifyNetworks: [String]
     /// How long the cloud holds a notify long-poll before answering that nothing changed.
     public var notifyWait: Duration = .seconds(60)
-    /// The longest wait for the cloud's answer to one request; a notify long-poll may take
-    /// ``notifyWait`` on top.
+    /// The fixed part of one request's bound: the wait for the cloud's answer once a request's
+    /// bytes have moved (a notify long-poll may take ``notifyWait`` on top). The bound grows
+    /// with the request's size on the measured link (``LinkTimings``).
     public var requestTimeout: Duration = .seconds(30)
+    /// The progress rules every uplink starts from; an `[[uplinks]]` block may override them.
+    public var timings = LinkTimings()
     /// The first wait before retrying a failed request; later waits grow up to ``retryMax``.
     public var retryMin: Duration = .milliseconds(500)
     /// The longest wait between retries.
@@ -81,7 +84,7 @@ public struct CloudLink: Sendable, Equatable {
         "url", "gateway_id", "secret", "compression", "level", "dictionary_bytes", "flush_bytes", "notify_networks",
         "notify_wait", "request_timeout", "retry_min", "retry_max", "max_batch_rows", "ca", "client_cert",
         "client_key", "insecure_skip_verify",
-    ]
+    ] + LinkTimings.keys
 
     /// Keys that were once accepted, with what to write instead. Refused with that hint rather
     /// than as unknown keys, so that an old file says how to move on.
@@ -138,6 +141,7 @@ public struct CloudLink: Sendable, Equatable {
         link.notifyWait = try section.duration(
             "notify_wait", default: link.notifyWait, minimum: .seconds(1), maximum: .seconds(600))
         link.requestTimeout = try section.duration("request_timeout", default: link.requestTimeout, minimum: .seconds(1))
+        link.timings = try LinkTimings.read(section, defaults: link.timings)
         link.retryMin = try section.duration("retry_min", default: link.retryMin, minimum: .milliseconds(1))
         link.retryMax = try section.duration("retry_max", default: link.retryMax, minimum: .milliseconds(1))
         guard link.retryMax >= link.retryMin else {

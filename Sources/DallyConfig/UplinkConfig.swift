@@ -14,6 +14,8 @@ import DallyCore
 /// proxy = "http://10.0.0.1:3128"   # optional HTTP proxy
 /// probe_interval = "30s"           # default 60s; "off" never probes
 /// eager = true                     # default false
+/// idle_timeout = "2m"              # and min_rate, min_rate_window, target_request_time:
+///                                  # default [cloud]'s (``LinkTimings``)
 /// ```
 public struct UplinkConfig: Sendable, Equatable {
     /// An HTTP proxy the uplink's requests go through, written `http://host:port`.
@@ -43,6 +45,8 @@ public struct UplinkConfig: Sendable, Equatable {
     /// Whether to send as soon as changes exist while this uplink is available, rather than
     /// waiting for the tables' deadlines.
     public var eager: Bool
+    /// When a transfer over this uplink counts as failed, and how large one request is.
+    public var timings = LinkTimings()
 
     /// The name of the uplink a gateway uses when its file declares none.
     public static let defaultName = "default"
@@ -61,7 +65,7 @@ public struct UplinkConfig: Sendable, Equatable {
         self.eager = eager
     }
 
-    static let keys = ["name", "class", "url", "proxy", "probe_interval", "eager"]
+    static let keys = ["name", "class", "url", "proxy", "probe_interval", "eager"] + LinkTimings.keys
 
     /// Reads `[[uplinks]]` from a gateway file.
     ///
@@ -82,7 +86,9 @@ public struct UplinkConfig: Sendable, Equatable {
         guard !sections.isEmpty else {
             // readNetworkClasses refuses an empty list, so there is always a cheapest class.
             guard let cheapest = networkClasses.first else { return [] }
-            return [UplinkConfig(name: defaultName, networkClass: cheapest, url: cloud.url)]
+            var uplink = UplinkConfig(name: defaultName, networkClass: cheapest, url: cloud.url)
+            uplink.timings = cloud.timings
+            return [uplink]
         }
         var uplinks: [UplinkConfig] = []
         var names: Set<String> = []
@@ -124,6 +130,7 @@ public struct UplinkConfig: Sendable, Equatable {
         uplink.proxy = try readProxy(section)
         uplink.probeInterval = try readProbeInterval(section)
         uplink.eager = try section.bool("eager", default: false)
+        uplink.timings = try LinkTimings.read(section, defaults: cloud.timings)
         return uplink
     }
 

@@ -46,6 +46,8 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case objectFetchTimeout = "object_fetch_timeout"
         /// A manifest naming chunks the cloud does not hold; the answer lists them.
         case missingChunks = "missing_chunks"
+        /// A chunk frame's `Dally-Upload-Offset` is not where the cloud's partial chunk ends.
+        case uploadOffset = "upload_offset"
         /// A `Range` that selects no byte of the object.
         case rangeNotSatisfiable = "range_not_satisfiable"
         /// Sync was asked of a gateway with no cloud configured, or of a local-only table.

@@ -27,6 +27,7 @@ public final class CountingRelay: Sendable {
     /// Names the relay in errors (a network class, say).
     public let name: String
     private let now: @Sendable () -> Int64
+    private let throttle: RelayThrottle?
     private let ledger = RelayLedger()
     private let server = Mutex<ServerState>(.idle)
 
@@ -40,9 +41,12 @@ public final class CountingRelay: Sendable {
     /// - Parameters:
     ///   - now: the simulated clock, in milliseconds, read each time bytes arrive; called on
     ///     event-loop threads, so it must not block.
-    public init(name: String, now: @escaping @Sendable () -> Int64) {
+    ///   - shape: a slow link to imitate (bandwidth shared by all connections and both
+    ///     directions, added delay); nil relays at loopback speed.
+    public init(name: String, now: @escaping @Sendable () -> Int64, shape: LinkShape? = nil) {
         self.name = name
         self.now = now
+        throttle = shape.map(RelayThrottle.init(shape:))
     }
 
     /// What crossed the relay since it started or was last reset.
@@ -64,7 +68,7 @@ public final class CountingRelay: Sendable {
             return true
         }
         guard fresh else { throw .alreadyStarted(relay: name) }
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -72,6 +76,10 @@ public final class CountingRelay: Sendable {
             .childChannelInitializer { [self] client in
                 relay(client, to: upstreamHost, port: upstreamPort)
             }
+        if let shape = throttle?.shape {
+            bootstrap = bootstrap.childChannelOption(.maxMessagesPerRead, value: 1)
+                .childChannelOption(.recvAllocator, value: Self.smallReads(shape))
+        }
         let channel: any Channel
         do {
             channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
@@ -95,6 +103,16 @@ public final class CountingRelay: Sendable {
             throw .bind(relay: name, reason: "the listening socket has no port")
         }
         return port
+    }
+
+    /// Cuts every relayed connection now, as a link that drops would: what is in flight is
+    /// lost, and the relay goes on listening for new connections.
+    public func cut() async {
+        throttle?.clear()
+        for channel in ledger.openChannels {
+            channel.close(promise: nil)
+            try? await channel.closeFuture.get()
+        }
     }
 
     /// Stops listening and closes every relayed connection at once (what is in flight is
@@ -126,6 +144,15 @@ public final class CountingRelay: Sendable {
         }
     }
 
+    /// A shaped relay takes one small read at a time, so that it holds no more than its queue
+    /// limit (plus one read) of a sender's bytes: a read of NIO's defaults (16 reads of up to
+    /// 64 KiB) would take hundreds of kilobytes off the sender at once, which the slow link it
+    /// imitates never would.
+    private static func smallReads(_ shape: LinkShape) -> AdaptiveRecvByteBufferAllocator {
+        let most = max(1_024, shape.sliceBytes)
+        return AdaptiveRecvByteBufferAllocator(minimum: 64, initial: most, maximum: most)
+    }
+
     /// Installs the client's side of the glue, connects upstream with the other side, and
     /// lets the client's channel start (and so start reading) only once both are in place.
     /// Runs on the client channel's event loop. If the upstream refuses, the failed future makes
@@ -135,14 +162,15 @@ public final class CountingRelay: Sendable {
         let connection = ledger.accept(client)
         let ledger = ledger
         client.closeFuture.whenComplete { _ in ledger.closed(connection) }
-        let (clientSide, upstreamSide) = RelayGlue.pair(connection: connection, ledger: ledger, now: now)
+        let (clientSide, upstreamSide) = RelayGlue.pair(
+            connection: connection, ledger: ledger, now: now, throttle: throttle)
         do {
             try client.pipeline.syncOperations.addHandler(clientSide)
         } catch {
             return loop.makeFailedFuture(error)
         }
         let upstreamGlue = NIOLoopBound(upstreamSide, eventLoop: loop)
-        let connected = ClientBootstrap(group: loop)
+        var upstream = ClientBootstrap(group: loop)
             .channelOption(.allowRemoteHalfClosure, value: true)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { upstream in
@@ -153,6 +181,11 @@ public final class CountingRelay: Sendable {
                     return upstream.eventLoop.makeFailedFuture(error)
                 }
             }
+        if let shape = throttle?.shape {
+            upstream = upstream.channelOption(.maxMessagesPerRead, value: 1)
+                .channelOption(.recvAllocator, value: Self.smallReads(shape))
+        }
+        let connected = upstream
             .connect(host: host, port: port)
         connected.assumeIsolated().whenFailure { _ in clientSide.detach() }
         return connected.map { upstream in ledger.connected(connection, upstream: upstream) }

@@ -11,6 +11,10 @@ import NIOCore
 /// Closing: when one end finishes sending (half-closure), the other end's output is shut down
 /// once what was read before has been written; when both directions have ended, or one side
 /// closes outright, the other side is closed as soon as it has written what it holds.
+///
+/// Shaping: with a ``RelayThrottle``, each write waits for its turn on the shared link and its
+/// delay, and a side reads only while its partner holds less than the shape's queue limit, so
+/// that the sender's own buffers fill as they would on the slow link.
 final class RelayGlue: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -20,6 +24,7 @@ final class RelayGlue: ChannelDuplexHandler {
     private let connection: Int
     private let ledger: RelayLedger
     private let now: @Sendable () -> Int64
+    private let throttle: RelayThrottle?
 
     private var partner: RelayGlue?
     private var context: ChannelHandlerContext?
@@ -44,22 +49,24 @@ final class RelayGlue: ChannelDuplexHandler {
 
     /// - Parameter direction: which way the bytes this side reads travel.
     private init(
-        direction: RelayDirection, connection: Int, ledger: RelayLedger, now: @escaping @Sendable () -> Int64
+        direction: RelayDirection, connection: Int, ledger: RelayLedger, now: @escaping @Sendable () -> Int64,
+        throttle: RelayThrottle?
     ) {
         self.direction = direction
         self.connection = connection
         self.ledger = ledger
         self.now = now
+        self.throttle = throttle
     }
 
     /// The two sides of one connection: the client's, which reads bytes going up, and the
     /// upstream's, which reads bytes coming down. The pair references itself until the
     /// handlers are removed with their channels.
     static func pair(
-        connection: Int, ledger: RelayLedger, now: @escaping @Sendable () -> Int64
+        connection: Int, ledger: RelayLedger, now: @escaping @Sendable () -> Int64, throttle: RelayThrottle? = nil
     ) -> (client: RelayGlue, upstream: RelayGlue) {
-        let client = RelayGlue(direction: .up, connection: connection, ledger: ledger, now: now)
-        let upstream = RelayGlue(direction: .down, connection: connection, ledger: ledger, now: now)
+        let client = RelayGlue(direction: .up, connection: connection, ledger: ledger, now: now, throttle: throttle)
+        let upstream = RelayGlue(direction: .down, connection: connection, ledger: ledger, now: now, throttle: throttle)
         client.partner = upstream
         upstream.partner = client
         return (client, upstream)
@@ -141,7 +148,8 @@ final class RelayGlue: ChannelDuplexHandler {
 
     private var canTakeMore: Bool {
         guard let channel = context?.channel, !outputClosed, outputEnd == nil else { return false }
-        return channel.isActive && channel.isWritable
+        let roomOnLink = throttle.map { unwritten < $0.shape.queueLimit } ?? true
+        return channel.isActive && channel.isWritable && roomOnLink
     }
 
     private func partnerCanTakeMore() {
@@ -152,6 +160,27 @@ final class RelayGlue: ChannelDuplexHandler {
 
     private func partnerWrite(_ buffer: ByteBuffer) {
         guard let context, !outputClosed else { return }
+        guard let throttle else { return write(buffer, context: context) }
+        var rest = buffer
+        while rest.readableBytes > 0, let slice = rest.readSlice(length: min(rest.readableBytes, throttle.shape.sliceBytes)) {
+            let count = slice.readableBytes
+            unwritten += count
+            ledger.queued(count)
+            let at = throttle.deliveryTime(of: count)
+            context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [self] in
+                unwritten -= count
+                ledger.queued(-count)
+                if let context = self.context, !outputClosed {
+                    write(slice, context: context)
+                    context.flush()
+                }
+                finishOutputIfDrained()
+                partner?.partnerCanTakeMore()
+            }
+        }
+    }
+
+    private func write(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
         let count = buffer.readableBytes
         unwritten += count
         ledger.queued(count)

@@ -11,7 +11,8 @@ extension DallyError.Code {
         case .forbidden: .forbidden
         case .unknownTable, .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
-        case .versionMismatch, .batchReused, .syncDisabled, .unknownDictionary, .dictionaryConflict, .missingChunks:
+        case .versionMismatch, .batchReused, .syncDisabled, .unknownDictionary, .dictionaryConflict, .missingChunks,
+            .uploadOffset:
             .conflict
         case .unsupportedEncoding: .unsupportedMediaType
         case .bodyTooLarge, .tooManyRows, .objectTooLarge: .contentTooLarge

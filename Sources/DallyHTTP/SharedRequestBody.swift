@@ -26,10 +26,17 @@ final class SharedRequestBody: AsyncSequence, @unchecked Sendable {
     private func next() async throws -> ByteBuffer? {
         guard !finished else { return nil }
         var iterator = self.iterator ?? body.makeAsyncIterator()
-        let part = try await iterator.next()
-        self.iterator = iterator
-        if part == nil { finished = true }
-        return part
+        do {
+            let part = try await iterator.next()
+            self.iterator = iterator
+            if part == nil { finished = true }
+            return part
+        } catch {
+            // A body cut mid-way (its connection dropped) has nothing more to give, and its
+            // iterator may not be made a second time: the drain after the handler must stop.
+            finished = true
+            throw error
+        }
     }
 
     /// Reads and drops the rest of the body, at most `limit` bytes; false when more was left

@@ -24,6 +24,10 @@ public protocol CloudStore: Sendable {
     ///   - now: milliseconds since 1970, recorded with the answer.
     func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer
 
+    /// What the store remembers of batch `batchID` from `gateway`, or nil (PROTOCOL.md §6,
+    /// `GET /v1/batches/{id}`); a default that remembers nothing is provided.
+    func storedResults(gateway: String, batchID: String) async throws -> StoredBatchResults?
+
     /// Changes of `table` after version `since`, in version order, leaving out rows whose last
     /// change came from `excludingReplica`.
     func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage

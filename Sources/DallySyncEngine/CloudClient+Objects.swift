@@ -12,9 +12,13 @@ extension CloudClient {
     /// The most hashes one ask carries.
     static var maxAskedChunks: Int { 10_000 }
 
-    /// Which of `hashes` the cloud lacks (`POST /v1/chunks/missing`), in the order given.
-    func missingChunks(_ hashes: [ContentHash]) async throws(CloudError) -> ([ContentHash], Traffic) {
+    /// Which of `hashes` the cloud lacks (`POST /v1/chunks/missing`), in the order given, and
+    /// where the cloud's partial copy of each of those that an earlier upload left ends.
+    func missingChunks(_ hashes: [ContentHash]) async throws(CloudError)
+        -> (missing: [ContentHash], partial: [ContentHash: Int], traffic: Traffic)
+    {
         var missing: [ContentHash] = []
+        var partial: [ContentHash: Int] = [:]
         var traffic = Traffic()
         var start = 0
         while start < hashes.count {
@@ -31,23 +35,44 @@ extension CloudClient {
                 }
                 missing.append(hash)
             }
+            if case .object(let members)? = document["partial"] {
+                for member in members {
+                    guard let hash = ContentHash(hex: member.key), case .int(let offset) = member.value, offset > 0 else {
+                        throw .badAnswer("a partial chunk is not a hash with its offset")
+                    }
+                    partial[hash] = Int(offset)
+                }
+            }
         }
-        return (missing, traffic)
+        return (missing, partial, traffic)
     }
 
-    /// Sends one chunk (`PUT /v1/chunks/{hash}`), zstd-compressed unless that would not save
-    /// enough to pay for itself (photos and video are already compressed).
-    func put(chunk bytes: [UInt8], hash: ContentHash) async throws(CloudError) -> Traffic {
-        var traffic = Traffic(sentRaw: bytes.count)
-        let payload = ChunkCompression.payload(for: bytes)
-        traffic.sentCompressed = payload.bytes.count
+    /// Sends bytes `offset…` of a chunk's body of `length` bytes as one frame of a resumable
+    /// upload (`PUT /v1/chunks/{hash}` with `Dally-Upload-Length`): where the cloud's copy now
+    /// ends, or nil once the chunk is whole there.
+    func put(
+        frame: ArraySlice<UInt8>, of hash: ContentHash, at offset: Int, length: Int, compressed: Bool
+    ) async throws(CloudError) -> (next: Int?, traffic: Traffic) {
         var request = HTTPClientRequest(url: baseURL + "/v1/chunks/\(hash.hex)")
         request.method = .PUT
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
-        if payload.compressed { request.headers.add(name: "Content-Encoding", value: "zstd") }
-        request.body = .bytes(ByteBuffer(bytes: payload.bytes))
-        traffic.received = try await exchange(request, timeout: link.requestTimeout).1
-        return traffic
+        request.headers.add(name: "Dally-Upload-Length", value: "\(length)")
+        request.headers.add(name: "Dally-Upload-Offset", value: "\(offset)")
+        if compressed { request.headers.add(name: "Dally-Upload-Encoding", value: "zstd") }
+        let (response, bytes, received) = try await send(
+            request, body: Array(frame), timeout: link.requestTimeout, maxAnswer: 64 * 1024)
+        let traffic = Traffic(sentCompressed: frame.count, received: received)
+        let code = response.status.code
+        if code == 409, let document = try? JSONParser.parse(bytes),
+            document["error"]?["code"] == .string(DallyError.Code.uploadOffset.rawValue),
+            case .int(let held)? = document["offset"]
+        {
+            return (Int(held), traffic)
+        }
+        let document = try Self.json(bytes, status: response.status)
+        guard code == 202 else { return (nil, traffic) }
+        guard case .int(let next)? = document["offset"] else { throw .badAnswer("a kept frame's answer has no offset") }
+        return (Int(next), traffic)
     }
 
     /// Sends a manifest (`PUT /v1/objects/{hash}`) once all of its chunks are up.
@@ -59,15 +84,7 @@ extension CloudClient {
 
     /// An object's manifest (`GET /v1/objects/{hash}`); nil when the cloud does not hold it whole.
     func manifest(of hash: ContentHash) async throws(CloudError) -> (ObjectManifest?, Traffic) {
-        var request = HTTPClientRequest(url: baseURL + "/v1/objects/\(hash.hex)")
-        request.method = .GET
-        let document: JSONValue
-        let received: Int
-        do {
-            (document, received) = try await exchange(request, timeout: link.requestTimeout)
-        } catch .refused(404, _, _) {
-            return (nil, Traffic())
-        }
+        guard let (document, received) = try await lookUp("/v1/objects/\(hash.hex)") else { return (nil, Traffic()) }
         let manifest: ObjectManifest
         do {
             manifest = try ObjectManifest(json: document)
@@ -115,8 +132,7 @@ extension CloudClient {
         request.method = method
         request.headers.add(name: "Content-Type", value: "application/json")
         if compressed { request.headers.add(name: "Content-Encoding", value: "zstd") }
-        request.body = .bytes(ByteBuffer(bytes: payload))
-        let (document, received) = try await exchange(request, timeout: link.requestTimeout)
+        let (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout)
         traffic.received = received
         return (document, traffic)
     }

@@ -26,6 +26,8 @@ struct CloudClient: Sendable {
 
     let http: HTTPClient
     let link: CloudLink
+    /// Watches each exchange's progress and measures the link from it.
+    let watch: TransferWatch
     /// The uplink's base URL for the cloud (its own, or the `[cloud]` one).
     let baseURL: String
     /// The largest answer accepted, compressed and decompressed.
@@ -63,8 +65,7 @@ struct CloudClient: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let header = coding.header { request.headers.add(name: "Content-Encoding", value: header) }
-        request.body = .bytes(ByteBuffer(bytes: payload))
-        let (document, received) = try await exchange(request, timeout: link.requestTimeout)
+        let (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout)
         traffic.received = received
         do {
             // The answer names accepted rows by their place in the batch; the body says which.
@@ -109,8 +110,7 @@ struct CloudClient: Sendable {
         request.method = .PUT
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Content-Encoding", value: "zstd")
-        request.body = .bytes(ByteBuffer(bytes: payload))
-        traffic.received = try await exchange(request, timeout: link.requestTimeout).1
+        traffic.received = try await exchange(request, body: payload, timeout: link.requestTimeout).1
         return traffic
     }
 
@@ -133,7 +133,7 @@ struct CloudClient: Sendable {
         let query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
         var request = HTTPClientRequest(url: baseURL + "/v1/notify?" + query)
         request.method = .GET
-        let (document, received) = try await exchange(request, timeout: wait + link.requestTimeout)
+        let (document, received) = try await exchange(request, timeout: link.requestTimeout, quiet: wait)
         do {
             return (try NotifyAnswer.decode(document).versions, received)
         } catch {
@@ -154,38 +154,44 @@ struct CloudClient: Sendable {
         }
     }
 
-    /// Sends `request` and reads its JSON answer (nothing, when `emptyAnswer` and the status is
-    /// 204), refusing any status but 2xx with the cloud's error code.
+    /// Sends `request` with `body` and reads its JSON answer (nothing, when `emptyAnswer` and the
+    /// status is 204), refusing any status but 2xx with the cloud's error code.
     func exchange(
-        _ request: HTTPClientRequest, timeout: Duration, emptyAnswer: Bool = false
+        _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
+        emptyAnswer: Bool = false
     ) async throws(CloudError) -> (JSONValue, Int) {
-        let (response, bytes, received) = try await send(request, timeout: timeout, maxAnswer: maxAnswerBytes)
+        let (response, bytes, received) = try await send(
+            request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswerBytes)
         if emptyAnswer, response.status == .noContent { return (.null, received) }
         return (try Self.json(bytes, status: response.status), received)
     }
 
-    /// Sends `request` with the gateway's credentials and reads the whole answer, decoded;
-    /// the bytes it took on the wire.
-    func send(_ request: HTTPClientRequest, timeout: Duration, maxAnswer: Int) async throws(CloudError)
-        -> (HTTPClientResponse, [UInt8], Int)
-    {
+    /// Sends `request` with the gateway's credentials and `body`, and reads the whole answer,
+    /// decoded; the bytes it took on the wire. The ``TransferWatch`` cuts it when it stops
+    /// moving; `timeout` (`request_timeout`) is only the fixed part of its bound, and `quiet`
+    /// how long the answer may rightly take once the body is sent.
+    func send(
+        _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
+        maxAnswer: Int
+    ) async throws(CloudError) -> (HTTPClientResponse, [UInt8], Int) {
         var request = request
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         request.headers.add(name: "Accept-Encoding", value: "zstd, deflate")
         let response: HTTPClientResponse
-        let body: ByteBuffer
+        let answer: ByteBuffer
         do {
-            response = try await http.execute(request, timeout: .milliseconds(timeout.milliseconds))
-            body = try await response.body.collect(upTo: maxAnswer)
+            (response, answer) = try await watch.exchange(
+                request, body: body, on: http, allowance: timeout, quiet: quiet, maxAnswer: maxAnswer
+            ).parts
         } catch {
-            throw .unreachable(String(describing: error))
+            throw error.cloudError
         }
         let coding = response.headers.first(name: "Content-Encoding").flatMap { ContentCoding(header: $0) } ?? .identity
         do {
-            let bytes = try body.withUnsafeReadableBytes { raw throws(DecompressionError) in
+            let bytes = try answer.withUnsafeReadableBytes { raw throws(DecompressionError) in
                 try Decompressor.decompress(raw, coding: coding, maxOutput: maxAnswer)
             }
-            return (response, bytes, body.readableBytes)
+            return (response, bytes, answer.readableBytes)
         } catch {
             throw .badAnswer("\(coding.rawValue) body: \(error)")
         }

@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// Per object: ask which chunks the cloud lacks, send those, then the manifest. The ask is also
 /// how a transfer resumes: after a drop, a restart or a switch to another uplink the chunks
-/// that arrived are not missing any more, so they are not sent again. Progress (``ChunkWalk``)
-/// is persisted after every chunk, so a resumed walk asks only about the rest.
+/// that arrived are not missing any more, so they are not sent again, and a chunk cut mid-way
+/// goes on from the byte the cloud kept (``ChunkUpload``). Progress (``ChunkWalk``) is
+/// persisted after every chunk, so a resumed walk asks only about the rest.
 final class ObjectUploader: Sendable {
     /// How one object's walk ended.
     enum Sending {
@@ -106,7 +107,9 @@ final class ObjectUploader: Sendable {
         var walk = ChunkWalk(manifest: manifest, chunksDone: pending.chunksDone)
         for round in 0..<2 {
             let asking = walk.asking(round: round)
-            let missing = asking.isEmpty ? [] : walk.inOrder(try await missingChunks(asking, on: uplink))
+            var (found, partial): ([ContentHash], [ContentHash: Int]) = ([], [:])
+            if !asking.isEmpty { (found, partial) = try await missingChunks(asking, on: uplink) }
+            let missing = walk.inOrder(found)
             if round == 0 {
                 noteFirstAsk(asking: asking, missing: missing, walk: walk, resuming: resuming, manifest, on: uplink)
             }
@@ -117,7 +120,7 @@ final class ObjectUploader: Sendable {
             }
             for (index, hash) in missing.enumerated() {
                 try uplink.requireUsable(at: now(), stop: stop)
-                let bytes = try await put(chunk: hash, of: manifest, on: uplink)
+                let bytes = try await put(chunk: hash, from: partial[hash] ?? 0, of: manifest, on: uplink)
                 walk.sent(index, of: missing)
                 guard try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes), chunksDone: walk.done)
                 else { return .withdrawn }
@@ -147,19 +150,31 @@ final class ObjectUploader: Sendable {
 
     // MARK: - Protocol steps, each with its counters
 
-    private func missingChunks(_ asking: [ContentHash], on uplink: Uplink) async throws -> [ContentHash] {
-        let (missing, traffic) = try await uplink.client.missingChunks(asking)
+    /// The missing chunks, and where the cloud's partial copies of cut ones end.
+    private func missingChunks(_ asking: [ContentHash], on uplink: Uplink) async throws
+        -> ([ContentHash], [ContentHash: Int])
+    {
+        let (missing, partial, traffic) = try await uplink.client.missingChunks(asking)
         record(traffic, on: uplink) { $0.chunksAsked += Int64(asking.count) }
-        return missing
+        return (missing, partial)
     }
 
-    /// Sends one chunk from the chunk store; its size.
-    private func put(chunk hash: ContentHash, of manifest: ObjectManifest, on uplink: Uplink) async throws -> Int {
+    /// Sends one chunk from the chunk store, from byte `offset` of its body on the wire (what
+    /// the cloud kept of a cut upload); its size.
+    private func put(chunk hash: ContentHash, from offset: Int, of manifest: ObjectManifest, on uplink: Uplink)
+        async throws -> Int
+    {
         guard let bytes = try await chunks.get(hash) else {
             throw ObjectTransferError.chunkLost(hash, object: manifest.hash)
         }
-        let traffic = try await uplink.client.put(chunk: bytes, hash: hash)
+        let traffic = try await ChunkUpload(hash: hash, bytes: bytes).send(from: offset, over: uplink.client)
+        if offset > 0 {
+            uplink.client.watch.model.resumed(offset)
+            logger.info(
+                "resuming a cut chunk upload", metadata: ["chunk": "\(hash)", "from_byte": "\(offset)", "uplink": "\(uplink.name)"])
+        }
         record(traffic, on: uplink) { counters in
+            counters.bytesNotResent += Int64(offset)
             counters.chunksSent += 1
             counters.chunkBytesSent += Int64(bytes.count)
             counters.chunkBytesOnWire += Int64(traffic.sentCompressed)

@@ -194,14 +194,18 @@ final class SyncCycle: Sendable {
         var more = false
         var rowLimit = link.maxBatchRows
         var batches = 0
+        let model = uplink.client.watch.model
+        let target = uplink.config.timings.targetRequestTime
+        // Each batch sized so that it takes about target_request_time on the measured link.
         while batches < Self.maxBatchesPerCycle,
-            let batch = try await store.nextBatch(gateway: link.gatewayID, maxRows: rowLimit, scope: scope)
+            let batch = try await store.nextBatch(
+                gateway: link.gatewayID, maxRows: model.batchRows(limit: rowLimit, target: target), scope: scope)
         {
             batches += 1
             noteAttempt(batch, on: uplink)
             let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
             do {
-                result = .success(try await uplink.client.post(batch: batch.body, dictionaries: dictionaries.book))
+                result = .success(try await send(batch, on: uplink))
             } catch {
                 result = .failure(error)
             }
@@ -230,6 +234,7 @@ final class SyncCycle: Sendable {
                 throw error
             }
             uplink.recordAnswer(traffic, now: now())
+            if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
             try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
             let applied = try await store.applyAnswer(answer)
             report.add(applied)
@@ -244,6 +249,25 @@ final class SyncCycle: Sendable {
             }
         }
         return more
+    }
+
+    /// Posts `batch`; a batch sent before, whose body is worth a round trip, is first asked
+    /// about (`GET /v1/batches/{id}`): when the cloud applied it already, its stored results
+    /// are the answer and the body is not sent again.
+    private func send(_ batch: OutgoingBatch, on uplink: Uplink) async throws(CloudError)
+        -> (BatchAnswer, CloudClient.Traffic)
+    {
+        if batch.resent, batch.body.count >= CloudClient.askBeforeResending {
+            let (stored, asked) = try await uplink.client.storedAnswer(to: batch)
+            if let stored {
+                logger.info(
+                    "the cloud had applied a batch whose answer was lost; not sending it again",
+                    metadata: ["batch": "\(batch.batchID)", "bytes": "\(batch.body.count)", "uplink": "\(uplink.name)"])
+                return (stored, asked)
+            }
+            uplink.recordAnswer(asked, now: now())
+        }
+        return try await uplink.client.post(batch: batch.body, dictionaries: dictionaries.book)
     }
 
     /// Counts a resend as a retry on the same uplink, or as a re-route from another.

@@ -67,10 +67,11 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         }
         let backoff = Backoff(minimum: link.retryMin, maximum: link.retryMax)
         let tls = try Uplink.tls(for: link)
+        let timer = TransferTimer(clock: clock)
         let uplinks = uplinks.map { config in
             Uplink(
                 config: config, cost: networkClasses.firstIndex(of: config.networkClass) ?? networkClasses.count,
-                link: link, tls: tls)
+                link: link, tls: tls, timer: timer)
         }
         self.uplinks = uplinks
         let scheduler = Scheduler(

@@ -22,9 +22,11 @@ final class Uplink: Sendable {
         var lastAnswerAt: Int64?
     }
 
-    /// - Parameter tls: how `https` URLs are checked and what certificate is presented
-    ///   (``tls(for:)``, read once for every uplink).
-    init(config: UplinkConfig, cost: Int, link: CloudLink, tls: TLSConfiguration) {
+    /// - Parameters:
+    ///   - tls: how `https` URLs are checked and what certificate is presented (``tls(for:)``,
+    ///     read once for every uplink).
+    ///   - timer: the clock transfers are watched on.
+    init(config: UplinkConfig, cost: Int, link: CloudLink, tls: TLSConfiguration, timer: TransferTimer) {
         self.config = config
         rules = UplinkRules(name: config.name, networkClass: config.networkClass, cost: cost, eager: config.eager)
         var configuration = HTTPClient.Configuration()
@@ -33,7 +35,7 @@ final class Uplink: Sendable {
         configuration.tlsConfiguration = tls
         client = CloudClient(
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
-            baseURL: config.url)
+            watch: TransferWatch(timings: config.timings, model: LinkModel(), timer: timer), baseURL: config.url)
         state = Mutex(State())
     }
 
@@ -136,7 +138,8 @@ final class Uplink: Sendable {
         return UplinkSnapshot(
             name: name, networkClass: config.networkClass, url: config.url, override: availability.override,
             available: availability.isAvailable, usable: availability.isUsable(at: now), retryAt: availability.retryAt,
-            eager: config.eager, counters: counters.all)
+            eager: config.eager, counters: counters.all + client.watch.model.estimate.counters,
+            link: client.watch.model.estimate)
     }
 }
 

@@ -15,6 +15,8 @@ public struct UplinkSnapshot: Sendable, Encodable {
     public let eager: Bool
     /// Name and value of each counter (`wake_ups`, `requests`, `bytes_up`, …).
     public let counters: [(String, Int64)]
+    /// The link as measured from this uplink's transfers.
+    public let link: LinkEstimate
 
     /// `{"name":…,"class":…,"url":…,"availability":"auto","available":true,…,"wake_ups":…}`.
     public func encode(to encoder: any Encoder) throws {
@@ -28,5 +30,6 @@ public struct UplinkSnapshot: Sendable, Encodable {
         try object.encode(retryAt, for: "retry_at")
         try object.encode(eager, for: "eager")
         try object.encode(counters: counters)
+        try object.encode(link, for: "link")
     }
 }

@@ -274,7 +274,7 @@ struct UplinkRefusalTests {
     @Test func unknownKey() throws {
         let text = withCloud(uplink(#"network = "cellular""#, name: "lte", class: "cellular"))
         let error = try #require(expectRefusal(text, key: "uplinks[0].network", reason: "unknown key"))
-        #expect(error.reason.hasSuffix("known keys here: name, class, url, proxy, probe_interval, eager"))
+        #expect(error.reason.hasSuffix("known keys here: name, class, url, proxy, probe_interval, eager, idle_timeout, min_rate, min_rate_window, target_request_time"))
         // Keys of [cloud] do not belong in an uplink.
         expectRefusal(
             withCloud(uplink(#"secret = "gateway-secret-0123456789""#)), key: "uplinks[0].secret", reason: "unknown key")

@@ -174,7 +174,9 @@ final class InspectingProxy: Sendable {
         var forward = HTTPClientRequest(url: upstream + request.uri.description)
         forward.method = .init(rawValue: request.method.rawValue)
         for field in request.headers
-        where ["authorization", "content-encoding", "content-type", "accept-encoding"].contains(field.name.canonicalName) {
+        where ["authorization", "content-encoding", "content-type", "accept-encoding"].contains(field.name.canonicalName)
+            || field.name.canonicalName.hasPrefix("dally-upload-")
+        {
             forward.headers.add(name: field.name.rawName, value: field.value)
         }
         if request.method != .get { forward.body = .bytes(body) }

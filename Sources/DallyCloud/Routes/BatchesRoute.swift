@@ -24,6 +24,27 @@ struct BatchesRoute: Sendable {
 
     func register(on router: Router<DallyRequestContext>) {
         router.post("/v1/batches") { request, context in try await handle(request, context) }
+        router.get("/v1/batches/:id") { request, context in try await stored(request, context) }
+    }
+
+    /// `GET /v1/batches/{id}`: whether the cloud applied the gateway's batch `id`, asked before
+    /// resending a cut batch's body (PROTOCOL.md §6): `200 {"batch_id","fingerprint","results"}`
+    /// with the answer's results as stored, or `404 not_found`.
+    func stored(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
+        let gateway = try await authenticator.gateway(of: request, context: context)
+        let id = context.parameters.get("id") ?? ""
+        guard let stored = try await store.storedResults(gateway: gateway, batchID: id) else {
+            throw DallyError(.notFound, "the cloud holds no answer to batch '\(id.prefix(80))' of gateway '\(gateway)'")
+        }
+        let results = try BodyCoding.json(stored.results)
+        var writer = JSONWriter()
+        writer.value(
+            .object([
+                JSONMember("batch_id", .string(id)),
+                JSONMember("fingerprint", .string(String(stored.fingerprint, radix: 16))),
+                JSONMember("results", results),
+            ]))
+        return BodyCoding.response(json: writer.bytes, to: request)
     }
 
     func handle(_ request: Request, _ context: DallyRequestContext) async throws -> Response {

@@ -21,6 +21,8 @@ struct ObjectRoutes: Sendable {
     let limits: Limits
     let counters: CloudObjectCounters
     let now: @Sendable () -> Int64
+    /// Chunks sent in frames, or cut, kept from one request to the next.
+    let frames = ChunkFrames(partials: PartialChunks())
 
     struct Limits: Sendable {
         /// For the manifest, as for batches (`limits.max_body_bytes`, …).
@@ -76,20 +78,35 @@ struct ObjectRoutes: Sendable {
             if seen.insert(hash).inserted { asked.append(hash) }
         }
         let present = try await store.chunks.present(asked)
-        let missing = ["missing": asked.filter { !present.contains($0) }.map(\.hex)]
-        return BodyCoding.response(json: try DocumentEncoder.encode(missing), to: request)
+        let missing = asked.filter { !present.contains($0) }
+        let partial = await frames.partials.offsets(missing)
+        var answer = [JSONMember("missing", .array(missing.map { .string($0.hex) }))]
+        if !partial.isEmpty {
+            // Where cut uploads of missing chunks end: the gateway goes on from there.
+            let offsets = missing.compactMap { hash in partial[hash].map { JSONMember(hash.hex, .int(Int64($0))) } }
+            answer.append(JSONMember("partial", .object(offsets)))
+        }
+        var writer = JSONWriter()
+        writer.value(.object(answer))
+        return BodyCoding.response(json: writer.bytes, to: request)
     }
 
     /// `PUT /v1/chunks/{hash}`, the chunk's bytes (zstd or deflate allowed): 201
-    /// `{"stored":true}`, or 200 `{"stored":false}` when the cloud held it already.
+    /// `{"stored":true}`, or 200 `{"stored":false}` when the cloud held it already. With
+    /// `Dally-Upload-Length`, one frame of a resumable upload (``ChunkFrames``): 202
+    /// `{"offset","length"}` until the last frame.
     func putChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         _ = try await authenticator.gateway(of: request, context: context)
         let hash = try Self.hash(context)
         let bytes: [UInt8]
-        do {
-            bytes = try await BodyCoding.body(of: request, maxBytes: Self.maxChunkBytes, maxDecompressedBytes: Self.maxChunkBytes)
-        } catch let error as DallyError where error.code == .bodyTooLarge {
-            throw DallyError(.bodyTooLarge, "a chunk has at most \(Self.maxChunkBytes) bytes, sent or decoded")
+        if ChunkFrames.isFramed(request) {
+            switch try await frames.receive(request, hash: hash, maxBytes: Self.maxChunkBytes) {
+            case .whole(let whole): bytes = whole
+            case .partial(let offset, let length): return ChunkFrames.partialAnswer(offset: offset, length: length)
+            case .offsetRefused(let held): return ChunkFrames.offsetAnswer(held: held)
+            }
+        } else {
+            bytes = try await Self.wholeChunk(request)
         }
         guard !bytes.isEmpty else { throw DallyError(.badRequest, "a chunk has at least one byte") }
         let content = ContentHash.of(bytes)
@@ -101,6 +118,17 @@ struct ObjectRoutes: Sendable {
         counters.chunkReceived(bytes: bytes.count, deduplicated: !stored)
         return JSONResponse.make(
             ByteBuffer(string: stored ? "{\"stored\":true}" : "{\"stored\":false}"), status: stored ? .created : .ok)
+    }
+
+    /// A chunk sent whole in one request, decoded.
+    static func wholeChunk(_ request: Request) async throws -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try await BodyCoding.body(of: request, maxBytes: Self.maxChunkBytes, maxDecompressedBytes: Self.maxChunkBytes)
+        } catch let error as DallyError where error.code == .bodyTooLarge {
+            throw DallyError(.bodyTooLarge, "a chunk has at most \(Self.maxChunkBytes) bytes, sent or decoded")
+        }
+        return bytes
     }
 
     /// `GET /v1/chunks/{hash}`: the bytes, zstd-compressed when the client accepts it and it

@@ -94,6 +94,19 @@ struct GatewayStats: Sendable {
                     "dally_uplink_\(name)_total", help: "The uplink's \(name) since start, as in /stats uplinks.",
                     labels: labels, value: value)
             }
+            // The link as measured from real transfers; 0 until measured.
+            registry.gauge(
+                "dally_uplink_throughput_up_bytes_per_second", help: "Measured upload throughput of the uplink's link.",
+                labels: labels
+            ).set(uplink.link.bytesPerSecondUp ?? 0)
+            registry.gauge(
+                "dally_uplink_throughput_down_bytes_per_second",
+                help: "Measured download throughput of the uplink's link.", labels: labels
+            ).set(uplink.link.bytesPerSecondDown ?? 0)
+            registry.gauge(
+                "dally_uplink_round_trip_seconds", help: "Measured round trip of a small request over the uplink.",
+                labels: labels
+            ).set((uplink.link.roundTripMs ?? 0) / 1000)
         }
         registry.gauge("dally_longpoll_waiters", help: "Long-poll requests waiting.").set(Int64(hub.waiting))
         registry.gauge("dally_longpoll_waiters_limit", help: "The most long-poll requests that may wait.")

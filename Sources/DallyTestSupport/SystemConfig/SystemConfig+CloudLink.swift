@@ -10,11 +10,15 @@ extension SystemConfig {
         public var retryMax: String?
         public var level: Int?
         public var dictionaryBytes: Int?
+        /// Further `key = value` lines of `[cloud]`, as written (`request_timeout`, the
+        /// progress rules of ``DallyConfig/LinkTimings``…).
+        public var lines: [String]
 
         public init(
             url: String, notifyWait: String? = nil, notifyNetworks: [String]? = nil, retryMin: String? = nil,
-            retryMax: String? = nil, level: Int? = nil, dictionaryBytes: Int? = nil
+            retryMax: String? = nil, level: Int? = nil, dictionaryBytes: Int? = nil, lines: [String] = []
         ) {
+            self.lines = lines
             self.url = url
             self.notifyWait = notifyWait
             self.notifyNetworks = notifyNetworks
@@ -35,7 +39,7 @@ extension SystemConfig {
             if let notifyNetworks { lines.append("notify_networks = \(TOMLText.array(notifyNetworks))") }
             if let retryMin { lines.append("retry_min = \(TOMLText.string(retryMin))") }
             if let retryMax { lines.append("retry_max = \(TOMLText.string(retryMax))") }
-            return lines
+            return lines + self.lines
         }
     }
 }

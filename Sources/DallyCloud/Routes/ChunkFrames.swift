@@ -1,0 +1,108 @@
+import DallyCompression
+import DallyCore
+import DallyHTTP
+import DallyObjects
+import Hummingbird
+
+/// Resumable chunk uploads (PROTOCOL.md §13): `PUT /v1/chunks/{hash}` with
+/// `Dally-Upload-Length` carries bytes `Dally-Upload-Offset…` of the chunk's body as sent
+/// (compressed as `Dally-Upload-Encoding` says), and may stop short of its end.
+///
+/// Every byte that arrives is kept as it arrives (``PartialChunks``), so a frame cut by the
+/// network leaves what came through; the gateway learns where the partial ends from the
+/// missing-chunks answer (`"partial"`) and goes on from that byte. A frame that completes the
+/// body gives the whole chunk to the usual checks (hash, store).
+struct ChunkFrames: Sendable {
+    let partials: PartialChunks
+
+    static let lengthHeader = "Dally-Upload-Length"
+    static let offsetHeader = "Dally-Upload-Offset"
+    static let encodingHeader = "Dally-Upload-Encoding"
+
+    /// What one frame left.
+    enum Received {
+        /// The body is whole: the chunk's bytes, decoded.
+        case whole([UInt8])
+        /// The body ends at `offset` of `length`: more frames are to come.
+        case partial(offset: Int, length: Int)
+        /// The frame does not continue the partial held, which ends at `held`.
+        case offsetRefused(held: Int)
+    }
+
+    /// Whether `request` is a framed upload.
+    static func isFramed(_ request: Request) -> Bool { header(request, lengthHeader) != nil }
+
+    /// Takes one frame of `hash`'s body.
+    ///
+    /// - Throws: `bad_request` for a malformed header, `body_too_large` for a length over
+    ///   `maxBytes` or a frame past the length, `unsupported_encoding`/`bad_encoding` for a
+    ///   body that does not decode once whole; whatever cut the request body (what arrived
+    ///   before is kept).
+    func receive(_ request: Request, hash: ContentHash, maxBytes: Int) async throws -> Received {
+        let length = try Self.number(request, Self.lengthHeader, range: 1...maxBytes)
+        let offset = try Self.number(request, Self.offsetHeader, range: 0...(length - 1), default: 0)
+        let codingName = Self.header(request, Self.encodingHeader) ?? ContentCoding.identity.rawValue
+        guard let coding = ContentCoding(header: codingName) else {
+            throw DallyError(.unsupportedEncoding, "\(Self.encodingHeader) '\(codingName)': use zstd, deflate or identity")
+        }
+        var end = offset
+        do {
+            // An empty frame only asks where the partial ends.
+            end = try await partials.append([UInt8](), to: hash, at: offset, length: length, coding: coding.rawValue)
+            for try await piece in request.body {
+                guard end + piece.readableBytes <= length else {
+                    throw DallyError(.bodyTooLarge, "the frame runs past \(Self.lengthHeader) (\(length) bytes)")
+                }
+                end = try await partials.append(
+                    Array(piece.readableBytesView), to: hash, at: end, length: length, coding: coding.rawValue)
+            }
+        } catch PartialChunks.Refusal.offset(let held) {
+            return .offsetRefused(held: held)
+        }
+        guard end == length, let whole = await partials.takeWhole(hash) else {
+            return .partial(offset: end, length: length)
+        }
+        do {
+            return .whole(try Decompressor.decompress(whole.bytes, coding: coding, maxOutput: maxBytes))
+        } catch {
+            throw DallyError(.badEncoding, "the chunk's \(coding.rawValue) body does not decompress: \(error)")
+        }
+    }
+
+    /// `202 {"offset":n,"length":total}`: the frame was kept, more are to come.
+    static func partialAnswer(offset: Int, length: Int) -> Response {
+        var writer = JSONWriter()
+        writer.value(.object([JSONMember("offset", .int(Int64(offset))), JSONMember("length", .int(Int64(length)))]))
+        return JSONResponse.make(writer, status: .accepted)
+    }
+
+    /// `409 upload_offset` with where the partial held ends.
+    static func offsetAnswer(held: Int) -> Response {
+        let code = DallyError.Code.uploadOffset
+        let message = "the cloud's partial chunk ends at byte \(held); send the frame from there"
+        let document = UploadOffsetDocument(
+            error: ErrorDocument.Body(code: code.rawValue, message: message, field: nil), offset: held)
+        guard let response = try? JSONResponse.encoded(document, status: code.status) else {
+            return JSONResponse.error(DallyError(code, message))
+        }
+        return response
+    }
+
+    private static func header(_ request: Request, _ name: String) -> String? {
+        let lowercased = name.lowercased()
+        return request.headers.first { $0.name.canonicalName == lowercased }?.value
+    }
+
+    private static func number(
+        _ request: Request, _ name: String, range: ClosedRange<Int>, default fallback: Int? = nil
+    ) throws(DallyError) -> Int {
+        guard let text = header(request, name) else {
+            if let fallback { return fallback }
+            throw DallyError(.badRequest, "\(name) is missing")
+        }
+        guard let value = Int(text), range.contains(value) else {
+            throw DallyError(.badRequest, "\(name) '\(text.prefix(40))' is not a number in \(range.lowerBound)…\(range.upperBound)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,33 @@
+import DallyCore
+
+/// What an uplink's real transfers have shown of its link: throughput each way and the round
+/// trip, smoothed, and the bytes failures cost. Nil figures are not measured yet.
+public struct LinkEstimate: Sendable, Equatable, Encodable {
+    /// Request bodies, bytes per second as the cloud received them.
+    public var bytesPerSecondUp: Double?
+    /// Answer bodies, bytes per second.
+    public var bytesPerSecondDown: Double?
+    /// From a small request's start to its answer's head, in milliseconds.
+    public var roundTripMs: Double?
+    /// Transfers measured.
+    public var samples: Int64 = 0
+    /// Request body bytes handed to the link in requests that then failed.
+    public var wastedBytes: Int64 = 0
+    /// Bytes of cut chunk uploads the cloud kept, which the resumed upload did not send again.
+    public var resumedBytes: Int64 = 0
+
+    public init() {}
+
+    /// `{"bytes_per_second_up":…,"bytes_per_second_down":…,"round_trip_ms":…,"samples":…}`;
+    /// the byte counts go with the uplink's counters.
+    public func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingName.self)
+        try object.encode(bytesPerSecondUp.map { $0.rounded() }, for: "bytes_per_second_up")
+        try object.encode(bytesPerSecondDown.map { $0.rounded() }, for: "bytes_per_second_down")
+        try object.encode(roundTripMs.map { $0.rounded() }, for: "round_trip_ms")
+        try object.encode(samples, for: "samples")
+    }
+
+    /// The counters that belong beside the uplink's others in `/stats` and `/metrics`.
+    var counters: [(String, Int64)] { [("wasted_bytes", wastedBytes), ("resumed_bytes", resumedBytes)] }
+}

@@ -1,0 +1,102 @@
+import Synchronization
+
+/// One uplink's link as measured from its own traffic (no probe bytes of its own: on a metered
+/// class every byte is paid for), and the request sizes that follow from it.
+///
+/// - Round trip: the time to the answer's head of requests whose bodies are small.
+/// - Throughput up: a large body's bytes over its time to the answer's head, less one round
+///   trip (the cloud answers once the last byte arrived). Down: a large answer's bytes over
+///   the time its body took.
+///
+/// Each is an exponentially weighted mean (weight ``weight`` for the newest sample), so a link
+/// that changes (a satellite beam handover, a congested cell) is followed within a few requests.
+final class LinkModel: Sendable {
+    /// The newest sample's weight in the smoothed figures.
+    static let weight = 0.3
+    /// A body at most this large times a round trip.
+    static let smallBody = 2_048
+    /// A body at least this large measures throughput: smaller ones are mostly round trip.
+    static let measuringBody = 8_192
+    /// What an unmeasured link is assumed to carry for the watch's allowances: 2 kbit/s, the
+    /// slowest link Dally is meant for, so that a first transfer is never cut for being slow.
+    static let assumedBytesPerSecond = 250.0
+
+    private let state = Mutex(State())
+
+    private struct State {
+        var estimate = LinkEstimate()
+        /// Compressed batch bytes per row, smoothed.
+        var rowBytes: Double?
+    }
+
+    var estimate: LinkEstimate { state.withLock { $0.estimate } }
+
+    /// Learns from a transfer that completed.
+    func record(_ sample: TransferSample) {
+        state.withLock { state in
+            var estimate = state.estimate
+            let head = sample.headAfter.seconds
+            if sample.bytesUp <= Self.smallBody, sample.bytesDown <= Self.measuringBody {
+                estimate.roundTripMs = Self.smooth(estimate.roundTripMs, head * 1000)
+            }
+            // At most half the time to the head is taken for the round trip: a round trip
+            // measured while the cloud was slow must not make a body look instantaneous.
+            let roundTrip = min((estimate.roundTripMs ?? 0) / 1000, head / 2)
+            if sample.bytesUp >= Self.measuringBody, head > 0 {
+                estimate.bytesPerSecondUp = Self.smooth(
+                    estimate.bytesPerSecondUp, Double(sample.bytesUp) / (head - roundTrip))
+            }
+            let body = sample.totalAfter.seconds - head
+            if sample.bytesDown >= Self.measuringBody, body > 0 {
+                estimate.bytesPerSecondDown = Self.smooth(estimate.bytesPerSecondDown, Double(sample.bytesDown) / body)
+            }
+            estimate.samples += 1
+            state.estimate = estimate
+        }
+    }
+
+    /// Counts the body bytes a failed request had handed to the link.
+    func wasted(_ bytes: Int) {
+        state.withLock { $0.estimate.wastedBytes += Int64(bytes) }
+    }
+
+    /// Counts bytes of a cut upload that the cloud kept, so that they were not sent again.
+    func resumed(_ bytes: Int) {
+        state.withLock { $0.estimate.resumedBytes += Int64(bytes) }
+    }
+
+    /// Learns the wire size of a batch's rows.
+    func noteBatch(rows: Int, bytesOnWire: Int) {
+        guard rows > 0 else { return }
+        state.withLock { $0.rowBytes = Self.smooth($0.rowBytes, Double(bytesOnWire) / Double(rows)) }
+    }
+
+    /// The rate the watch assumes the link drains at: measured, else ``assumedBytesPerSecond``.
+    var drainRate: Double {
+        let measured = state.withLock { $0.estimate.bytesPerSecondUp }
+        return max(measured ?? Self.assumedBytesPerSecond, 1)
+    }
+
+    /// The most rows a batch should carry so that it takes about `target` on the measured link;
+    /// `limit` (`max_batch_rows`) until both the throughput and the row size are known.
+    func batchRows(limit: Int, target: Duration) -> Int {
+        let (rate, rowBytes) = state.withLock { ($0.estimate.bytesPerSecondUp, $0.rowBytes) }
+        guard let rate, let rowBytes, rowBytes > 0 else { return limit }
+        return min(limit, max(1, Int(rate * target.seconds / rowBytes)))
+    }
+
+    /// The bytes of one frame of a chunk upload: what the measured link carries in `target`,
+    /// at least `minimum`; the whole chunk (`whole`) when it fits, or when nothing is measured
+    /// yet (a cut loses nothing the cloud received either way, and a fast link keeps one
+    /// request per chunk).
+    func frameBytes(whole: Int, target: Duration, minimum: Int = 16_384) -> Int {
+        let rate = state.withLock { $0.estimate.bytesPerSecondUp }
+        guard let rate else { return whole }
+        return min(whole, max(minimum, Int(rate * target.seconds)))
+    }
+
+    private static func smooth(_ old: Double?, _ sample: Double) -> Double {
+        guard let old else { return sample }
+        return old + weight * (sample - old)
+    }
+}

@@ -1,0 +1,114 @@
+import AsyncHTTPClient
+import DallyConfig
+import NIOCore
+
+/// Runs one HTTP exchange with the cloud while a watchdog on the injected clock checks its
+/// progress, and feeds the link model from it: a transfer fails because it stopped moving
+/// (``TransferProgress``), never because a slow link needs longer than a fixed total.
+///
+/// The body streams in slices (``BodyFrames``) and the answer is read as it arrives, so both
+/// directions count as progress. A transfer cut by the watchdog or by the network has its
+/// handed body bytes counted as wasted on the uplink.
+struct TransferWatch: Sendable {
+    let timings: LinkTimings
+    let model: LinkModel
+    let timer: TransferTimer
+
+    /// What came back: the answer's head and its body, as it was on the wire.
+    struct Answer: Sendable {
+        var response: HTTPClientResponse
+        var body: ByteBuffer
+
+        var parts: (HTTPClientResponse, ByteBuffer) { (response, body) }
+    }
+
+    /// Why a watched transfer ended without an answer.
+    enum Failure: Error, Sendable {
+        /// The watchdog cut it; why.
+        case stalled(String)
+        /// The answer was larger than allowed.
+        case answerTooLarge(Int)
+        /// The client or the network failed.
+        case transport(String)
+
+        /// As the sync engine reports it: the cloud could not be reached (retried with backoff).
+        var cloudError: CloudError {
+            switch self {
+            case .stalled(let reason): .unreachable("transfer stalled: \(reason)")
+            case .answerTooLarge(let limit): .badAnswer("the answer is larger than \(limit) bytes")
+            case .transport(let reason): .unreachable(reason)
+            }
+        }
+    }
+
+    /// Sends `request` with `body` (nil: none) and reads the answer, at most `maxAnswer` bytes.
+    ///
+    /// - Parameters:
+    ///   - allowance: the fixed part of the bound (`request_timeout`).
+    ///   - quiet: how long the answer may rightly take once the body is sent (a long-poll).
+    func exchange(
+        _ request: HTTPClientRequest, body: [UInt8]?, on http: HTTPClient, allowance: Duration, quiet: Duration,
+        maxAnswer: Int
+    ) async throws(Failure) -> Answer {
+        let timer = self.timer
+        let progress = TransferProgress(bodyBytes: body?.count ?? 0, start: timer.elapsed())
+        var request = request
+        if let body {
+            request.body = .stream(
+                BodyFrames(body: ByteBuffer(bytes: body), progress: progress, elapsed: timer.elapsed),
+                length: .known(Int64(body.count)))
+        }
+        let rules = TransferProgress.Rules(
+            timings: timings, allowance: allowance, quiet: quiet, drainRate: model.drainRate)
+        let check: Duration = max(.milliseconds(10), min(timings.idleTimeout / 4, .seconds(1)))
+        let watched = request
+        let outcome: Result<(Answer, Duration), Failure> = await withTaskGroup(
+            of: Result<(Answer, Duration), Failure>?.self
+        ) { group in
+            group.addTask {
+                do {
+                    let response = try await http.execute(watched, deadline: .distantFuture)
+                    let head = timer.elapsed()
+                    progress.headArrived(at: head)
+                    var collected = ByteBuffer()
+                    for try await piece in response.body {
+                        progress.received(piece.readableBytes, at: timer.elapsed())
+                        guard collected.readableBytes + piece.readableBytes <= maxAnswer else {
+                            return .failure(.answerTooLarge(maxAnswer))
+                        }
+                        collected.writeImmutableBuffer(piece)
+                    }
+                    return .success((Answer(response: response, body: collected), head))
+                } catch {
+                    return .failure(.transport(String(describing: error)))
+                }
+            }
+            group.addTask {
+                while true {
+                    do {
+                        try await timer.sleep(check)
+                    } catch {
+                        return nil
+                    }
+                    if let reason = progress.stall(at: timer.elapsed(), rules: rules) {
+                        return .failure(.stalled(reason))
+                    }
+                }
+            }
+            // The exchange's end, or the watchdog's verdict, whichever comes first; a watchdog
+            // whose sleep was cancelled (the caller is stopping) says nothing.
+            var first: Result<(Answer, Duration), Failure>?
+            while first == nil, let next = await group.next() { first = next }
+            group.cancelAll()
+            return first ?? .failure(.transport("cancelled"))
+        }
+        switch outcome {
+        case .success(let (answer, head)):
+            model.record(progress.sample(endedAt: timer.elapsed(), headAt: head))
+            return answer
+        case .failure(let failure):
+            model.wasted(progress.handed)
+            throw failure
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import DallyFrugal
+import Foundation
+import Testing
+
+/// A relay shaped as a slow link: bytes cross no faster than its rate, two connections share
+/// it, every delivery waits the one-way delay, and a cut drops every connection while the
+/// relay keeps listening. Timings are real (the relay paces by the system's clock): lower
+/// bounds are tight, upper bounds loose, for a loaded two-core machine.
+@Suite("ShapedRelay")
+struct ShapedRelayTests {
+    @Test func bytesCrossAtTheLinksRateSharedByConnectionsAndBothWays() async throws {
+        let listener = try TestListener()
+        let relay = CountingRelay(
+            name: "slow", now: { 0 }, shape: LinkShape(bytesPerSecond: 20_000, roundTrip: .milliseconds(200)))
+        let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
+        // Two connections, each sending 10,000 bytes up and receiving 10,000 back: 40,000 bytes
+        // on one 20,000 B/s link, so at least 2 s (less the first slice's head start).
+        let server = PeerThread {
+            let sockets = [try listener.accept(), try listener.accept()]
+            defer { sockets.forEach { $0.close() } }
+            for socket in sockets { _ = try socket.receive(exactly: 10_000) }
+            for socket in sockets { try socket.send(patterned(10_000, seed: 1)) }
+            return true
+        }
+        let started = ContinuousClock.now
+        async let first = onThread {
+            let socket = try TestSocket.connect(port: port)
+            defer { socket.close() }
+            try socket.send(patterned(10_000, seed: 2))
+            return try socket.receive(exactly: 10_000)
+        }
+        async let second = onThread {
+            let socket = try TestSocket.connect(port: port)
+            defer { socket.close() }
+            try socket.send(patterned(10_000, seed: 3))
+            return try socket.receive(exactly: 10_000)
+        }
+        let answers = try await [first, second]
+        let elapsed = ContinuousClock.now - started
+        #expect(try await server.value)
+        #expect(answers == [patterned(10_000, seed: 1), patterned(10_000, seed: 1)])
+        #expect(elapsed >= .milliseconds(1_800), "\(elapsed)")
+        #expect(elapsed < .seconds(60), "\(elapsed)")
+        #expect(relay.counts.bytesUp == 20_000)
+        #expect(relay.counts.bytesDown == 20_000)
+        try await relay.stop()
+        listener.close()
+    }
+
+    @Test func aCutDropsEveryConnectionAndTheRelayKeepsListening() async throws {
+        let listener = try TestListener()
+        let relay = CountingRelay(name: "slow", now: { 0 }, shape: LinkShape(bytesPerSecond: 2_000))
+        let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
+        let server = PeerThread {
+            let cut = try listener.accept()
+            let rest = try cut.receiveUntilEnd()
+            cut.close()
+            let next = try listener.accept()
+            defer { next.close() }
+            return (rest.count, try next.receive(exactly: 100))
+        }
+        let client = try TestSocket.connect(port: port)
+        let connected = ContinuousClock.now
+        // The send blocks while the slow link drains; the cut ends it with an error.
+        let sending = Task { try? await onThread { try client.send(patterned(50_000, seed: 4)) } }
+        // At 2,000 B/s, a few hundred bytes have crossed when the link drops.
+        try await Task.sleep(for: .milliseconds(300))
+        await relay.cut()
+        let open = ContinuousClock.now - connected
+        _ = await sending.value
+        client.close()
+        let again = try TestSocket.connect(port: port)
+        try again.send(patterned(100, seed: 5))
+        let (delivered, next) = try await server.value
+        again.close()
+        // What the link carried while the connection was open, and no more than the relay's
+        // queue (a tenth of a second) and one slice on top.
+        let carried = Int(Double(2_000) * (Double(open.components.seconds) + Double(open.components.attoseconds) / 1e18))
+        #expect(delivered <= carried + 2_048, "\(delivered) bytes crossed in \(open)")
+        #expect(delivered < 50_000)
+        #expect(next == patterned(100, seed: 5))
+        try await relay.stop()
+        listener.close()
+    }
+}

@@ -1,0 +1,84 @@
+import DallyCore
+import DallyFrugal
+import Foundation
+import Testing
+
+/// Slow links end to end, scaled down: a relay of 32,000 B/s stands for a satellite hop, and a
+/// `request_timeout` of 1 s stands for the old fixed 30 s, so that what the old deadline cut
+/// (a chunk, a batch needing longer than it) shows in seconds.
+@Suite(.serialized) struct SlowLinkEndToEndTests {
+    static let rate = 32_000
+    static let shape = LinkShape(bytesPerSecond: rate, roundTrip: .milliseconds(40))
+    /// A fixed part of 1 s, and idle judged within 5 s (beyond the buffers' drain).
+    static let lines = [#"request_timeout = "1s""#, #"idle_timeout = "5s""#]
+
+    @Test func anObjectOverALinkTooSlowForTheOldDeadlineArrivesAndTheLinkIsMeasured() async throws {
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines) { system in
+            // 320 KB of incompressible bytes: 10 s on the link, each chunk longer than 1 s.
+            let object = TestObject(size: 320_000, seed: 7)
+            try await system.putPhoto("p1", object)
+            try await system.syncUntil("photos", attempts: 3) { try await system.syncCounter("objects_uploaded") == 1 }
+
+            let uplink = try await system.uplink()
+            #expect(uplink["failures"]?.int == 0, "\(uplink)")
+            #expect(uplink["wasted_bytes"]?.int == 0)
+            // Measured from the chunks themselves, with no probe traffic: about the relay's rate.
+            let measured = uplink["link"]?["bytes_per_second_up"]?.double ?? 0
+            #expect(measured > Double(Self.rate) * 0.5 && measured < Double(Self.rate) * 1.5, "\(uplink)")
+            #expect((uplink["link"]?["round_trip_ms"]?.double ?? 0) >= 40, "\(uplink)")
+            // Every byte of the object crossed the link once.
+            let up = system.relay.counts.bytesUp
+            #expect(up >= object.size && up < object.size * 105 / 100, "\(up) bytes up for \(object.size)")
+        }
+    }
+
+    @Test func aTransferCutHalfWayResumesWithoutSendingTheDonePartAgain() async throws {
+        // Frames as long as a whole chunk once the link is measured, so the cut falls mid-frame.
+        let lines = Self.lines + [#"target_request_time = "60s""#]
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: lines) { system in
+            let object = TestObject(size: 480_000, seed: 8)
+            try await system.putPhoto("p2", object)
+            let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
+            // Bounded polling on the relay's count: cut once half the object has crossed.
+            for _ in 0..<600 where system.relay.counts.bytesUp < object.size / 2 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(system.relay.counts.bytesUp >= object.size / 2)
+            await system.relay.cut()
+            _ = try await syncing.value
+            try await system.syncUntil("photos") { try await system.syncCounter("objects_uploaded") == 1 }
+
+            let uplink = try await system.uplink()
+            #expect((uplink["failures"]?.int ?? 0) >= 1, "the cut did not fail a transfer: \(uplink)")
+            // The cloud kept what arrived of the cut chunk, and the resumed upload went on from there.
+            #expect((uplink["resumed_bytes"]?.int ?? 0) >= 8_192, "\(uplink)")
+            #expect(try await system.syncCounter("object_bytes_not_resent") >= 8_192)
+            // Counted at the relay: the object crossed once, plus headers and what the cut lost
+            // in the relay's own queue (a tenth of a second of the link).
+            let up = system.relay.counts.bytesUp
+            #expect(up < object.size * 105 / 100, "\(up) bytes up for \(object.size); \(uplink)")
+        }
+    }
+
+    @Test func aWideRowBacklogDrainsOverALinkTooSlowForOneBatchInTheOldDeadline() async throws {
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines + [#"target_request_time = "2s""#])
+        { system in
+            // 1,500 orders with 400 bytes of notes each (hex of random bytes: compresses to about
+            // half): the first batch alone needs several seconds on the link.
+            var random = SplitMix64(seed: 11)
+            for start in stride(from: 0, to: 1_500, by: 500) {
+                let rows = (start..<start + 500).map { i -> String in
+                    let notes = (0..<200).map { _ in String(format: "%02x", UInt32(random.next() & 0xff)) }.joined()
+                    return #"{"id":"o\#(i)","values":{"customer":"c\#(i)","notes":"\#(notes)"}}"#
+                }
+                let reply = try await system.base.gateway(
+                    "gw-a", .POST, "/v1/tables/orders/batch", body: #"{"created":[\#(rows.joined(separator: ","))]}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 1_500 }
+            let uplink = try await system.uplink()
+            #expect(uplink["failures"]?.int == 0, "\(uplink)")
+            #expect((uplink["link"]?["bytes_per_second_up"]?.double ?? 0) > 0)
+        }
+    }
+}

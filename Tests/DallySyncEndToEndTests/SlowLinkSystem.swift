@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import DallyCore
+import DallyFrugal
+import DallyTestSupport
+import Foundation
+import NIOCore
+
+/// A real cloud and gateway `gw-a` whose only uplink, `sat` (class `satellite`), goes through a
+/// shaped ``CountingRelay``: a slow link with a delay, shared by all connections and both
+/// directions, that counts every byte and can cut every connection at once. The gateway runs
+/// on the system clock, so its transfer watch judges real progress.
+///
+/// Tables: `photos` (rows and objects over the satellite), `orders` (wide rows).
+final class SlowLinkSystem: Sendable {
+    let base = SyncSystem(config: SyncSystem.config(tables: SlowLinkSystem.tables), cloudExtra: "")
+    let relay: CountingRelay
+    /// `[cloud]` lines of the gateway: its request timeout and progress rules.
+    let cloudLines: [String]
+
+    static let tables: [SystemConfig.Table] = [
+        .init(
+            "photos", columns: ["title TEXT", "image OBJECT"],
+            upload: #"{ max_delay = "1h", networks = ["satellite"] }"#, download: #"{ period = "1h" }"#,
+            uploadObjects: #"{ max_delay = "1h", networks = ["satellite"] }"#),
+        .init(
+            "orders", columns: ["customer TEXT", "notes TEXT"],
+            upload: #"{ max_delay = "1h", networks = ["satellite"] }"#, download: #"{ period = "1h" }"#),
+    ]
+
+    init(shape: LinkShape, cloudLines: [String]) {
+        relay = CountingRelay(name: "sat", now: { 0 }, shape: shape)
+        self.cloudLines = cloudLines
+    }
+
+    static func run(
+        shape: LinkShape, cloudLines: [String], _ body: (SlowLinkSystem) async throws -> Void
+    ) async throws {
+        let system = SlowLinkSystem(shape: shape, cloudLines: cloudLines)
+        do {
+            try await system.base.startCloud()
+            let cloudPort = system.base.cloudServer.port
+            let port = try await system.relay.start(upstreamHost: "127.0.0.1", upstreamPort: cloudPort)
+            let config = try system.base.config.gateway(
+                "gw-a", dataDirectory: system.base.live.directory("gw-a"),
+                link: .init(
+                    url: system.base.live.cloudURL, notifyNetworks: [], retryMin: "100ms", retryMax: "500ms",
+                    lines: system.cloudLines),
+                uplinks: [.init("sat", class: "satellite", url: "http://127.0.0.1:\(port)")], classes: ["satellite"])
+            try await system.base.live.startGateway("gw-a", config)
+            try await body(system)
+        } catch {
+            try? await system.relay.stop()
+            try? await system.base.shutdown()
+            throw error
+        }
+        try await system.relay.stop()
+        try await system.base.shutdown()
+    }
+
+    /// Streams `object` into `photos/<row>.image`; fails the test unless it is stored.
+    func putPhoto(_ row: String, _ object: TestObject) async throws {
+        var request = HTTPClientRequest(
+            url: "http://127.0.0.1:\(base.live.port(of: "gw-a"))/v1/tables/photos/rows/\(row)/objects/image")
+        request.method = .PUT
+        request.headers.add(name: "Authorization", value: "Bearer \(SyncSystem.clientToken)")
+        request.body = .bytes(ByteBuffer(bytes: object.bytes(at: 0, count: object.size)))
+        let response = try await base.http.execute(request, timeout: .seconds(60))
+        let answer = try await response.body.collect(upTo: 1 << 20)
+        guard (200...201).contains(response.status.code) else {
+            throw TestFailure("PUT object: \(response.status.code) \(String(buffer: answer))")
+        }
+    }
+
+    func stats() async throws -> JSONValue {
+        try await base.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+    }
+
+    /// The `sat` uplink's entry in `/stats`.
+    func uplink() async throws -> JSONValue {
+        try await stats()["uplinks"]?.array?.first { $0["name"]?.string == "sat" } ?? .null
+    }
+
+    func syncCounter(_ name: String) async throws -> Int64 {
+        try await stats()["sync"]?[name]?.int ?? -1
+    }
+
+    /// Sync-now of `table` until `done` holds, at most `attempts` times: a sync-now answers
+    /// `queued` when a transfer failed, and the engine retries after its backoff.
+    func syncUntil(_ table: String, attempts: Int = 20, _ done: () async throws -> Bool) async throws {
+        for _ in 0..<attempts {
+            _ = try await base.sync("gw-a", table: table)
+            if try await done() { return }
+        }
+        throw TestFailure("\(table) did not finish syncing in \(attempts) sync-now calls")
+    }
+}

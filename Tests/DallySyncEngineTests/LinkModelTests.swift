@@ -1,0 +1,53 @@
+import Testing
+
+@testable import DallySyncEngine
+
+/// The link model learns from transfers alone: round trip from small requests, throughput from
+/// large ones, and sizes batches and frames to a target time on what it measured.
+@Suite("LinkModel")
+struct LinkModelTests {
+    @Test func roundTripAndThroughputComeFromRealTransfers() {
+        let model = LinkModel()
+        #expect(model.estimate.roundTripMs == nil)
+        #expect(model.estimate.bytesPerSecondUp == nil)
+        // A small ask: 600 ms to the answer's head.
+        model.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(600), totalAfter: .milliseconds(600)))
+        #expect(model.estimate.roundTripMs == 600)
+        // 20,000 bytes up, answered after 10.6 s: 10 s of sending at 2,000 B/s.
+        model.record(TransferSample(bytesUp: 20_000, bytesDown: 100, headAfter: .milliseconds(10_600), totalAfter: .milliseconds(10_600)))
+        #expect(model.estimate.bytesPerSecondUp == 2_000)
+        // 40,000 bytes down over 5 s after the head.
+        model.record(TransferSample(bytesUp: 100, bytesDown: 40_000, headAfter: .milliseconds(600), totalAfter: .milliseconds(5_600)))
+        #expect(model.estimate.bytesPerSecondDown == 8_000)
+        #expect(model.estimate.samples == 3)
+        // A slower sample moves the estimate part of the way (weight 0.3).
+        model.record(TransferSample(bytesUp: 10_000, bytesDown: 0, headAfter: .milliseconds(10_600), totalAfter: .milliseconds(10_600)))
+        let up = model.estimate.bytesPerSecondUp ?? 0
+        #expect(abs(up - (2_000 - 0.3 * 1_000)) < 1)
+    }
+
+    @Test func batchesAndFramesAreSizedToTheTargetTime() {
+        let model = LinkModel()
+        // Nothing measured: the configured limit, and the whole chunk as one frame.
+        #expect(model.batchRows(limit: 5_000, target: .seconds(30)) == 5_000)
+        #expect(model.frameBytes(whole: 1_000_000, target: .seconds(30)) == 1_000_000)
+        #expect(model.frameBytes(whole: 1_000, target: .seconds(30)) == 1_000)
+        model.record(TransferSample(bytesUp: 100, bytesDown: 100, headAfter: .zero, totalAfter: .zero))
+        model.record(TransferSample(bytesUp: 60_000, bytesDown: 100, headAfter: .seconds(30), totalAfter: .seconds(30)))
+        model.noteBatch(rows: 100, bytesOnWire: 20_000)
+        // 2,000 B/s × 30 s = 60,000 bytes = 300 rows of 200 bytes.
+        #expect(model.batchRows(limit: 5_000, target: .seconds(30)) == 300)
+        #expect(model.batchRows(limit: 100, target: .seconds(30)) == 100)
+        #expect(model.frameBytes(whole: 1_000_000, target: .seconds(30)) == 60_000)
+        #expect(model.frameBytes(whole: 1_000_000, target: .seconds(1)) == 16_384)
+    }
+
+    @Test func failuresAndResumesAreCounted() {
+        let model = LinkModel()
+        model.wasted(1_000)
+        model.wasted(500)
+        model.resumed(70_000)
+        #expect(model.estimate.counters.map(\.1) == [1_500, 70_000])
+        #expect(model.estimate.counters.map(\.0) == ["wasted_bytes", "resumed_bytes"])
+    }
+}
