@@ -8,10 +8,13 @@ for pkg in libsqlite3-dev zlib1g-dev libzstd-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || needed+=("$pkg")
 done
 # The tests drive real tools: promtool (from the prometheus package) lints /metrics; openssl
-# makes the private CA and certificates of the TLS tests and reads what a server presents.
+# makes the private CA and certificates of the TLS tests and reads what a server presents;
+# PostgreSQL runs the cloud store's contract suite and the multi-node tests (a throwaway
+# cluster per test process, started by the tests themselves: see PostgresCluster).
 if [ "${DALLY_DEPS:-}" = test ]; then
   command -v promtool >/dev/null 2>&1 || needed+=(prometheus)
   command -v openssl >/dev/null 2>&1 || needed+=(openssl)
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || needed+=(postgresql)
 fi
 if [ ${#needed[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

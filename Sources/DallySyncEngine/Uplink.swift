@@ -33,7 +33,7 @@ final class Uplink: Sendable {
         configuration.tlsConfiguration = tls
         client = CloudClient(
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
-            baseURL: config.url)
+            nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax))
         state = Mutex(State())
     }
 

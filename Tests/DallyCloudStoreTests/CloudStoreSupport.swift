@@ -4,8 +4,12 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DallyCloudStore
-@testable import DallyStore
+import DallyCloudPostgres
+import DallyCloudStore
+import DallyConfig
+import DallyTestSupport
+import Logging
+import DallyStore
 
 /// A table of the Fixtures' shape with a chosen conflict policy.
 func cloudTable(_ name: String, _ columns: [(String, ColumnType)], conflict: ConflictPolicy) -> TableSchema {
@@ -21,61 +25,50 @@ let manualTable = cloudTable("man", [("body", .text), ("n", .integer)], conflict
 
 let cloudTables = [orders, notes, serverWinsTable, clientWinsTable, lastWriterWinsTable, manualTable]
 
-func openCloud(_ directory: String = temporaryDirectory(), tables: [TableSchema] = cloudTables) throws -> SQLiteCloudStore {
-    try SQLiteCloudStore.open(directory: directory, tables: tables, synchronousFull: false)
+/// The stores every contract test runs against.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgresql
+
+    var testDescription: String { rawValue }
 }
 
-/// What the cloud records as the writer of a row: the replica, qualified by its gateway.
-let originA = BatchRequest.origin(gateway: "gw-a", replica: "rep-a")
-let originB = BatchRequest.origin(gateway: "gw-b", replica: "rep-b")
+/// Where one test's store lives, so that it can be opened again: a fresh directory, or a
+/// fresh database in the test process's PostgreSQL cluster.
+struct CloudPlace: Sendable {
+    let backend: Backend
+    let directory: String
+    let database: PostgresSettings?
 
-func cloudPut(_ id: String, base: Int64? = nil, at updatedAt: Int64 = 1_000, _ values: [JSONValue])
-    -> BatchRequest.Change
-{
-    BatchRequest.Change(id: id, baseVersion: base, updatedAt: updatedAt, deleted: false, values: values)
-}
-
-func cloudDelete(_ id: String, base: Int64? = nil, at updatedAt: Int64 = 1_000) -> BatchRequest.Change {
-    BatchRequest.Change(id: id, baseVersion: base, updatedAt: updatedAt, deleted: true, values: [])
-}
-
-func cloudSection(_ table: String, _ columns: [String], _ changes: [BatchRequest.Change]) -> BatchRequest.Section {
-    BatchRequest.Section(table: table, columns: columns, changes: changes)
-}
-
-func cloudBatch(
-    _ id: String, gateway: String = "gw-a", replica: String = "rep-a", since: [(String, Int64)] = [],
-    _ sections: [BatchRequest.Section]
-) -> BatchRequest {
-    BatchRequest(
-        batchID: id, gateway: gateway, replica: replica, since: TableVersions(since.map { (table: $0.0, version: $0.1) }),
-        sections: sections)
-}
-
-extension CloudStore {
-    /// Applies `batch` with the fingerprint of its encoded body, as the HTTP layer does.
-    func send(_ batch: BatchRequest, pageRows: Int = 1_000, now: Int64 = 1_000) async throws -> BatchAnswer {
-        try await apply(batch, fingerprint: Fingerprint.of(batch.encode()), pageRows: pageRows, now: now)
+    init(_ backend: Backend) throws {
+        self.backend = backend
+        directory = temporaryDirectory()
+        database = backend == .postgresql ? try PostgresCluster.shared().createDatabase() : nil
     }
 
-    /// Every change of `table`, read in pages of `pageSize` until the end.
-    func allChanges(_ table: String, excluding replica: String? = nil, pageSize: Int = 1_000) async throws
-        -> [ChangePage.ChangedRow]
-    {
-        var rows: [ChangePage.ChangedRow] = []
-        var since: Int64 = 0
-        while true {
-            let page = try await changes(table: table, since: since, limit: pageSize, excludingReplica: replica)
-            rows += page.rows
-            since = page.version
-            if !page.more { return rows }
+    func open(tables: [TableSchema] = cloudTables) async throws -> any CloudStore {
+        switch backend {
+        case .sqlite:
+            return try openSQLiteCloud(directory, tables: tables)
+        case .postgresql:
+            guard let database else { throw TestSupportError("no database for a PostgreSQL store") }
+            return try await PostgresCloudStore.open(database, tables: tables, logger: quietLogger)
         }
     }
 }
 
-extension BatchAnswer {
-    /// The row results of every section, in order.
-    var allRows: [RowResult] { results.flatMap(\.rows) }
+/// A logger that drops everything: the store's own warnings are not the test's output.
+let quietLogger = Logger(label: "dally.tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// A fresh, empty store of `backend`.
+func openCloud(_ backend: Backend, tables: [TableSchema] = cloudTables) async throws -> any CloudStore {
+    try await CloudPlace(backend).open(tables: tables)
+}
+
+func openSQLiteCloud(_ directory: String = temporaryDirectory(), tables: [TableSchema] = cloudTables) throws
+    -> SQLiteCloudStore
+{
+    try SQLiteCloudStore.open(directory: directory, tables: tables, synchronousFull: false)
 }
 
 /// Collects what a commit observer is called with.
@@ -83,4 +76,24 @@ final class CommitRecorder: Sendable {
     private let calls = Mutex<[[String: Int64]]>([])
     var recorded: [[String: Int64]] { calls.withLock { $0 } }
     func record(_ versions: [String: Int64]) { calls.withLock { $0.append(versions) } }
+}
+
+func table(_ name: String, _ columns: [(String, ColumnType)]) -> TableSchema {
+    let upload = UploadPolicy(maxDelay: .seconds(60), networks: ["wifi"])
+    let download = DownloadPolicy(period: .seconds(60), networks: ["wifi"])
+    return TableSchema(
+        name: name, columns: columns.map { Column(name: $0.0, type: $0.1) }, conflict: .lastWriterWins,
+        policy: SyncPolicy(
+            localOnly: false, atomicSync: false, uploadRows: upload, uploadObjects: upload, downloadRows: download,
+            downloadObjects: download))
+}
+
+let orders = table("orders", [("customer", .text), ("total", .real), ("paid", .boolean)])
+let notes = table("notes", [("body", .text)])
+
+/// A fresh, empty directory under the system's temporary directory.
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "dally-cloud-store-tests-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
 }
