@@ -82,7 +82,7 @@ struct StoreBackendTests {
             key: "store.password_env", reason: "has a password already")
         Self.expectStoreRefusal(
             "backend = \"postgresql\"\nurl = \"postgres://dally@db/fleet\"\npool_size = 0", key: "store.pool_size",
-            reason: "")
+            reason: "out of range")
         Self.expectStoreRefusal("url = \"postgres://dally@db/fleet\"", key: "store.url", reason: "only used with backend")
     }
 }
