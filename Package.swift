@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // System libraries: zstd (request and response bodies, default) and zlib (deflate fallback).
@@ -81,6 +82,23 @@ let package = Package(
                 "DallySync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The cloud's primary copy in PostgreSQL, for several `dally cloud` nodes over one
+        // database: PostgresCloudStore behind the same CloudStore interface, with notify across
+        // nodes through LISTEN/NOTIFY.
+        .target(
+            name: "DallyCloudPostgres",
+            dependencies: [
+                "DallyConfig",
+                "DallyCore",
+                "DallyObjects",
+                "DallySync",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // For ConnectionPoolError, which PostgresClient passes on as it is.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The gateway's sync engine: the decision loop on the scheduler, sync cycles, the object
@@ -163,6 +181,7 @@ let package = Package(
                 "DallyHTTP",
                 "DallyStore",
                 "DallyCloudStore",
+                "DallyCloudPostgres",
                 "DallySync",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -200,6 +219,7 @@ let package = Package(
                 "DallyCloudStore",
                 "DallyClient",
                 "DallyClientCLI",
+                "DallyCloudPostgres",
                 "DallyCore",
                 "DallyLogging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -215,6 +235,7 @@ let package = Package(
             dependencies: [
                 "DallyClocks",
                 "DallyCloud",
+                "DallyCloudPostgres",
                 "DallyCompression",
                 "DallyCore",
                 "DallyConfig",
@@ -235,6 +256,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Sources/DallyBench"
         ),
@@ -264,6 +286,7 @@ let package = Package(
                 "DallyCloud",
                 "DallyConfig",
                 "DallyCore",
+                "DallySync",
                 "DallyGateway",
                 "DallyObjects",
                 .product(name: "Logging", package: "swift-log"),
@@ -292,8 +315,18 @@ let package = Package(
         .testTarget(
             name: "DallyStoreTests",
             dependencies: [
-                "DallyStore", "DallyCloudStore", "DallyConfig", "DallyObjects", "DallyClocks",
+                "DallyStore", "DallyCloudStore", "DallyConfig", "DallyObjects", "DallyClocks", "DallySync",
+                "DallyTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        // The cloud store contract: the same tests against SQLite and PostgreSQL (a throwaway
+        // cluster per test process, see PostgresCluster).
+        .testTarget(
+            name: "DallyCloudStoreTests",
+            dependencies: [
+                "DallyCloudStore", "DallyCloudPostgres", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
+                "DallySync", "DallyTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(

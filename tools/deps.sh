@@ -9,11 +9,14 @@ for pkg in libsqlite3-dev zlib1g-dev libzstd-dev; do
 done
 # The tests drive real tools: promtool (from the prometheus package) lints /metrics; openssl
 # makes the private CA and certificates of the TLS tests and reads what a server presents;
-# python3 starts `dally client` in the object test so that its peak memory is its own.
+# python3 starts `dally client` in the object test so that its peak memory is its own;
+# PostgreSQL runs the cloud store's contract suite and the multi-node tests (a throwaway
+# cluster per test process, started by the tests themselves: see PostgresCluster).
 if [ "${DALLY_DEPS:-}" = test ]; then
   command -v promtool >/dev/null 2>&1 || needed+=(prometheus)
   command -v openssl >/dev/null 2>&1 || needed+=(openssl)
   command -v python3 >/dev/null 2>&1 || needed+=(python3)
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || needed+=(postgresql)
 fi
 if [ ${#needed[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

@@ -6,4 +6,5 @@ DALLY_DEPS=test bash tools/deps.sh
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 swift build --build-tests
 .build/debug/dally gateway --config config/gateway.toml --check
+.build/debug/dally cloud --config config/cloud.toml --check
 swift test --skip-build "$@"

@@ -1,6 +1,7 @@
 import DallyConfig
 import DallyCore
 import DallyHTTP
+import DallyCloudPostgres
 import DallyCloudStore
 import DallyStore
 import DallySync
@@ -44,6 +45,29 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         let store = try SQLiteCloudStore.open(
             directory: config.server.dataDirectory, tables: config.tables, synchronousFull: config.store.synchronousFull)
         try self.init(config: config, store: store, logger: logger, clock: clock, now: now)
+    }
+
+    /// Opens the store `[store] backend` names (SQLite in the data directory, or PostgreSQL,
+    /// connecting and migrating it) and builds the routes.
+    ///
+    /// - Throws: ``StoreError`` when the SQLite store cannot be opened, ``PostgresStoreError``
+    ///   when the database cannot be reached or migrated.
+    public static func open(
+        config: CloudConfig, logger: Logger, clock: C = ContinuousClock(),
+        now: @escaping @Sendable () -> Int64 = Cloud.wallClock
+    ) async throws -> Cloud {
+        switch config.store.backend {
+        case .sqlite:
+            return try Cloud(config: config, logger: logger, clock: clock, now: now)
+        case .postgresql(let settings):
+            let store = try await PostgresCloudStore.open(settings, tables: config.tables, logger: logger)
+            do {
+                return try Cloud(config: config, store: store, logger: logger, clock: clock, now: now)
+            } catch {
+                try? store.close()
+                throw error
+            }
+        }
     }
 
     /// Milliseconds since 1970 by the system clock.
@@ -159,6 +183,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
                 metadata: [
                     "version": "\(DallyVersion.current)",
                     "address": "\(config.server.host):\(port)", "tls": "\(config.server.tls != nil)", "data_dir": "\(config.server.dataDirectory)",
+                    "store": "\(config.store.backend.description)",
                     "tables": "\(config.tables.count)", "gateways": "\(config.gateways.count)",
                 ])
         }

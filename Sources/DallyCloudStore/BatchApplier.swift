@@ -44,25 +44,18 @@ struct BatchApplier {
     }
 
     private mutating func apply(_ section: BatchRequest.Section, db: Database) throws -> [BatchAnswer.RowResult] {
-        guard let table = tables[section.table] else {
-            return rejectAll(section, DallyError(.unknownTable, "the cloud has no table '\(section.table)'"))
+        guard let table = tables[section.table] else { return section.rejectAll(section.unknownTable) }
+        let layout: SectionLayout
+        switch section.layout(in: table.schema) {
+        case .success(let found): layout = found
+        case .failure(let error): return section.rejectAll(error)
         }
-        var positions: [Int] = []
-        for name in section.columns {
-            guard let position = table.schema.columnIndex(name) else {
-                return rejectAll(
-                    section,
-                    DallyError(.unknownColumn, "the cloud's table '\(section.table)' has no column '\(name)'", field: name))
-            }
-            positions.append(position)
-        }
-        let columns = positions.map { table.schema.columns[$0] }
+        let positions = layout.positions
         let statements = Statements(
             current: try db.cachedStatement(sql: table.selectCurrent),
             upsert: try db.cachedStatement(sql: table.upsert(columns: positions)),
             delete: try db.cachedStatement(sql: table.delete),
             objectHeld: try db.cachedStatement(sql: SQLiteCloudStore.selectObjectHeld))
-        let checksObjects = table.schema.policy.atomicSync && columns.contains { $0.type == .object }
         var version = versions[section.table] ?? 0
         defer { versions[section.table] = version }
 
@@ -70,33 +63,23 @@ struct BatchApplier {
         results.reserveCapacity(section.changes.count)
         for change in section.changes {
             let decoded: DecodedChange
-            switch Self.decode(change, columns: columns, collectingObjects: checksObjects) {
+            switch DecodedChange.decode(change, columns: layout.columns, collectingObjects: layout.checksObjects) {
             case .success(let value): decoded = value
             case .failure(let error):
                 results.append(.rejected(id: change.id, .init(error)))
                 continue
             }
             let current = try CurrentRow.fetch(change.id, with: statements.current)
-            // The same change, retried after its batch's answer was forgotten.
-            if let current, current.origin == batch.origin, current.batch == batch.batchID {
-                results.append(.accepted(id: change.id, version: current.version))
-                continue
-            }
-            if let absent = try decoded.references.first(where: { !(try Self.isHeld($0.reference, statements.objectHeld)) }) {
-                let error = DallyError(
-                    .unknownObject,
-                    "the cloud holds no complete object \(absent.reference.hash.hex); upload its chunks and manifest first",
-                    field: absent.column)
+            let absent = try decoded.references.first { !(try Self.isHeld($0.reference, statements.objectHeld)) }
+            let ruling = ChangeRuling.rule(
+                change, origin: batch.origin, batchID: batch.batchID, policy: table.schema.conflict, current: current,
+                absentObject: absent)
+            switch ruling {
+            case .alreadyApplied(let stored):
+                results.append(.accepted(id: change.id, version: stored))
+            case .rejected(let error):
                 results.append(.rejected(id: change.id, .init(error)))
-                continue
-            }
-            let decision = current.map {
-                ConflictRule.decide(
-                    policy: table.schema.conflict, baseVersion: change.baseVersion, updatedAt: change.updatedAt,
-                    current: .init(version: $0.version, updatedAt: $0.updatedAt))
-            } ?? .apply
-            switch decision {
-            case .apply:
+            case .write:
                 version += 1
                 try write(decoded, version: version, table: table, statements: statements)
                 results.append(.accepted(id: change.id, version: version))
@@ -124,51 +107,14 @@ struct BatchApplier {
         let objectHeld: Statement
     }
 
-    /// The row as the cloud holds it: what the conflict rule and retry recognition read.
-    private struct CurrentRow {
-        let version: Int64
-        let updatedAt: Int64
-        /// The replica and the batch that wrote it last.
-        let origin: String
-        let batch: String
-
-        static func fetch(_ id: String, with statement: Statement) throws -> CurrentRow? {
+    /// Reads the cloud's row as the ruling needs it.
+    private enum CurrentRow {
+        static func fetch(_ id: String, with statement: Statement) throws -> ChangeRuling.Current? {
             try Row.fetchOne(statement, arguments: [id]).map { row in
-                CurrentRow(version: row["version"], updatedAt: row["updated_at"], origin: row["origin"], batch: row["batch"])
+                ChangeRuling.Current(
+                    version: row["version"], updatedAt: row["updated_at"], origin: row["origin"], batch: row["batch"])
             }
         }
-    }
-
-    /// A change with its values decoded for storage, and the objects its OBJECT columns name.
-    private struct DecodedChange {
-        let change: BatchRequest.Change
-        let values: [DatabaseValue]
-        let references: [(column: String, reference: ObjectReference)]
-    }
-
-    /// Checks the change's id and decodes its values against the section's columns.
-    private static func decode(
-        _ change: BatchRequest.Change, columns: [DallyCore.Column], collectingObjects: Bool
-    ) -> Result<DecodedChange, DallyError> {
-        guard Identifier.isValidRowID(change.id) else {
-            return .failure(DallyError(.invalidID, "'\(change.id)' is not a valid row id"))
-        }
-        guard !change.deleted else { return .success(DecodedChange(change: change, values: [], references: [])) }
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(columns.count)
-        var references: [(column: String, reference: ObjectReference)] = []
-        do {
-            for (value, column) in zip(change.values, columns) {
-                let decoded = try Value(wire: value, for: column)
-                if collectingObjects, column.type == .object, let reference = decoded.objectReference {
-                    references.append((column.name, reference))
-                }
-                values.append(RowDecoding.databaseValue(decoded))
-            }
-        } catch {
-            return .failure(error)
-        }
-        return .success(DecodedChange(change: change, values: values, references: references))
     }
 
     /// Stores the change at `version`, written by this batch.
@@ -176,7 +122,7 @@ struct BatchApplier {
         let change = decoded.change
         let arguments = table.writeArguments(
             id: change.id, version: version, updatedAt: change.updatedAt, deleted: change.deleted, origin: batch.origin,
-            batch: batch.batchID, values: decoded.values)
+            batch: batch.batchID, values: decoded.values.map(RowDecoding.databaseValue))
         try (change.deleted ? statements.delete : statements.upsert).execute(arguments: arguments)
     }
 
@@ -203,10 +149,5 @@ struct BatchApplier {
         }
         return ChangePage.ChangedRow(
             id: id, version: row["version"], updatedAt: row["updated_at"], deleted: deleted, values: values)
-    }
-
-    private func rejectAll(_ section: BatchRequest.Section, _ error: DallyError) -> [BatchAnswer.RowResult] {
-        let rejection = BatchAnswer.RowRejection(error)
-        return section.changes.map { .rejected(id: $0.id, rejection) }
     }
 }

@@ -16,8 +16,7 @@ enum CloudPageReader {
         let schema = table.schema
         let columns = schema.columns.map(\.name)
         guard limit > 0 else {
-            return ChangePage(
-                table: schema.name, columns: columns, since: since, version: since, more: since < tableVersion, rows: [])
+            return .bounded(table: schema.name, columns: columns, since: since, limit: 0, tableVersion: tableVersion, fetched: [])
         }
         let fetched: [Row]
         if let excludingReplica {
@@ -26,10 +25,7 @@ enum CloudPageReader {
         } else {
             fetched = try Row.fetchAll(db.cachedStatement(sql: table.selectChanges), arguments: [since, limit + 1])
         }
-        let more = fetched.count > limit
-        var rows: [ChangePage.ChangedRow] = []
-        rows.reserveCapacity(min(fetched.count, limit))
-        for row in fetched.prefix(limit) {
+        let rows = fetched.map { row in
             let deleted = (row[3] as Int64) != 0
             var values: [JSONValue] = []
             if !deleted {
@@ -38,10 +34,9 @@ enum CloudPageReader {
                     values.append(RowDecoding.value(row[4 + i], type: column.type).wireJSON)
                 }
             }
-            rows.append(
-                ChangePage.ChangedRow(id: row[0], version: row[1], updatedAt: row[2], deleted: deleted, values: values))
+            return ChangePage.ChangedRow(id: row[0], version: row[1], updatedAt: row[2], deleted: deleted, values: values)
         }
-        let cursor = more ? (rows.last?.version ?? since) : max(since, tableVersion)
-        return ChangePage(table: schema.name, columns: columns, since: since, version: cursor, more: more, rows: rows)
+        return .bounded(
+            table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: rows)
     }
 }

@@ -1,5 +1,6 @@
 import DallyCore
 import Foundation
+import TOMLKit
 
 /// How a gateway reaches its cloud: the gateway's `[cloud]` section.
 ///
@@ -27,8 +28,15 @@ public struct CloudLink: Sendable, Equatable {
         }
     }
 
-    /// The cloud's base URL, `http://` or `https://`, without a trailing slash.
+    /// The cloud's base URL, `http://` or `https://`, without a trailing slash: the first
+    /// node of `url` when it lists several.
     public var url: String
+    /// The other cloud nodes `url` lists after the first, in order: where requests go while
+    /// the node in use does not answer (several `dally cloud` nodes over one PostgreSQL).
+    public var standbyURLs: [String] = []
+
+    /// Every node, the preferred first.
+    public var nodeURLs: [String] { [url] + standbyURLs }
     /// This gateway's id at the cloud: one of the cloud's `[[gateways]]`.
     public var gatewayID: String
     /// The secret this gateway proves its id with; the cloud holds the same. Nil when the
@@ -103,7 +111,7 @@ public struct CloudLink: Sendable, Equatable {
             throw KeyError(key: section.keyPath(key), reason: reason)
         }
         try section.refuseUnknownKeys(keys)
-        let url = try readURL(section)
+        let urls = try readURLs(section)
         let gatewayID = try section.requiredString("gateway_id")
         try GatewayCredential.checkID(gatewayID, key: section.keyPath("gateway_id"))
         var tokens = otherTokens
@@ -113,7 +121,8 @@ public struct CloudLink: Sendable, Equatable {
             throw KeyError(
                 key: section.keyPath("secret"), reason: "missing: the secret this gateway proves its id with (or a client_cert)")
         }
-        var link = CloudLink(url: url, gatewayID: gatewayID, secret: secret)
+        var link = CloudLink(url: urls[0], gatewayID: gatewayID, secret: secret)
+        link.standbyURLs = Array(urls.dropFirst())
         link.clientCertificate = clientCertificate
 
         let compressionText = try section.string("compression", default: link.compression.rawValue)
@@ -156,10 +165,30 @@ public struct CloudLink: Sendable, Equatable {
         return link
     }
 
-    /// Reads the required `url`: http or https with a host, no query or fragment. Trailing
-    /// slashes are dropped so that paths can be appended as they are.
-    static func readURL(_ section: TOMLSection) throws(KeyError) -> String {
-        let text = try section.requiredString("url", reason: "missing: the cloud's base URL, e.g. http://127.0.0.1:8090")
+    /// Reads the required `url`: one URL, or an array of the cloud nodes' URLs (at least one,
+    /// no two alike), the preferred first; see ``checkURL(_:key:)``.
+    static func readURLs(_ section: TOMLSection) throws(KeyError) -> [String] {
+        let key = section.keyPath("url")
+        if section.table["url"]?.type == .array, let list = try section.stringArray("url") {
+            guard !list.isEmpty else {
+                throw KeyError(key: key, reason: "an empty list: name at least one cloud node's URL")
+            }
+            var urls: [String] = []
+            for (i, text) in list.enumerated() {
+                let url = try checkURL(text, key: "\(key)[\(i)]")
+                guard !urls.contains(url) else { throw KeyError(key: "\(key)[\(i)]", reason: "'\(text)' is listed twice") }
+                urls.append(url)
+            }
+            return urls
+        }
+        let text = try section.requiredString(
+            "url", reason: "missing: the cloud's base URL, e.g. http://127.0.0.1:8090, or a list of its nodes' URLs")
+        return [try checkURL(text, key: key)]
+    }
+
+    /// Checks one URL: http or https with a host, no query or fragment. Trailing slashes are
+    /// dropped so that paths can be appended as they are.
+    static func checkURL(_ text: String, key: String) throws(KeyError) -> String {
         var url = Substring(text)
         while url.hasSuffix("/") { url = url.dropLast() }
         guard url.hasPrefix("http://") || url.hasPrefix("https://"),
@@ -167,8 +196,7 @@ public struct CloudLink: Sendable, Equatable {
             parts.query == nil, parts.fragment == nil
         else {
             throw KeyError(
-                key: section.keyPath("url"),
-                reason: "'\(text)': expected http://host[:port][/path] or https://…, without ?query or #fragment"
+                key: key, reason: "'\(text)': expected http://host[:port][/path] or https://…, without ?query or #fragment"
             )
         }
         return String(url)

@@ -1,3 +1,4 @@
+import Foundation
 import DallyCore
 
 /// The `[server]` section: where a server listens, where it keeps its data and how much it
@@ -78,6 +79,9 @@ public struct StoreSettings: Sendable, Equatable {
     /// that local writes wait at most that long behind sync work. Smaller keeps local writes
     /// faster; larger drains a backlog with fewer commits.
     public var syncPieceRows: Int
+    /// Cloud only: which store holds the primary copy (`backend`, `url`, `password_env`,
+    /// `pool_size`). `synchronous` applies to SQLite only.
+    public var backend: StoreBackend = .sqlite
 
     /// Rows per sync transaction unless configured.
     public static let defaultSyncPieceRows = 256
@@ -88,11 +92,17 @@ public struct StoreSettings: Sendable, Equatable {
     }
 
     /// Reads `[store]` from `root`; `synchronous` defaults to `full`. `sync_piece_rows` is a
-    /// gateway key (`gateway`), refused as unknown in the cloud's file.
-    static func read(_ root: TOMLSection, gateway: Bool = false) throws(KeyError) -> StoreSettings {
+    /// gateway key (`gateway`), refused as unknown in the cloud's file; the backend keys are
+    /// the cloud's, refused in the gateway's. `environment` supplies `password_env`'s variable.
+    static func read(
+        _ root: TOMLSection, gateway: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(KeyError) -> StoreSettings {
         var store = StoreSettings()
         guard let section = try root.section("store") else { return store }
-        try section.refuseUnknownKeys(gateway ? ["synchronous", "sync_piece_rows"] : ["synchronous"])
+        try section.refuseUnknownKeys(
+            gateway ? ["synchronous", "sync_piece_rows"] : ["synchronous", "backend", "url", "password_env", "pool_size"])
+        if !gateway { store.backend = try readBackend(section, environment: environment) }
         if gateway {
             store.syncPieceRows = try section.int(
                 "sync_piece_rows", default: StoreSettings.defaultSyncPieceRows, range: 1...100_000)
@@ -103,6 +113,39 @@ public struct StoreSettings: Sendable, Equatable {
         case let other: throw KeyError(key: "store.synchronous", reason: "'\(other)': use full or normal")
         }
         return store
+    }
+
+    private static func readBackend(_ section: TOMLSection, environment: [String: String]) throws(KeyError)
+        -> StoreBackend
+    {
+        switch try section.string("backend", default: "sqlite") {
+        case "sqlite":
+            for key in ["url", "password_env", "pool_size"] where section.has(key) {
+                throw KeyError(key: section.keyPath(key), reason: "only used with backend = \"postgresql\"")
+            }
+            return .sqlite
+        case "postgresql":
+            let url = try section.requiredString(
+                "url", reason: "missing: backend = \"postgresql\" needs url = \"postgres://user@host:port/database\"")
+            var settings = try PostgresSettings.parse(url: url, key: section.keyPath("url"))
+            if let variable = try section.string("password_env") {
+                guard settings.password == nil else {
+                    throw KeyError(
+                        key: section.keyPath("password_env"),
+                        reason: "the url has a password already; give it in one place (the environment is safer)")
+                }
+                guard let password = environment[variable], !password.isEmpty else {
+                    throw KeyError(
+                        key: section.keyPath("password_env"),
+                        reason: "the environment variable \(variable) is not set or empty; set it to the database password")
+                }
+                settings.password = password
+            }
+            settings.poolSize = try section.int("pool_size", default: PostgresSettings.defaultPoolSize, range: 1...1000)
+            return .postgresql(settings)
+        case let other:
+            throw KeyError(key: section.keyPath("backend"), reason: "'\(other)': use sqlite or postgresql")
+        }
     }
 }
 

@@ -18,6 +18,9 @@ struct TOMLSection {
 
     func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
+    /// Whether the table sets `key`, whatever its type.
+    func has(_ key: String) -> Bool { table[key] != nil }
+
     /// Refuses keys that are not in `allowed`, naming the first unknown one and the known ones.
     func refuseUnknownKeys(_ allowed: [String]) throws(KeyError) {
         for key in table.keys.sorted() where !allowed.contains(key) {

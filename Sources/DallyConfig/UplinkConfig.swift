@@ -36,8 +36,14 @@ public struct UplinkConfig: Sendable, Equatable {
     public var name: String
     /// The network class this uplink uses: one of the gateway's `[network] classes`.
     public var networkClass: String
-    /// The cloud's base URL over this uplink, without a trailing slash.
+    /// The cloud's base URL over this uplink, without a trailing slash: the first node when
+    /// `url` lists several (an uplink without `url` takes `[cloud]`'s nodes).
     public var url: String
+    /// The other cloud nodes, tried in order while the one in use does not answer.
+    public var standbyURLs: [String] = []
+
+    /// Every node, the preferred first.
+    public var nodeURLs: [String] { [url] + standbyURLs }
     /// The HTTP proxy to go through; nil to connect directly.
     public var proxy: Proxy?
     /// How often to check that the cloud is reachable over this uplink; nil never to probe.
@@ -88,6 +94,7 @@ public struct UplinkConfig: Sendable, Equatable {
             guard let cheapest = networkClasses.first else { return [] }
             var uplink = UplinkConfig(name: defaultName, networkClass: cheapest, url: cloud.url)
             uplink.timings = cloud.timings
+            uplink.standbyURLs = cloud.standbyURLs
             return [uplink]
         }
         var uplinks: [UplinkConfig] = []
@@ -124,9 +131,9 @@ public struct UplinkConfig: Sendable, Equatable {
                 reason: "unknown network class '\(networkClass)'; declared classes: \(declared)"
             )
         }
-        var uplink = UplinkConfig(
-            name: name, networkClass: networkClass,
-            url: section.table["url"] == nil ? cloud.url : try CloudLink.readURL(section))
+        let urls = section.table["url"] == nil ? cloud.nodeURLs : try CloudLink.readURLs(section)
+        var uplink = UplinkConfig(name: name, networkClass: networkClass, url: urls[0])
+        uplink.standbyURLs = Array(urls.dropFirst())
         uplink.proxy = try readProxy(section)
         uplink.probeInterval = try readProbeInterval(section)
         uplink.eager = try section.bool("eager", default: false)

@@ -54,6 +54,9 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case syncDisabled = "sync_disabled"
         case tooManyWaiters = "too_many_waiters"
         case shuttingDown = "shutting_down"
+        /// The cloud cannot reach its database (PostgreSQL restarting, network down); retry
+        /// after `Retry-After` seconds, with the same batch id.
+        case storeUnavailable = "store_unavailable"
         case storage
         case internalError = "internal"
     }

@@ -19,7 +19,7 @@ extension DallyError.Code {
         case .unknownColumn, .wrongType, .objectColumn, .batchRejected, .hashMismatch, .unknownObject:
             .unprocessableContent
         case .rangeNotSatisfiable: .rangeNotSatisfiable
-        case .tooManyWaiters, .shuttingDown, .objectUnavailable: .serviceUnavailable
+        case .tooManyWaiters, .shuttingDown, .objectUnavailable, .storeUnavailable: .serviceUnavailable
         case .objectFetchTimeout: .gatewayTimeout
         case .storage, .internalError: .internalServerError
         }

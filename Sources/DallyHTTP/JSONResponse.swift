@@ -34,10 +34,10 @@ public enum JSONResponse {
 
     /// `{"error":{"code":…,"message":…,"field":…},"current":{…}}` (``ErrorDocument``): `current`
     /// (the row as it is now) only for a version mismatch when the table's schema is known;
-    /// `Retry-After` when the gateway is momentarily full or stopping.
+    /// `Retry-After` when the server is momentarily full, stopping, or without its database.
     public static func error(_ error: DallyError, schema: TableSchema? = nil) -> Response {
         var headers: HTTPFields = [:]
-        if error.code == .tooManyWaiters || error.code == .shuttingDown { headers[.retryAfter] = "1" }
+        if [.tooManyWaiters, .shuttingDown, .storeUnavailable].contains(error.code) { headers[.retryAfter] = "1" }
         let document = ErrorDocument(error, schema: schema)
         guard let response = try? encoded(document, status: error.code.status, headers: headers) else {
             // Encoding strings and numbers does not fail; should it, the status still tells.

@@ -24,37 +24,24 @@ package enum ColumnCatalogue {
         for row in try Row.fetchAll(db, sql: "SELECT tbl, name, type FROM dally_columns ORDER BY tbl, position") {
             stored[row[0], default: []].append((row[1], row[2]))
         }
-        let configured = Set(tables.map(\.schema.name))
-        for name in stored.keys.sorted() where !configured.contains(name) {
-            throw StoreError(
-                "table '\(name)' holds data in the database but is no longer in the configuration; "
-                    + "declare it again (dropping a table is not supported), or start with an empty data directory"
-            )
+        let byName = Dictionary(tables.map { ($0.schema.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let steps: [ColumnPlan.Step]
+        do {
+            steps = try ColumnPlan.steps(stored: stored, configured: tables.map(\.schema))
+        } catch {
+            throw StoreError(error.message)
         }
-        for table in tables {
-            let schema = table.schema
-            guard let existing = stored[schema.name] else {
+        for step in steps {
+            switch step {
+            case .create(let schema):
+                guard let table = byName[schema.name] else { continue }
                 for statement in table.createStatements { try db.execute(sql: statement) }
                 try record(schema.columns, of: schema.name, from: 0, db: db)
-                continue
+            case .add(let schema, let columns, let from):
+                guard let table = byName[schema.name] else { continue }
+                for column in columns { try db.execute(sql: table.addColumnStatement(column)) }
+                try record(columns, of: schema.name, from: from, db: db)
             }
-            for old in existing {
-                guard let now = schema.column(named: old.name) else {
-                    throw StoreError(
-                        "column '\(schema.name).\(old.name)' (\(old.type)) is in the database but not in the "
-                            + "configuration; dropping a column is not supported: declare it again"
-                    )
-                }
-                guard now.type.rawValue == old.type else {
-                    throw StoreError(
-                        "column '\(schema.name).\(old.name)' is \(old.type) in the database but \(now.type.rawValue) "
-                            + "in the configuration; changing a column's type is not supported: add a new column instead"
-                    )
-                }
-            }
-            let added = schema.columns.filter { column in !existing.contains { $0.name == column.name } }
-            for column in added { try db.execute(sql: table.addColumnStatement(column)) }
-            try record(added, of: schema.name, from: existing.count, db: db)
         }
     }
 

@@ -6,8 +6,8 @@ import DallyObjects
 /// An implementation assigns versions (one counter per table; every accepted change takes the
 /// next value), applies each batch in one transaction, remembers each batch's answer so that a
 /// retry changes nothing, and serves changes in version order. SQLite is the embedded
-/// implementation; the interface stays small and its SQL portable so that a PostgreSQL one
-/// can follow.
+/// implementation; PostgreSQL (`DallyCloudPostgres`) the one several cloud nodes share. Both
+/// run the same contract suite (`Tests/DallyCloudStoreTests`).
 public protocol CloudStore: Sendable {
     /// The configured tables, by name.
     func schema(_ table: String) -> TableSchema?
@@ -33,6 +33,10 @@ public protocol CloudStore: Sendable {
     func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage
 
     /// Whether `table` has a change after `since` from a replica other than `excludingReplica`.
+    ///
+    /// False must be exact (a notify waiter would miss a change); true may be spurious when
+    /// such a change was overwritten since by `excludingReplica` (the gateway then pulls a page
+    /// without that row), so that an implementation can answer from the commits it heard of.
     func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool
 
     /// The current version of every table.

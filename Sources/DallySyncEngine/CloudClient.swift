@@ -28,8 +28,11 @@ struct CloudClient: Sendable {
     let link: CloudLink
     /// Watches each exchange's progress and measures the link from it.
     let watch: TransferWatch
-    /// The uplink's base URL for the cloud (its own, or the `[cloud]` one).
-    let baseURL: String
+    /// The uplink's cloud nodes (its own `url`, or `[cloud]`'s) and the one in use.
+    let nodes: CloudNodes
+
+    /// The base URL of the node in use, for the next request.
+    var baseURL: String { nodes.current() }
     /// The largest answer accepted, compressed and decompressed.
     let maxAnswerBytes = 256 * 1024 * 1024
 
@@ -142,16 +145,21 @@ struct CloudClient: Sendable {
     }
 
     /// Whether the cloud answers `GET /healthz` within `timeout`: the uplink's cheap probe.
+    /// A node that does not answer is left for the next, so the uplink is available while any
+    /// node is.
     func probe(timeout: Duration) async -> Bool {
-        var request = HTTPClientRequest(url: baseURL + "/healthz")
-        request.method = .GET
-        do {
-            let response = try await http.execute(request, timeout: .milliseconds(timeout.milliseconds))
-            _ = try await response.body.collect(upTo: 4096)
-            return response.status == .ok
-        } catch {
-            return false
+        for _ in nodes.urls.indices {
+            let base = baseURL
+            var request = HTTPClientRequest(url: base + "/healthz")
+            request.method = .GET
+            do {
+                let response = try await http.execute(request, timeout: .milliseconds(timeout.milliseconds))
+                _ = try await response.body.collect(upTo: 4096)
+                if response.status == .ok { return true }
+            } catch {}
+            nodes.failed(base)
         }
+        return false
     }
 
     /// Sends `request` with `body` and reads its JSON answer (nothing, when `emptyAnswer` and the
@@ -184,8 +192,12 @@ struct CloudClient: Sendable {
                 request, body: body, on: http, allowance: timeout, quiet: quiet, maxAnswer: maxAnswer
             ).parts
         } catch {
+            nodeFailed(request.url)
             throw error.cloudError
         }
+        // A proxy or load balancer in front of a node that is down, or a node without its
+        // database: the next node may serve.
+        if [.badGateway, .serviceUnavailable, .gatewayTimeout].contains(response.status) { nodeFailed(request.url) }
         let coding = response.headers.first(name: "Content-Encoding").flatMap { ContentCoding(header: $0) } ?? .identity
         do {
             let bytes = try answer.withUnsafeReadableBytes { raw throws(DecompressionError) in
@@ -195,6 +207,12 @@ struct CloudClient: Sendable {
         } catch {
             throw .badAnswer("\(coding.rawValue) body: \(error)")
         }
+    }
+
+    /// Moves requests on from the node `url` was sent to.
+    private func nodeFailed(_ url: String) {
+        guard let node = nodes.urls.first(where: { url.hasPrefix($0 + "/") }) else { return }
+        nodes.failed(node)
     }
 
     /// Reads a JSON answer, or the cloud's error from a non-2xx one.

@@ -35,7 +35,8 @@ final class Uplink: Sendable {
         configuration.tlsConfiguration = tls
         client = CloudClient(
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
-            watch: TransferWatch(timings: config.timings, model: LinkModel(), timer: timer), baseURL: config.url)
+            watch: TransferWatch(timings: config.timings, model: LinkModel(), timer: timer),
+            nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax))
         state = Mutex(State())
     }
 

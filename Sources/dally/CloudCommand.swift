@@ -25,8 +25,8 @@ struct CloudCommand: AsyncParsableCommand {
             return
         }
         Startup.bootstrapLogging(settings.server)
-        let cloud = try Startup.open("the cloud store") {
-            try Cloud(config: settings, logger: Logger(label: "dally.cloud"))
+        let cloud = try await Startup.open("the cloud store") {
+            try await Cloud<ContinuousClock>.open(config: settings, logger: Logger(label: "dally.cloud"))
         }
         try await cloud.run()
     }

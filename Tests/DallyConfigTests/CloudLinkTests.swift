@@ -279,3 +279,32 @@ struct CloudLinkRefusalTests {
         expectRefusal(withCloud("notify_wait = 60"), key: "cloud.notify_wait", reason: "wrong type")
     }
 }
+
+@Suite("GatewayConfig [cloud]: several cloud nodes")
+struct CloudLinkNodesTests {
+    static func nodes(_ list: String) -> String {
+        withCloud().replacingOccurrences(of: "\"http://127.0.0.1:8090\"", with: list)
+    }
+
+    @Test func aListOfURLsNamesTheNodesThePreferredFirst() throws {
+        let cloud = try #require(try link(Self.nodes("[\"http://a:8090/\", \"http://b:8090\"]")))
+        #expect(cloud.url == "http://a:8090")
+        #expect(cloud.standbyURLs == ["http://b:8090"])
+        #expect(cloud.nodeURLs == ["http://a:8090", "http://b:8090"])
+        // The implicit uplink goes to the same nodes.
+        let config = try GatewayConfig.parse(text: Self.nodes("[\"http://a:8090\", \"http://b:8090\"]"), file: testFileName)
+        #expect(config.uplinks.map(\.nodeURLs) == [["http://a:8090", "http://b:8090"]])
+    }
+
+    @Test func aSingleURLStaysValid() throws {
+        let cloud = try #require(try link(withCloud()))
+        #expect(cloud.nodeURLs == ["http://127.0.0.1:8090"])
+    }
+
+    @Test func badListsAreRefusedNamingTheEntry() {
+        expectRefusal(Self.nodes("[]"), key: "cloud.url", reason: "empty list")
+        expectRefusal(Self.nodes("[\"http://a\", \"ftp://b\"]"), key: "cloud.url[1]", reason: "expected http://")
+        expectRefusal(Self.nodes("[\"http://a\", \"http://a/\"]"), key: "cloud.url[1]", reason: "listed twice")
+        expectRefusal(Self.nodes("[\"http://a\", 8090]"), key: "cloud.url[1]", reason: "wrong type")
+    }
+}

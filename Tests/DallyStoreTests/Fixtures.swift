@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 
 @testable import DallyStore
+import DallyCloudStore
 
 func table(_ name: String, _ columns: [(String, ColumnType)], localOnly: Bool = false) -> TableSchema {
     let upload = UploadPolicy(maxDelay: .seconds(60), networks: ["wifi"])
@@ -45,4 +46,15 @@ func patch(_ id: String, _ values: [(Int, Value)], expectedSeq: Int64? = nil) ->
 
 func delete(_ id: String) -> RowWrite {
     RowWrite(id: id, kind: .delete, values: [], updatedAt: nil, expectedSeq: nil)
+}
+
+/// A table of the Fixtures' shape with a chosen conflict policy.
+func cloudTable(_ name: String, _ columns: [(String, ColumnType)], conflict: ConflictPolicy) -> TableSchema {
+    let base = table(name, columns)
+    return TableSchema(name: base.name, columns: base.columns, conflict: conflict, policy: base.policy)
+}
+
+/// An SQLite cloud store in a fresh directory, for a replica to sync with.
+func openCloud(tables: [TableSchema]) throws -> SQLiteCloudStore {
+    try SQLiteCloudStore.open(directory: temporaryDirectory(), tables: tables, synchronousFull: false)
 }

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import DallyCloudStore
+import DallyTestSupport
 @testable import DallyStore
 
 @Suite("Replica sync: outgoing batches and answers")

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import DallyCloudStore
+import DallyTestSupport
 @testable import DallyStore
 
 /// docs/PROTOCOL.md §9, end to end: the replica builds the documented request byte for byte

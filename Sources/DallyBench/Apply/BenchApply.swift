@@ -2,6 +2,7 @@ import DallyLogging
 import ArgumentParser
 import DallyCore
 import DallySync
+import DallyTestSupport
 import Foundation
 
 /// `dally-bench apply`: the cloud's batch apply rate, in rows per second, four ways in one run,
@@ -12,7 +13,9 @@ import Foundation
 ///    Basic as a gateway) from one gateway, one batch at a time;
 /// 3. `http xN`: the same from N concurrent gateways (distinct gateway and replica ids);
 /// 4. `sqlite`: plain GRDB inserts of the same rows into a table of the same shape, one
-///    transaction per batch: the limit to compare the other three with.
+///    transaction per batch: the limit to compare the other three with;
+/// 5. with `--postgres`, on a throwaway PostgreSQL cluster: 1, 2 and 4 `PostgresCloudStore`
+///    nodes over one database, and PostgreSQL's own limit (``ApplyPostgres``).
 ///
 /// Every part writes the same number of rows. Rows look like orders (uuid-like id, customer
 /// TEXT, total REAL, paid BOOLEAN, items JSON, or `--columns`); with `--updates F`, a fraction
@@ -59,6 +62,9 @@ struct BenchApply: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep the temporary data directories.")
     var keep = false
 
+    @Flag(name: .long, help: "Add PostgreSQL parts (1, 2 and 4 store nodes, and plain upserts) on a throwaway cluster.")
+    var postgres = false
+
     func validate() throws {
         guard rowsPerBatch >= 1, rowsPerBatch <= 1_000_000 else {
             throw ValidationError("--rows-per-batch: 1 to 1000000")
@@ -85,6 +91,14 @@ struct BenchApply: AsyncParsableCommand {
             results.append(try await ApplyOverHTTP(setup: setup).sequential(prebuilt))
             results.append(try await ApplyOverHTTP(setup: setup).concurrent())
             results.append(try await ApplyStore.rawSQLite(prebuilt, setup: setup))
+            if postgres {
+                let cluster = try PostgresCluster.start()
+                defer { cluster.stop() }
+                for nodes in [1, 2, 4] {
+                    results.append(try await ApplyPostgres.nodes(nodes, setup: setup, cluster: cluster))
+                }
+                results.append(try await ApplyPostgres.plain(prebuilt, setup: setup, cluster: cluster))
+            }
         } catch {
             if !keep { try? FileManager.default.removeItem(atPath: root) }
             throw error

@@ -3,6 +3,8 @@ extension SystemConfig {
     /// credentials): where the cloud is and how the link behaves. Nil settings keep the defaults.
     public struct CloudLink: Sendable {
         public var url: String
+        /// More cloud nodes after `url`: written as `url = [url, standby…]`.
+        public var standbyURLs: [String] = []
         public var notifyWait: String?
         /// Network classes the notify long-poll may use; `[]` turns it off.
         public var notifyNetworks: [String]?
@@ -30,7 +32,9 @@ extension SystemConfig {
 
         func toml(gatewayID: String, secret: String) -> [String] {
             var lines = [
-                "[cloud]", "url = \(TOMLText.string(url))", "gateway_id = \(TOMLText.string(gatewayID))",
+                "[cloud]",
+                standbyURLs.isEmpty ? "url = \(TOMLText.string(url))" : "url = \(TOMLText.array([url] + standbyURLs))",
+                "gateway_id = \(TOMLText.string(gatewayID))",
                 "secret = \(TOMLText.string(secret))",
             ]
             if let level { lines.append("level = \(level)") }

@@ -1,10 +1,10 @@
 import DallyCore
 import DallyObjects
 import DallySync
+import DallyTestSupport
 import Testing
 
 @testable import DallyCloudStore
-@testable import DallyStore
 
 /// A table `(caption TEXT, image OBJECT)`, with or without `atomic_sync`.
 func objectTable(_ name: String, atomic: Bool) -> TableSchema {
@@ -49,12 +49,13 @@ struct CloudObjectStoreTests {
     static let files = objectTable("files", atomic: false)
     static let tables = [photos, files, notes]
 
-    static func open(_ directory: String = temporaryDirectory()) throws -> SQLiteCloudStore {
-        try openCloud(directory, tables: tables)
+    static func open(_ backend: Backend) async throws -> any CloudStore {
+        try await openCloud(backend, tables: tables)
     }
 
-    @Test func aManifestIsRecordedOnlyWithEveryChunkAndOnlyOnce() async throws {
-        let cloud = try Self.open()
+    @Test(arguments: Backend.allCases) func aManifestIsRecordedOnlyWithEveryChunkAndOnlyOnce(_ backend: Backend) async throws {
+        let cloud = try await Self.open(backend)
+        defer { try? cloud.close() }
         let object = try ChunkedObject(seed: 1)
         try await object.putChunks(cloud, now: 1_000)
         _ = try await cloud.chunks.put(ContentHash.of([9]), bytes: [9], now: 1_000)
@@ -74,22 +75,23 @@ struct CloudObjectStoreTests {
         try cloud.close()
     }
 
-    @Test func objectsAndChunksOutliveARestart() async throws {
-        let directory = temporaryDirectory()
+    @Test(arguments: Backend.allCases) func objectsAndChunksOutliveARestart(_ backend: Backend) async throws {
+        let place = try CloudPlace(backend)
         let object = try ChunkedObject(seed: 3)
-        let first = try Self.open(directory)
+        let first = try await place.open(tables: Self.tables)
         try await object.putChunks(first, now: 1_000)
         #expect(try await first.storeObject(object.manifest, now: 1_000) == .stored)
         try first.close()
 
-        let second = try Self.open(directory)
+        let second = try await place.open(tables: Self.tables)
         #expect(try await second.manifest(of: object.hash) == object.manifest)
         #expect(try await second.chunks.get(ContentHash.of(object.chunks[1])) == object.chunks[1])
         try second.close()
     }
 
-    @Test func anAtomicRowWaitsForItsObjectWhileTheRestOfTheBatchApplies() async throws {
-        let cloud = try Self.open()
+    @Test(arguments: Backend.allCases) func anAtomicRowWaitsForItsObjectWhileTheRestOfTheBatchApplies(_ backend: Backend) async throws {
+        let cloud = try await Self.open(backend)
+        defer { try? cloud.close() }
         let held = try ChunkedObject(seed: 4)
         let absent = try ChunkedObject(seed: 5)
         try await held.putChunks(cloud, now: 1_000)
@@ -133,8 +135,9 @@ struct CloudObjectStoreTests {
         try cloud.close()
     }
 
-    @Test func objectValuesAreCheckedAndOldStringsStillAccepted() async throws {
-        let cloud = try Self.open()
+    @Test(arguments: Backend.allCases) func objectValuesAreCheckedAndOldStringsStillAccepted(_ backend: Backend) async throws {
+        let cloud = try await Self.open(backend)
+        defer { try? cloud.close() }
         let object = try ChunkedObject(seed: 6)
         let answer = try await cloud.send(
             cloudBatch(
@@ -174,8 +177,9 @@ struct CloudObjectStoreTests {
         try cloud.close()
     }
 
-    @Test func collectionRemovesWhatNoRowNeedsOnceItIsOlderThanTheGrace() async throws {
-        let cloud = try Self.open()
+    @Test(arguments: Backend.allCases) func collectionRemovesWhatNoRowNeedsOnceItIsOlderThanTheGrace(_ backend: Backend) async throws {
+        let cloud = try await Self.open(backend)
+        defer { try? cloud.close() }
         let referenced = try ChunkedObject(seed: 10)
         let orphan = try ChunkedObject(seed: 11)
         let young = try ChunkedObject(seed: 12)
@@ -226,8 +230,8 @@ struct CloudObjectStoreTests {
         try cloud.close()
     }
 
-    @Test func aTableWithoutObjectColumnsCollectsEveryOldObject() async throws {
-        let cloud = try openCloud(tables: [notes])
+    @Test(arguments: Backend.allCases) func aTableWithoutObjectColumnsCollectsEveryOldObject(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend, tables: [notes])
         let object = try ChunkedObject(seed: 20)
         try await object.putChunks(cloud, now: 1_000)
         #expect(try await cloud.storeObject(object.manifest, now: 1_000) == .stored)

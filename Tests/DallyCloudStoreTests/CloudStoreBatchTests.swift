@@ -1,13 +1,16 @@
 import DallyCore
 import DallySync
+import DallyTestSupport
 import Testing
 
-@testable import DallyStore
+import DallyStore
+
 
 @Suite("Cloud store: batches, versions, retries")
 struct CloudStoreBatchTests {
-    @Test func everyAcceptedChangeTakesTheNextVersionOfItsOwnTable() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func everyAcceptedChangeTakesTheNextVersionOfItsOwnTable(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let recorder = CommitRecorder()
         cloud.observeCommits { recorder.record($0) }
         #expect(cloud.versions == ["orders": 0, "notes": 0, "sw": 0, "cw": 0, "lww": 0, "man": 0])
@@ -54,8 +57,9 @@ struct CloudStoreBatchTests {
         #expect(!page.more)
     }
 
-    @Test func theSameBatchTwiceIsAnsweredFromTheRecordAndChangesNothing() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func theSameBatchTwiceIsAnsweredFromTheRecordAndChangesNothing(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let batch = cloudBatch(
             "retry-me",
             [
@@ -78,8 +82,9 @@ struct CloudStoreBatchTests {
         #expect(try await cloud.statistics().storedAnswers == 1)
     }
 
-    @Test func aBatchIDReusedWithADifferentBodyIsRefused() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func aBatchIDReusedWithADifferentBodyIsRefused(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         _ = try await cloud.send(cloudBatch("b1", [cloudSection("notes", ["body"], [cloudPut("n1", ["one"])])]))
         let other = cloudBatch("b1", [cloudSection("notes", ["body"], [cloudPut("n1", ["two"])])])
         do {
@@ -99,8 +104,9 @@ struct CloudStoreBatchTests {
         #expect(answer.allRows == [.accepted(id: "n2", version: 2)])
     }
 
-    @Test func aRetryAfterItsAnswerWasForgottenIsRecognisedRowByRow() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func aRetryAfterItsAnswerWasForgottenIsRecognisedRowByRow(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let batch = cloudBatch(
             "b-old",
             [
@@ -132,8 +138,9 @@ struct CloudStoreBatchTests {
         #expect(try await cloud.send(batch, now: 300).replayed)
     }
 
-    @Test func aRetryAfterForgettingRecognisesAChangeThatWonAConflict() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func aRetryAfterForgettingRecognisesAChangeThatWonAConflict(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         _ = try await cloud.send(
             cloudBatch("b0", gateway: "gw-b", replica: "rep-b", [cloudSection("cw", ["body", "n"], [cloudPut("r", ["theirs", 1])])]))
         let batch = cloudBatch("a1", [cloudSection("cw", ["body", "n"], [cloudPut("r", ["mine", 2])])])
@@ -151,8 +158,9 @@ struct CloudStoreBatchTests {
         #expect(cloud.versions["cw"] == 2)
     }
 
-    @Test func theSameReplicaIDFromAnotherGatewayIsNotTakenForARetry() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func theSameReplicaIDFromAnotherGatewayIsNotTakenForARetry(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         _ = try await cloud.send(cloudBatch("b1", [cloudSection("cw", ["body"], [cloudPut("r", ["A"])])]))
         _ = try await cloud.forgetAnswers(receivedBefore: .max)
         // Same batch id and replica id, other gateway: a different writer, so the rules apply.
@@ -166,8 +174,9 @@ struct CloudStoreBatchTests {
         #expect(try await cloud.allChanges("cw").map(\.values) == [["X", nil]])
     }
 
-    @Test func aRowAnotherWriterChangedSinceIsNotMistakenForARetry() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func aRowAnotherWriterChangedSinceIsNotMistakenForARetry(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let batch = cloudBatch("b1", [cloudSection("sw", ["body", "n"], [cloudPut("r", ["mine", 1])])])
         _ = try await cloud.send(batch)
         _ = try await cloud.send(
@@ -186,8 +195,9 @@ struct CloudStoreBatchTests {
         #expect(cloud.versions["sw"] == 2)
     }
 
-    @Test func anUnknownTableRejectsEveryRowOfItsSectionAndTheRestApplies() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func anUnknownTableRejectsEveryRowOfItsSectionAndTheRestApplies(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let answer = try await cloud.send(
             cloudBatch(
                 "b1",
@@ -209,8 +219,9 @@ struct CloudStoreBatchTests {
         #expect(answer.results[1].rows == [.accepted(id: "n1", version: 1)])
     }
 
-    @Test func anUnknownColumnRejectsEveryRowOfItsSection() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func anUnknownColumnRejectsEveryRowOfItsSection(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let answer = try await cloud.send(
             cloudBatch(
                 "b1",
@@ -226,8 +237,9 @@ struct CloudStoreBatchTests {
         #expect(try await cloud.allChanges("orders").isEmpty)
     }
 
-    @Test func aWrongTypeRejectsOnlyItsRowAndTakesNoVersion() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func aWrongTypeRejectsOnlyItsRowAndTakesNoVersion(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let answer = try await cloud.send(
             cloudBatch(
                 "b1",
@@ -269,8 +281,9 @@ struct CloudStoreBatchTests {
         #expect(stored.map(\.values) == [["Ada", 1.5, true], ["Ed", 3.0, false]])
     }
 
-    @Test func aDeleteLeavesATombstoneWithItsOwnVersion() async throws {
-        let cloud = try openCloud()
+    @Test(arguments: Backend.allCases) func aDeleteLeavesATombstoneWithItsOwnVersion(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         _ = try await cloud.send(cloudBatch("b1", [cloudSection("orders", ["customer", "total", "paid"], [cloudPut("o1", ["Ada", 2, true])])]))
         let answer = try await cloud.send(
             cloudBatch("b2", [cloudSection("orders", ["customer", "total", "paid"], [cloudDelete("o1", base: 1, at: 5_000), cloudDelete("never")])]))
@@ -294,16 +307,16 @@ struct CloudStoreBatchTests {
         #expect(try await cloud.allChanges("orders").last?.values == ["Ada again", nil, nil])
     }
 
-    @Test func reopeningKeepsVersionsRowsAndTheRecordOfAnswers() async throws {
-        let directory = temporaryDirectory()
+    @Test(arguments: Backend.allCases) func reopeningKeepsVersionsRowsAndTheRecordOfAnswers(_ backend: Backend) async throws {
+        let place = try CloudPlace(backend)
         let batch = cloudBatch("b1", [cloudSection("notes", ["body"], [cloudPut("n1", ["a"]), cloudPut("n2", ["b"])])])
         do {
-            let cloud = try openCloud(directory)
+            let cloud = try await place.open()
             _ = try await cloud.send(batch)
             _ = try await cloud.send(cloudBatch("b2", [cloudSection("orders", ["customer"], [cloudPut("o1", ["x"])])]))
             try cloud.close()
         }
-        let cloud = try openCloud(directory)
+        let cloud = try await place.open()
         #expect(cloud.versions["notes"] == 2)
         #expect(cloud.versions["orders"] == 1)
         #expect(try await cloud.allChanges("notes").map(\.id) == ["n1", "n2"])
@@ -317,9 +330,9 @@ struct CloudStoreBatchTests {
 
     @Test func aSecondStoreCannotOpenTheSameDirectory() throws {
         let directory = temporaryDirectory()
-        let cloud = try openCloud(directory)
-        #expect(throws: StoreError.self) { try openCloud(directory) }
+        let cloud = try openSQLiteCloud(directory)
+        #expect(throws: StoreError.self) { try openSQLiteCloud(directory) }
         try cloud.close()
-        try openCloud(directory).close()
+        try openSQLiteCloud(directory).close()
     }
 }

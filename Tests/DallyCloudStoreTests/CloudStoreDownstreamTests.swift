@@ -1,29 +1,25 @@
 import DallyCore
 import DallySync
 import Foundation
+import DallyTestSupport
 import Testing
 
 @testable import DallyCloudStore
-@testable import DallyStore
 
 @Suite("Cloud store: downstream pages")
 struct CloudStoreDownstreamTests {
-    let cloud: SQLiteCloudStore
-
-    init() throws {
-        cloud = try openCloud()
-    }
-
     /// Replica A writes a1, a2; B writes b1; A writes a3: orders versions 1…4.
-    func writeFromTwoReplicas() async throws {
+    func writeFromTwoReplicas(_ cloud: any CloudStore) async throws {
         _ = try await cloud.send(cloudBatch("a1", [cloudSection("orders", ["customer"], [cloudPut("a1", ["A1"]), cloudPut("a2", ["A2"])])]))
         _ = try await cloud.send(
             cloudBatch("b1", gateway: "gw-b", replica: "rep-b", [cloudSection("orders", ["customer"], [cloudPut("b1", ["B1"])])]))
         _ = try await cloud.send(cloudBatch("a2", [cloudSection("orders", ["customer"], [cloudPut("a3", ["A3"])])]))
     }
 
-    @Test func changesComeInVersionOrderLeavingOutTheAskingReplicasOwn() async throws {
-        try await writeFromTwoReplicas()
+    @Test(arguments: Backend.allCases) func changesComeInVersionOrderLeavingOutTheAskingReplicasOwn(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        try await writeFromTwoReplicas(cloud)
         let all = try await cloud.changes(table: "orders", since: 0, limit: 10, excludingReplica: nil)
         #expect(all.rows.map(\.id) == ["a1", "a2", "b1", "a3"])
         #expect(all.rows.map(\.version) == [1, 2, 3, 4])
@@ -53,8 +49,10 @@ struct CloudStoreDownstreamTests {
         #expect(try await !cloud.hasChanges(table: "notes", since: 0, excludingReplica: nil))
     }
 
-    @Test func aReplicaIsKnownByItsGatewayTooSoAnotherGatewayCannotHideItsRows() async throws {
-        try await writeFromTwoReplicas()
+    @Test(arguments: Backend.allCases) func aReplicaIsKnownByItsGatewayTooSoAnotherGatewayCannotHideItsRows(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        try await writeFromTwoReplicas(cloud)
         // Gateway X sends with the same replica id as A's.
         _ = try await cloud.send(
             cloudBatch("x1", gateway: "gw-x", replica: "rep-a", [cloudSection("orders", ["customer"], [cloudPut("x1", ["X"])])]))
@@ -63,8 +61,10 @@ struct CloudStoreDownstreamTests {
         #expect(try await cloud.hasChanges(table: "orders", since: 4, excludingReplica: originA))
     }
 
-    @Test func aRowChangedByAnotherReplicaIsNoLongerLeftOut() async throws {
-        try await writeFromTwoReplicas()
+    @Test(arguments: Backend.allCases) func aRowChangedByAnotherReplicaIsNoLongerLeftOut(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        try await writeFromTwoReplicas(cloud)
         _ = try await cloud.send(
             cloudBatch("b2", gateway: "gw-b", replica: "rep-b", [cloudSection("orders", ["customer"], [cloudPut("a1", base: 1, ["B over A1"])])]))
         let forA = try await cloud.changes(table: "orders", since: 0, limit: 10, excludingReplica: originA)
@@ -72,8 +72,10 @@ struct CloudStoreDownstreamTests {
         #expect(forA.rows.map(\.version) == [3, 5])
     }
 
-    @Test func theCursorIsTheLastRowWhileMoreRemainsAndThenTheTableVersion() async throws {
-        try await writeFromTwoReplicas()
+    @Test(arguments: Backend.allCases) func theCursorIsTheLastRowWhileMoreRemainsAndThenTheTableVersion(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        try await writeFromTwoReplicas(cloud)
         let first = try await cloud.changes(table: "orders", since: 0, limit: 2, excludingReplica: nil)
         #expect(first.rows.map(\.version) == [1, 2])
         #expect(first.more)
@@ -104,7 +106,9 @@ struct CloudStoreDownstreamTests {
         #expect(forA.version == 4)
     }
 
-    @Test func anUnknownTableIsRefused() async throws {
+    @Test(arguments: Backend.allCases) func anUnknownTableIsRefused(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         do {
             _ = try await cloud.changes(table: "nope", since: 0, limit: 10, excludingReplica: nil)
             Issue.record("changes of an unknown table were served")
@@ -114,7 +118,9 @@ struct CloudStoreDownstreamTests {
         #expect(try await !cloud.hasChanges(table: "nope", since: 0, excludingReplica: nil))
     }
 
-    @Test func twoThousandFiveHundredRowsOfOneBatchReadInPagesOfAThousandLoseNoneAndRepeatNone() async throws {
+    @Test(arguments: Backend.allCases) func twoThousandFiveHundredRowsOfOneBatchReadInPagesOfAThousandLoseNoneAndRepeatNone(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let ids = (0..<2_500).map { String(format: "row-%04d", $0) }
         let answer = try await cloud.send(
             cloudBatch(
@@ -145,7 +151,9 @@ struct CloudStoreDownstreamTests {
         #expect(own.version == 2_500)
     }
 
-    @Test func theAnswerCarriesOnePageAcrossTablesWithoutTheSendersRows() async throws {
+    @Test(arguments: Backend.allCases) func theAnswerCarriesOnePageAcrossTablesWithoutTheSendersRows(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         // Another replica wrote three orders and two notes.
         _ = try await cloud.send(
             cloudBatch(
@@ -175,7 +183,9 @@ struct CloudStoreDownstreamTests {
         #expect(answer.changes.reduce(0) { $0 + $1.rows.count } == 4)
     }
 
-    @Test func aBatchWithNoSectionsIsAPurePullAndIsNotRecorded() async throws {
+    @Test(arguments: Backend.allCases) func aBatchWithNoSectionsIsAPurePullAndIsNotRecorded(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         _ = try await cloud.send(
             cloudBatch("x1", gateway: "gw-x", replica: "rep-x", [cloudSection("notes", ["body"], [cloudPut("n1", ["x"])])]))
         #expect(try await cloud.statistics().storedAnswers == 1)
@@ -192,7 +202,9 @@ struct CloudStoreDownstreamTests {
         #expect(try await !cloud.send(pull).replayed)
     }
 
-    @Test func anExhaustedPageBudgetLeavesLaterTablesAtTheirCursor() async throws {
+    @Test(arguments: Backend.allCases) func anExhaustedPageBudgetLeavesLaterTablesAtTheirCursor(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         _ = try await cloud.send(
             cloudBatch(
                 "x1", gateway: "gw-x", replica: "rep-x",
@@ -215,7 +227,9 @@ struct CloudStoreDownstreamTests {
         #expect(notesPage.more)
     }
 
-    @Test func aReplayedAnswerCarriesTheChangesAsTheyAreNow() async throws {
+    @Test(arguments: Backend.allCases) func aReplayedAnswerCarriesTheChangesAsTheyAreNow(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         let batch = cloudBatch(
             "b1", gateway: "gw-b", replica: "rep-b", since: [("notes", 0)], [cloudSection("notes", ["body"], [cloudPut("mine", ["b"])])])
         let first = try await cloud.send(batch)

@@ -1,23 +1,17 @@
 import DallyCore
 import DallySync
+import DallyTestSupport
 import Testing
 
 @testable import DallyCloudStore
-@testable import DallyStore
 
 /// Gateway A creates row `r` (version 1); gateway B changes it (version 2, written at 2,000);
 /// then A sends a change still based on version 1.
 @Suite("Cloud store: conflicts under each policy")
 struct CloudStoreConflictTests {
-    let cloud: SQLiteCloudStore
-
-    init() throws {
-        cloud = try openCloud()
-    }
-
     /// Sets the stage in `table` and returns the answer to A's stale change, written at `updatedAt`.
     /// A's section names the columns in the reverse of the schema's order.
-    func staleChange(_ table: String, updatedAt: Int64, deleted: Bool = false) async throws -> BatchAnswer {
+    func staleChange(_ cloud: any CloudStore, _ table: String, updatedAt: Int64, deleted: Bool = false) async throws -> BatchAnswer {
         let created = try await cloud.send(
             cloudBatch("a1", [cloudSection(table, ["body", "n"], [cloudPut("r", at: 1_000, ["from A", 1])])]))
         #expect(created.allRows == [.accepted(id: "r", version: 1)])
@@ -33,69 +27,83 @@ struct CloudStoreConflictTests {
     /// B's row as the conflict reports it: values in A's section order (`n`, `body`).
     static let serverRow = ChangePage.ChangedRow(id: "r", version: 2, updatedAt: 2_000, deleted: false, values: [2, "from B"])
 
-    func storedRow(_ table: String) async throws -> ChangePage.ChangedRow? {
+    func storedRow(_ cloud: any CloudStore, _ table: String) async throws -> ChangePage.ChangedRow? {
         try await cloud.allChanges(table).first { $0.id == "r" }
     }
 
-    @Test func serverWinsKeepsTheCloudRowAndSendsItBack() async throws {
-        let answer = try await staleChange("sw", updatedAt: 9_000)
+    @Test(arguments: Backend.allCases) func serverWinsKeepsTheCloudRowAndSendsItBack(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        let answer = try await staleChange(cloud, "sw", updatedAt: 9_000)
         #expect(
             answer.allRows == [
                 .conflict(id: "r", .init(policy: .serverWins, winner: .server, version: 2, server: Self.serverRow))
             ])
         #expect(cloud.versions["sw"] == 2)
-        #expect(try await storedRow("sw") == ChangePage.ChangedRow(id: "r", version: 2, updatedAt: 2_000, deleted: false, values: ["from B", 2]))
+        #expect(try await storedRow(cloud, "sw") == ChangePage.ChangedRow(id: "r", version: 2, updatedAt: 2_000, deleted: false, values: ["from B", 2]))
     }
 
-    @Test func clientWinsAppliesTheChangeUnderANewVersion() async throws {
-        let answer = try await staleChange("cw", updatedAt: 500)
+    @Test(arguments: Backend.allCases) func clientWinsAppliesTheChangeUnderANewVersion(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        let answer = try await staleChange(cloud, "cw", updatedAt: 500)
         #expect(
             answer.allRows == [
                 .conflict(id: "r", .init(policy: .clientWins, winner: .client, version: 3, server: Self.serverRow))
             ])
         #expect(cloud.versions["cw"] == 3)
-        #expect(try await storedRow("cw") == ChangePage.ChangedRow(id: "r", version: 3, updatedAt: 500, deleted: false, values: ["A again", 3]))
+        #expect(try await storedRow(cloud, "cw") == ChangePage.ChangedRow(id: "r", version: 3, updatedAt: 500, deleted: false, values: ["A again", 3]))
     }
 
-    @Test func clientWinsAppliesADeleteToo() async throws {
-        let answer = try await staleChange("cw", updatedAt: 500, deleted: true)
+    @Test(arguments: Backend.allCases) func clientWinsAppliesADeleteToo(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        let answer = try await staleChange(cloud, "cw", updatedAt: 500, deleted: true)
         #expect(
             answer.allRows == [
                 .conflict(id: "r", .init(policy: .clientWins, winner: .client, version: 3, server: Self.serverRow))
             ])
-        #expect(try await storedRow("cw") == ChangePage.ChangedRow(id: "r", version: 3, updatedAt: 500, deleted: true, values: []))
+        #expect(try await storedRow(cloud, "cw") == ChangePage.ChangedRow(id: "r", version: 3, updatedAt: 500, deleted: true, values: []))
     }
 
-    @Test func lastWriterWinsAppliesALaterChange() async throws {
-        let answer = try await staleChange("lww", updatedAt: 2_001)
+    @Test(arguments: Backend.allCases) func lastWriterWinsAppliesALaterChange(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        let answer = try await staleChange(cloud, "lww", updatedAt: 2_001)
         #expect(
             answer.allRows == [
                 .conflict(id: "r", .init(policy: .lastWriterWins, winner: .client, version: 3, server: Self.serverRow))
             ])
         #expect(cloud.versions["lww"] == 3)
-        #expect(try await storedRow("lww")?.values == ["A again", 3])
+        #expect(try await storedRow(cloud, "lww")?.values == ["A again", 3])
     }
 
-    @Test(arguments: [Int64(1_999), 2_000])
-    func lastWriterWinsKeepsTheCloudRowOverAnEarlierOrTiedChange(_ updatedAt: Int64) async throws {
-        let answer = try await staleChange("lww", updatedAt: updatedAt)
+    @Test(arguments: Backend.allCases, [Int64(1_999), 2_000])
+    func lastWriterWinsKeepsTheCloudRowOverAnEarlierOrTiedChange(_ backend: Backend, _ updatedAt: Int64) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        let answer = try await staleChange(cloud, "lww", updatedAt: updatedAt)
         #expect(
             answer.allRows == [
                 .conflict(id: "r", .init(policy: .lastWriterWins, winner: .server, version: 2, server: Self.serverRow))
             ])
         #expect(cloud.versions["lww"] == 2)
-        #expect(try await storedRow("lww")?.values == ["from B", 2])
+        #expect(try await storedRow(cloud, "lww")?.values == ["from B", 2])
     }
 
-    @Test func manualKeepsTheCloudRowAndNamesNoWinner() async throws {
-        let answer = try await staleChange("man", updatedAt: 9_000)
+    @Test(arguments: Backend.allCases) func manualKeepsTheCloudRowAndNamesNoWinner(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        let answer = try await staleChange(cloud, "man", updatedAt: 9_000)
         #expect(
             answer.allRows == [.conflict(id: "r", .init(policy: .manual, winner: .none, version: 2, server: Self.serverRow))])
         #expect(cloud.versions["man"] == 2)
-        #expect(try await storedRow("man")?.values == ["from B", 2])
+        #expect(try await storedRow(cloud, "man")?.values == ["from B", 2])
     }
 
-    @Test func aConflictWithATombstoneReportsItWithoutValues() async throws {
+    @Test(arguments: Backend.allCases) func aConflictWithATombstoneReportsItWithoutValues(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         _ = try await cloud.send(cloudBatch("a1", [cloudSection("sw", ["body", "n"], [cloudPut("r", ["from A", 1])])]))
         _ = try await cloud.send(
             cloudBatch("b1", gateway: "gw-b", replica: "rep-b", [cloudSection("sw", ["body", "n"], [cloudDelete("r", base: 1, at: 2_000)])]))
@@ -110,7 +118,9 @@ struct CloudStoreConflictTests {
             ])
     }
 
-    @Test func aChangeBasedOnTheCurrentVersionIsNoConflictUnderAnyPolicy() async throws {
+    @Test(arguments: Backend.allCases) func aChangeBasedOnTheCurrentVersionIsNoConflictUnderAnyPolicy(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
         for table in ["sw", "cw", "lww", "man"] {
             _ = try await cloud.send(cloudBatch("\(table)-1", [cloudSection(table, ["body"], [cloudPut("r", ["one"])])]))
             let answer = try await cloud.send(

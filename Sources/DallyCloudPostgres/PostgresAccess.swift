@@ -1,0 +1,80 @@
+import DallyConfig
+import DallyCore
+import Logging
+import PostgresNIO
+import _ConnectionPoolModule
+
+/// How the store reaches the database: connections from the pool, transactions that roll
+/// back on any error and rethrow it unchanged, and errors turned into what a caller can act on.
+///
+/// A lost connection or a database that is restarting becomes ``DallyError`` `store_unavailable`
+/// (the HTTP layer answers 503 with `Retry-After`; the gateway resends the same batch, which is
+/// safe because batches apply once). Any other database error is `storage`, with
+/// PostgreSQL's message.
+struct PostgresAccess: Sendable {
+    let client: PostgresClient
+    let settings: PostgresSettings
+    let logger: Logger
+    let reachability: DatabaseReachability
+
+    /// Runs `body` on a pooled connection; fails at once with `store_unavailable` while the
+    /// database is known to be down (``DatabaseReachability``).
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard reachability.isReachable else { throw unavailable() }
+        do {
+            return try await client.withConnection { connection in try await body(connection) }
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// Runs `body` in one transaction (`READ COMMITTED`) on a pooled connection: committed
+    /// when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            let value: T
+            do {
+                value = try await body(connection)
+            } catch {
+                // A connection that is gone has no transaction left to roll back.
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        }
+    }
+
+    /// What `error` means to the caller: see the type's documentation.
+    func translate(_ error: any Error) -> any Error {
+        if error is DallyError { return error }
+        if let error = error as? PSQLError {
+            if Self.isUnavailable(error) { return unavailable() }
+            let message = error.serverInfo?[.message] ?? String(describing: error.code)
+            return DallyError(.storage, "the database refused a statement: \(message)")
+        }
+        // The pool gave up connecting (its circuit breaker), or was shut down.
+        if error is ConnectionPoolError { return unavailable() }
+        if error is CancellationError { return error }
+        return DallyError(.storage, "the database failed: \(error)")
+    }
+
+    func unavailable() -> DallyError {
+        DallyError(
+            .storeUnavailable,
+            "the cloud cannot reach its database at \(settings.host):\(settings.port); resend the batch shortly")
+    }
+
+    /// Whether `error` says the database or the way to it is down, as opposed to a statement
+    /// it refused: connection failures, and the server's connection-exception (08) and
+    /// operator-intervention (57P: shutdown, cannot connect now) classes.
+    static func isUnavailable(_ error: PSQLError) -> Bool {
+        guard error.code == .server else {
+            return error.code != .queryCancelled && error.code != .tooManyParameters
+                && error.code != .invalidCommandTag && error.code != .messageDecodingFailure
+        }
+        let state = error.serverInfo?[.sqlState] ?? ""
+        return state.hasPrefix("08") || state.hasPrefix("57P")
+    }
+}

@@ -1,0 +1,224 @@
+import DallyCore
+import DallyObjects
+import DallySync
+import Logging
+import PostgresNIO
+
+/// Applies one batch inside its transaction on PostgreSQL: per section, the current rows read
+/// in one query, a ``ChangeRuling`` per change, new versions from the table's counter, and the
+/// writes sent as multi-row statements.
+///
+/// Versions stay gap-free in commit order across nodes because the caller has locked the
+/// counter rows (`cloud_tables … FOR UPDATE`) of every table this batch writes before calling:
+/// until this transaction ends no other one can take a version of those tables or write their
+/// rows, so the rows read here cannot change underneath, and a version becomes visible only
+/// after every smaller one has committed. Nothing a single change does can fail the batch; only
+/// database errors abort (and roll back) the whole.
+struct PostgresBatchApplier {
+    let batch: BatchRequest
+    let tables: [String: PostgresTableSQL]
+    /// The locked counters of the tables this batch writes; advanced as changes are applied.
+    var versions: [String: Int64]
+    /// Tables whose version this batch advanced.
+    private(set) var touched: Set<String> = []
+    let logger: Logger
+
+    /// The most binds one statement carries (PostgreSQL's limit is 65,535).
+    static let maxBinds = 30_000
+
+    init(batch: BatchRequest, tables: [String: PostgresTableSQL], versions: [String: Int64], logger: Logger) {
+        self.batch = batch
+        self.tables = tables
+        self.versions = versions
+        self.logger = logger
+    }
+
+    mutating func apply(on connection: PostgresConnection) async throws -> [BatchAnswer.SectionResult] {
+        var results: [BatchAnswer.SectionResult] = []
+        results.reserveCapacity(batch.sections.count)
+        for section in batch.sections {
+            let rows = try await apply(section, on: connection)
+            results.append(BatchAnswer.SectionResult(table: section.table, rows: rows))
+        }
+        return results
+    }
+
+    /// The cloud's row as read at the start of a section (and as this batch left it).
+    private struct Current {
+        var facts: ChangeRuling.Current
+        var deleted: Bool
+        /// Values in the section's column order, as they go on the wire.
+        var values: [JSONValue]
+
+        func changedRow(id: String) -> ChangePage.ChangedRow {
+            ChangePage.ChangedRow(
+                id: id, version: facts.version, updatedAt: facts.updatedAt, deleted: deleted,
+                values: deleted ? [] : values)
+        }
+    }
+
+    /// A change to write at `version`.
+    private struct Write {
+        let decoded: DecodedChange
+        let version: Int64
+    }
+
+    private mutating func apply(_ section: BatchRequest.Section, on connection: PostgresConnection) async throws
+        -> [BatchAnswer.RowResult]
+    {
+        guard let table = tables[section.table] else { return section.rejectAll(section.unknownTable) }
+        let layout: SectionLayout
+        switch section.layout(in: table.schema) {
+        case .success(let found): layout = found
+        case .failure(let error): return section.rejectAll(error)
+        }
+        let positions = layout.positions
+        let decoded = section.changes.map {
+            DecodedChange.decode($0, columns: layout.columns, collectingObjects: layout.checksObjects)
+        }
+        var current = try await currentRows(section, table: table, positions: positions, on: connection)
+        let held = layout.checksObjects ? try await heldObjects(decoded, on: connection) : []
+
+        var version = versions[section.table] ?? 0
+        var writes: [Write] = []
+        var results: [BatchAnswer.RowResult] = []
+        results.reserveCapacity(section.changes.count)
+        for (change, outcome) in zip(section.changes, decoded) {
+            let decodedChange: DecodedChange
+            switch outcome {
+            case .success(let value): decodedChange = value
+            case .failure(let error):
+                results.append(.rejected(id: change.id, .init(error)))
+                continue
+            }
+            let row = current[change.id]
+            let absent = decodedChange.references.first { !held.contains($0.reference.hash) }
+            let ruling = ChangeRuling.rule(
+                change, origin: batch.origin, batchID: batch.batchID, policy: table.schema.conflict,
+                current: row?.facts, absentObject: absent)
+            switch ruling {
+            case .alreadyApplied(let stored):
+                results.append(.accepted(id: change.id, version: stored))
+            case .rejected(let error):
+                results.append(.rejected(id: change.id, .init(error)))
+            case .write:
+                version += 1
+                writes.append(Write(decoded: decodedChange, version: version))
+                current[change.id] = written(decodedChange, version: version, over: row)
+                results.append(.accepted(id: change.id, version: version))
+            case .conflict(let winner):
+                // `row` is set: the rule only finds a conflict with an existing row.
+                let server = row?.changedRow(id: change.id)
+                    ?? ChangePage.ChangedRow(id: change.id, version: 0, updatedAt: 0, deleted: true, values: [])
+                if winner == .client {
+                    version += 1
+                    writes.append(Write(decoded: decodedChange, version: version))
+                    current[change.id] = written(decodedChange, version: version, over: row)
+                }
+                let conflict = BatchAnswer.Conflict(
+                    policy: table.schema.conflict, winner: winner, version: winner == .client ? version : server.version,
+                    server: server)
+                results.append(.conflict(id: change.id, conflict))
+            }
+        }
+        try await flush(writes, table: table, positions: positions, on: connection)
+        if version != versions[section.table] ?? 0 { touched.insert(section.table) }
+        versions[section.table] = version
+        return results
+    }
+
+    /// The row as this batch leaves it, for later changes of the same batch to the same id
+    /// (which the ruling then answers as already applied, as the SQLite store does).
+    private func written(_ decoded: DecodedChange, version: Int64, over row: Current?) -> Current {
+        let change = decoded.change
+        return Current(
+            facts: .init(version: version, updatedAt: change.updatedAt, origin: batch.origin, batch: batch.batchID),
+            deleted: change.deleted, values: decoded.values.map(\.wireJSON))
+    }
+
+    private func currentRows(
+        _ section: BatchRequest.Section, table: PostgresTableSQL, positions: [Int], on connection: PostgresConnection
+    ) async throws -> [String: Current] {
+        var binds = PostgresBindings()
+        binds.append(section.changes.map(\.id))
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: table.selectCurrent(columns: positions), binds: binds), logger: logger)
+        var current: [String: Current] = [:]
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            let deleted = try cells[3].decode(Bool.self)
+            var values: [JSONValue] = []
+            if !deleted {
+                values.reserveCapacity(positions.count)
+                for (i, position) in positions.enumerated() {
+                    values.append(
+                        try PostgresValues.value(cells[6 + i], type: table.schema.columns[position].type).wireJSON)
+                }
+            }
+            let facts = ChangeRuling.Current(
+                version: try cells[1].decode(Int64.self), updatedAt: try cells[2].decode(Int64.self),
+                origin: try cells[4].decode(String.self), batch: try cells[5].decode(String.self))
+            current[try cells[0].decode(String.self)] = Current(facts: facts, deleted: deleted, values: values)
+        }
+        return current
+    }
+
+    /// Which of the objects the changes reference the cloud holds complete, each locked
+    /// (`FOR SHARE`) until this transaction ends: a collection, which locks `cloud_objects`
+    /// exclusively, waits until the rows that reference them have committed and then sees them.
+    private func heldObjects(_ decoded: [Result<DecodedChange, DallyError>], on connection: PostgresConnection)
+        async throws -> Set<ContentHash>
+    {
+        var hashes: Set<String> = []
+        for case .success(let change) in decoded {
+            for use in change.references { hashes.insert(use.reference.hash.hex) }
+        }
+        guard !hashes.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(hashes.sorted())
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT hash FROM cloud_objects WHERE hash = ANY($1) ORDER BY hash FOR SHARE", binds: binds),
+            logger: logger)
+        var held: Set<ContentHash> = []
+        for try await hex in rows.decode(String.self) {
+            if let hash = ContentHash(hex: hex) { held.insert(hash) }
+        }
+        return held
+    }
+
+    /// Sends the writes as multi-row statements: puts and tombstones apart, each within the
+    /// bind limit. Every id appears at most once (see ``written(_:version:over:)``), so the
+    /// order between statements does not matter.
+    private func flush(
+        _ writes: [Write], table: PostgresTableSQL, positions: [Int], on connection: PostgresConnection
+    ) async throws {
+        let puts = writes.filter { !$0.decoded.change.deleted }
+        let deletes = writes.filter { $0.decoded.change.deleted }
+        let putWidth = 5 + positions.count
+        for start in stride(from: 0, to: puts.count, by: max(1, Self.maxBinds / putWidth)) {
+            let chunk = puts[start..<min(puts.count, start + max(1, Self.maxBinds / putWidth))]
+            var binds = PostgresBindings(capacity: chunk.count * putWidth)
+            for write in chunk {
+                appendFacts(write, into: &binds)
+                for value in write.decoded.values { PostgresValues.bind(value, into: &binds) }
+            }
+            try await connection.query(
+                PostgresQuery(unsafeSQL: table.upsert(columns: positions, rows: chunk.count), binds: binds), logger: logger)
+        }
+        for start in stride(from: 0, to: deletes.count, by: Self.maxBinds / 5) {
+            let chunk = deletes[start..<min(deletes.count, start + Self.maxBinds / 5)]
+            var binds = PostgresBindings(capacity: chunk.count * 5)
+            for write in chunk { appendFacts(write, into: &binds) }
+            try await connection.query(
+                PostgresQuery(unsafeSQL: table.delete(rows: chunk.count), binds: binds), logger: logger)
+        }
+    }
+
+    private func appendFacts(_ write: Write, into binds: inout PostgresBindings) {
+        binds.append(write.decoded.change.id)
+        binds.append(write.version)
+        binds.append(write.decoded.change.updatedAt)
+        binds.append(batch.origin)
+        binds.append(batch.batchID)
+    }
+}

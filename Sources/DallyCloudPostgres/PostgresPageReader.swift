@@ -1,0 +1,68 @@
+import DallyCore
+import DallySync
+import Logging
+import PostgresNIO
+
+/// Reads pages of a cloud table's changes in version order from PostgreSQL.
+///
+/// The table's version is read before its rows, in separate statements: batches assign
+/// versions under the table's counter lock and commit them in order, so every row up to the
+/// version read is visible to the rows' statement, and a row past it only moves the cursor
+/// further (``ChangePage/bounded(table:columns:since:limit:tableVersion:fetched:)``). A reader
+/// paging `since = v` therefore never skips a change that commits later with a smaller version.
+enum PostgresPageReader {
+    static func page(
+        _ table: PostgresTableSQL, since: Int64, limit: Int, excludingReplica: String?, tableVersion: Int64,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> ChangePage {
+        let schema = table.schema
+        let columns = schema.columns.map(\.name)
+        guard limit > 0, since < tableVersion else {
+            return .bounded(
+                table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: [])
+        }
+        var binds = PostgresBindings()
+        binds.append(since)
+        if let excludingReplica { binds.append(excludingReplica) }
+        binds.append(Int64(limit + 1))
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: table.selectChanges(foreign: excludingReplica != nil), binds: binds), logger: logger)
+        var fetched: [ChangePage.ChangedRow] = []
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            let deleted = try cells[3].decode(Bool.self)
+            var values: [JSONValue] = []
+            if !deleted {
+                values.reserveCapacity(schema.columns.count)
+                for (i, column) in schema.columns.enumerated() {
+                    values.append(try PostgresValues.value(cells[4 + i], type: column.type).wireJSON)
+                }
+            }
+            fetched.append(
+                ChangePage.ChangedRow(
+                    id: try cells[0].decode(String.self), version: try cells[1].decode(Int64.self),
+                    updatedAt: try cells[2].decode(Int64.self), deleted: deleted, values: values))
+        }
+        return .bounded(
+            table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: fetched)
+    }
+
+    /// The committed versions of `tables` (all of them when nil).
+    static func versions(_ tables: [String]?, on connection: PostgresConnection, logger: Logger) async throws
+        -> [String: Int64]
+    {
+        var versions: [String: Int64] = [:]
+        let rows: PostgresRowSequence
+        if let tables {
+            var binds = PostgresBindings()
+            binds.append(tables)
+            rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT tbl, version FROM cloud_tables WHERE tbl = ANY($1)", binds: binds),
+                logger: logger)
+        } else {
+            rows = try await connection.query("SELECT tbl, version FROM cloud_tables", logger: logger)
+        }
+        for try await (table, version) in rows.decode((String, Int64).self) { versions[table] = version }
+        return versions
+    }
+}

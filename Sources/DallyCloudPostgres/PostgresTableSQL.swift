@@ -1,0 +1,105 @@
+import DallyCore
+
+/// The SQL text for one table of the cloud's primary copy in PostgreSQL, built once at open
+/// from names already validated against the schema; values are always bound parameters.
+///
+/// The layout follows the SQLite store's (`"t_orders"(id, version, updated_at, deleted, origin,
+/// batch, "c_…"…)`): `version` is unique within the table, so `version > $1` is a tie-free
+/// cursor, and `origin` and `batch` let a retried batch be recognised row by row after its
+/// stored answer was forgotten.
+package struct PostgresTableSQL: Sendable {
+    let schema: TableSchema
+    let sqlTable: String
+    let sqlColumns: [String]
+    /// `id, version, updated_at, deleted, c_…`: what a page reads, columns in schema order.
+    let pageList: String
+
+    init(schema: TableSchema) {
+        self.schema = schema
+        sqlTable = Self.quote("t_\(schema.name)")
+        sqlColumns = schema.columns.map { Self.quote("c_\($0.name)") }
+        pageList = (["id", "version", "updated_at", "deleted"] + sqlColumns).joined(separator: ", ")
+    }
+
+    /// The current rows among `$1` (a text array of ids): the ruling's facts, then the given
+    /// columns (schema positions) for the cloud's side of a conflict.
+    func selectCurrent(columns positions: [Int]) -> String {
+        let columns = positions.map { ", \(sqlColumns[$0])" }.joined()
+        return "SELECT id, version, updated_at, deleted, origin, batch\(columns) FROM \(sqlTable) WHERE id = ANY($1)"
+    }
+
+    /// Changes after `$1`, at most `$2` (or, with `foreign`, those not written by `$2`, at most `$3`).
+    func selectChanges(foreign: Bool) -> String {
+        foreign
+            ? "SELECT \(pageList) FROM \(sqlTable) WHERE version > $1 AND origin <> $2 ORDER BY version LIMIT $3"
+            : "SELECT \(pageList) FROM \(sqlTable) WHERE version > $1 ORDER BY version LIMIT $2"
+    }
+
+    var selectForeignExists: String { "SELECT 1 FROM \(sqlTable) WHERE version > $1 AND origin <> $2 LIMIT 1" }
+
+    /// An upsert of `rows` rows writing the given columns (schema positions); a row's other
+    /// columns keep their values, or are null for a new row. Binds per row: id, version,
+    /// updated_at, origin, batch, then the columns'.
+    func upsert(columns positions: [Int], rows: Int) -> String {
+        let columns = positions.map { sqlColumns[$0] }
+        let names = (["id", "version", "updated_at", "deleted", "origin", "batch"] + columns).joined(separator: ", ")
+        let width = 5 + columns.count
+        let tuples = (0..<rows).map { row in
+            let base = row * width
+            var places = ["$\(base + 1)", "$\(base + 2)", "$\(base + 3)", "FALSE", "$\(base + 4)", "$\(base + 5)"]
+            for i in 0..<columns.count { places.append("$\(base + 6 + i)") }
+            return "(\(places.joined(separator: ", ")))"
+        }
+        let updates = (["version", "updated_at", "deleted", "origin", "batch"] + columns)
+            .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(sqlTable) (\(names)) VALUES \(tuples.joined(separator: ", ")) "
+            + "ON CONFLICT (id) DO UPDATE SET \(updates)"
+    }
+
+    /// A delete of `rows` rows: a tombstone with every column cleared. Binds per row: id,
+    /// version, updated_at, origin, batch.
+    func delete(rows: Int) -> String {
+        let tuples = (0..<rows).map { row in
+            let b = row * 5
+            return "($\(b + 1), $\(b + 2), $\(b + 3), TRUE, $\(b + 4), $\(b + 5))"
+        }
+        let cleared = sqlColumns.map { ", \($0) = NULL" }.joined()
+        return "INSERT INTO \(sqlTable) (id, version, updated_at, deleted, origin, batch) VALUES "
+            + "\(tuples.joined(separator: ", ")) ON CONFLICT (id) DO UPDATE SET version = excluded.version, "
+            + "updated_at = excluded.updated_at, deleted = TRUE, origin = excluded.origin, batch = excluded.batch\(cleared)"
+    }
+
+    var createStatements: [String] {
+        let columns = zip(sqlColumns, schema.columns).map { "\($0) \(Self.storageType($1.type))" }
+        return [
+            """
+            CREATE TABLE \(sqlTable) (
+                id TEXT NOT NULL PRIMARY KEY,
+                version BIGINT NOT NULL UNIQUE,
+                updated_at BIGINT NOT NULL,
+                deleted BOOLEAN NOT NULL DEFAULT FALSE,
+                origin TEXT NOT NULL,
+                batch TEXT NOT NULL\(columns.isEmpty ? "" : ",\n    " + columns.joined(separator: ",\n    "))
+            )
+            """
+        ]
+    }
+
+    func addColumnStatement(_ column: Column) -> String {
+        "ALTER TABLE \(sqlTable) ADD COLUMN \(Self.quote("c_\(column.name)")) \(Self.storageType(column.type))"
+    }
+
+    /// How a column type is stored: booleans as integers 0/1, as the SQLite store does, so that
+    /// both stores read and write values the same way.
+    package static func storageType(_ type: ColumnType) -> String {
+        switch type {
+        case .text, .json, .object: "TEXT"
+        case .integer, .boolean: "BIGINT"
+        case .real: "DOUBLE PRECISION"
+        case .blob: "BYTEA"
+        }
+    }
+
+    /// Quotes an identifier that has already passed ``Identifier/isValidName(_:)``.
+    static func quote(_ name: String) -> String { "\"\(name)\"" }
+}

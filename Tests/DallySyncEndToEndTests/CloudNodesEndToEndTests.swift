@@ -1,0 +1,109 @@
+import DallySync
+import DallyTestSupport
+import Foundation
+import Testing
+
+/// Real processes: two `dally cloud` nodes on one PostgreSQL, three gateways writing through
+/// both. Whatever fails (a node killed mid-batch, the database restarted under load), every
+/// acknowledged row is in the database once, at a version of its own, and every gateway ends
+/// with the same rows as the database.
+@Suite(.serialized) struct CloudNodesEndToEndTests {
+    static let enabled = FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)
+
+    /// Syncs every gateway until none has a row unacknowledged and each holds `expected`.
+    func converge(_ system: CloudNodesSystem, expected: Set<String>) async throws -> Bool {
+        await eventually(within: .seconds(60)) {
+            for id in CloudNodesSystem.gatewayIDs {
+                await system.sync(id)
+                guard (try? await system.unacknowledged(id)) == 0 else { return false }
+            }
+            for id in CloudNodesSystem.gatewayIDs {
+                guard (try? await system.rowIDs(id)) == expected else { return false }
+            }
+            return true
+        }
+    }
+
+    func expectDatabaseHoldsOnce(_ system: CloudNodesSystem, _ expected: Set<String>) throws {
+        let rows = try system.databaseRows()
+        #expect(Set(rows.keys) == expected)
+        // One version per change, none shared: nothing was applied twice.
+        #expect(Set(rows.values).count == rows.count)
+        #expect(rows.values.max() == Int64(expected.count))
+    }
+
+    @Test(.enabled(if: enabled)) func aNodeKilledMidBatchLosesNothingAndAppliesNothingTwice() async throws {
+        let system = try CloudNodesSystem(cluster: try PostgresCluster.shared())
+        do {
+            try system.start()
+            var expected: Set<String> = []
+            for id in CloudNodesSystem.gatewayIDs {
+                try await system.write(id, prefix: "\(id)-1", count: 200)
+                expected.formUnion((0..<200).map { "\(id)-1-\($0)" })
+            }
+            // Every gateway sends at once; node 0, the one they prefer, dies in the middle.
+            async let a: Int = system.sync("gw-a")
+            async let b: Int = system.sync("gw-b")
+            async let c: Int = system.sync("gw-c")
+            _ = await eventually(within: .seconds(5)) { ((try? system.databaseRows().count) ?? 0) > 0 }
+            system.nodes[0].kill9()
+            _ = await (a, b, c)
+            // More writes after the kill go to node 1.
+            for id in CloudNodesSystem.gatewayIDs {
+                try await system.write(id, prefix: "\(id)-2", count: 20)
+                expected.formUnion((0..<20).map { "\(id)-2-\($0)" })
+            }
+            #expect(try await converge(system, expected: expected))
+            try expectDatabaseHoldsOnce(system, expected)
+        } catch {
+            try? await system.shutdown()
+            throw error
+        }
+        try await system.shutdown()
+    }
+
+    @Test(.enabled(if: enabled)) func postgresRestartedUnderLoadLosesNothing() async throws {
+        // A cluster of its own: this test restarts it.
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let system = try CloudNodesSystem(cluster: cluster)
+        do {
+            try system.start()
+            var expected: Set<String> = []
+            for round in 0..<6 {
+                for id in CloudNodesSystem.gatewayIDs {
+                    try await system.write(id, prefix: "\(id)-\(round)", count: 30)
+                    expected.formUnion((0..<30).map { "\(id)-\(round)-\($0)" })
+                }
+                async let a: Int = system.sync("gw-a")
+                async let b: Int = system.sync("gw-b")
+                async let c: Int = system.sync("gw-c")
+                if round == 2 {
+                    try cluster.stopServer()
+                    // Without its database a node answers batches 503 with Retry-After, and lives on.
+                    let batch = BatchRequest(
+                        batchID: "outage", gateway: "gw-a", replica: "probe", since: TableVersions([]),
+                        sections: [
+                            .init(
+                                table: "orders", columns: ["customer"],
+                                changes: [.init(id: "outage-1", baseVersion: nil, updatedAt: 1, deleted: false, values: ["x"])])
+                        ])
+                    let refused = try await system.post(batch, toNode: 1)
+                    #expect(refused.status == 503)
+                    #expect(refused.headers.first(name: "Retry-After") == "1")
+                    #expect(refused.errorCode == "store_unavailable")
+                    try cluster.startServer()
+                }
+                _ = await (a, b, c)
+            }
+            #expect(try await converge(system, expected: expected))
+            try expectDatabaseHoldsOnce(system, expected)
+            // Both nodes survived the outage.
+            #expect(system.nodes.allSatisfy { $0.process.isRunning })
+        } catch {
+            try? await system.shutdown()
+            throw error
+        }
+        try await system.shutdown()
+    }
+}
