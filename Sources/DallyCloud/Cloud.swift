@@ -25,6 +25,9 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     /// Deletes unreferenced objects and chunks, every `objects.gc_interval` as one of
     /// ``services(port:onServerRunning:)``; ``CloudObjectCollector/collect(now:)`` runs a pass now.
     public let collector: CloudObjectCollector
+    /// Purges old tombstones every `store.compact_interval` (see ``TombstoneCompaction``);
+    /// ``TombstoneCompaction/compact()`` runs a pass now.
+    public let compaction: TombstoneCompaction
     /// Upkeep: forgetting stored batch answers older than `batches.keep_answers` (at start,
     /// then hourly) and collecting objects every `objects.gc_interval`.
     let upkeep: [RecurringPass<C>]
@@ -99,7 +102,12 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             now: now, logger: logger)
         let answers = AnswerKeeper(store: store, keep: config.keepAnswers, now: now, logger: logger)
         let collector = self.collector
+        let compaction = TombstoneCompaction(store: store, tables: config.tables, now: now, logger: logger)
+        self.compaction = compaction
         self.upkeep = [
+            RecurringPass("tombstone compaction", every: config.store.compactInterval, clock: clock, logger: logger) {
+                try await compaction.compact()
+            },
             RecurringPass("forgetting old batch answers", every: .seconds(3600), atStart: true, clock: clock, logger: logger) {
                 try await answers.forgetOld()
             },
@@ -121,7 +129,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             limits: .init(
                 maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
                 maxRowsPerBatch: config.limits.maxRowsPerBatch, maxPageRows: config.limits.maxPageRows),
-            counters: counters, shelf: shelf, now: now
+            counters: counters, shelf: shelf, compaction: compaction, now: now
         ).register(on: router)
         DictionaryRoutes(
             store: store, shelf: shelf, authenticator: authenticator, maxDictionaries: config.limits.maxDictionaries,
@@ -135,12 +143,12 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             counters: objectCounters, now: now
         ).register(on: router)
         DownstreamRoutes(
-            store: store, authenticator: authenticator, hub: hub, clock: clock, maxPageRows: config.limits.maxPageRows,
-            maxWait: config.limits.maxWait
+            store: store, authenticator: authenticator, hub: hub, compaction: compaction, clock: clock,
+            maxPageRows: config.limits.maxPageRows, maxWait: config.limits.maxWait
         ).register(on: router)
         CloudOperationsRoutes(
             store: store, authenticator: authenticator, hub: hub, counters: counters, objectCounters: objectCounters,
-            shelf: shelf, requests: requests,
+            shelf: shelf, compaction: compaction, requests: requests,
             registry: registry, startedAt: now(), now: now
         ).register(on: router)
         self.router = router

@@ -118,13 +118,17 @@ extension PostgresCloudStore {
     ) async throws -> [ChangePage] {
         var budget = pageRows
         var pages: [ChangePage] = []
-        for (name, since) in batch.since.entries {
+        let asked = batch.since.entries.filter { tables[$0.table] != nil && $0.version != versions[$0.table] ?? 0 }
+        guard !asked.isEmpty else { return [] }
+        let horizons = try await PostgresPageReader.horizons(asked.map(\.table), on: connection, logger: logger)
+        for (name, since) in asked {
             guard let table = tables[name] else { continue }
             let version = versions[name] ?? 0
-            guard since < version else { continue }
+            // A cursor ahead of the version is a restored cloud's: answered with a resync page.
             let page = try await PostgresPageReader.page(
-                table, since: since, limit: budget, excludingReplica: batch.origin, tableVersion: version,
-                on: connection, logger: logger)
+                table, asked: since, resyncing: batch.resyncing.contains(name), regressed: batch.regressed.contains(name),
+                horizon: horizons[name] ?? 0,
+                limit: budget, excludingReplica: batch.origin, tableVersion: version, on: connection, logger: logger)
             budget -= page.rows.count
             pages.append(page)
         }

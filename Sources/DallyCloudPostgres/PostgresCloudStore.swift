@@ -159,14 +159,23 @@ public final class PostgresCloudStore: CloudStore {
 
     // MARK: - Reads
 
-    public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
+    public func changes(
+        table: String, since: Int64, limit: Int, excludingReplica: String?, resyncing: Bool
+    ) async throws -> ChangePage {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "the cloud has no table '\(table)'") }
         let logger = access.logger
         let page = try await access.withConnection { connection in
-            let version = try await PostgresPageReader.versions([table], on: connection, logger: logger)[table] ?? 0
+            // Version and horizon in one statement, before the rows (see PostgresPageReader).
+            var binds = PostgresBindings()
+            binds.append(table)
+            var state: (version: Int64, horizon: Int64) = (0, 0)
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT version, horizon FROM cloud_tables WHERE tbl = $1", binds: binds),
+                logger: logger)
+            for try await row in rows.decode((Int64, Int64).self) { state = row }
             return try await PostgresPageReader.page(
-                sql, since: since, limit: limit, excludingReplica: excludingReplica, tableVersion: version,
-                on: connection, logger: logger)
+                sql, asked: since, resyncing: resyncing, horizon: state.horizon, limit: limit,
+                excludingReplica: excludingReplica, tableVersion: state.version, on: connection, logger: logger)
         }
         merge([table: page.version])
         return page
@@ -214,6 +223,7 @@ public final class PostgresCloudStore: CloudStore {
         let logger = access.logger
         return try await access.withConnection { connection in
             let versions = try await PostgresPageReader.versions(nil, on: connection, logger: logger)
+            let horizons = try await PostgresPageReader.horizons(Array(tables.keys), on: connection, logger: logger)
             var result: [String: CloudStoreStatistics.Table] = [:]
             for (name, table) in tables {
                 var live: Int64 = 0
@@ -224,7 +234,8 @@ public final class PostgresCloudStore: CloudStore {
                 for try await (deleted, count) in rows.decode((Bool, Int64).self) {
                     if deleted { tombstones = count } else { live = count }
                 }
-                result[name] = .init(version: versions[name] ?? 0, live: live, tombstones: tombstones)
+                result[name] = .init(
+                    version: versions[name] ?? 0, live: live, tombstones: tombstones, horizon: horizons[name] ?? 0)
             }
             let answers = try await Self.count("SELECT COUNT(*) FROM cloud_batches", on: connection, logger: logger)
             let objects = try await Self.count("SELECT COUNT(*) FROM cloud_objects", on: connection, logger: logger)

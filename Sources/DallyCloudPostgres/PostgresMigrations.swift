@@ -50,7 +50,20 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX cloud_chunks_stored_at ON cloud_chunks (stored_at)",
             ]
-        )
+        ),
+        (
+            "cloud-v2-lifecycle",
+            [
+                // The horizon (highest version of a purged tombstone) beside the version, so
+                // that one read gives both; gateways' cursors hold the horizon back.
+                "ALTER TABLE cloud_tables ADD COLUMN horizon BIGINT NOT NULL DEFAULT 0",
+                """
+                CREATE TABLE cloud_gateway_cursors (
+                    gateway TEXT NOT NULL, tbl TEXT NOT NULL, version BIGINT NOT NULL, seen_at BIGINT NOT NULL,
+                    PRIMARY KEY (gateway, tbl))
+                """,
+            ]
+        ),
     ]
 
     /// Migrates in one transaction on `connection`; returns every table's version.
@@ -119,6 +132,9 @@ enum PostgresMigrations {
             }
         }
 
+        for table in tables {
+            try await connection.query(PostgresQuery(unsafeSQL: table.tombstoneIndexStatement), logger: logger)
+        }
         var versions: [String: Int64] = [:]
         for table in tables {
             let name = table.schema.name

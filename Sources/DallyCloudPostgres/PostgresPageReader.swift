@@ -47,6 +47,36 @@ enum PostgresPageReader {
             table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: fetched)
     }
 
+    /// The page a reader at `since` gets: from its cursor, or from version 0 marked `resync`
+    /// (``DownstreamStart``).
+    static func page(
+        _ table: PostgresTableSQL, asked since: Int64, resyncing: Bool, regressed: Bool = false, horizon: Int64,
+        limit: Int, excludingReplica: String?, tableVersion: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> ChangePage {
+        let start = DownstreamStart(
+            since: since, tableVersion: tableVersion, horizon: horizon, resyncing: resyncing, regressed: regressed)
+        var page = try await page(
+            table, since: start.from, limit: limit,
+            excludingReplica: start.includesOwnRows(resyncing: resyncing) ? nil : excludingReplica,
+            tableVersion: tableVersion, on: connection, logger: logger)
+        page.resync = start.resync
+        return page
+    }
+
+    /// The horizons of `tables`.
+    static func horizons(_ tables: [String], on connection: PostgresConnection, logger: Logger) async throws
+        -> [String: Int64]
+    {
+        var binds = PostgresBindings()
+        binds.append(tables)
+        var horizons: [String: Int64] = [:]
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT tbl, horizon FROM cloud_tables WHERE tbl = ANY($1)", binds: binds),
+            logger: logger)
+        for try await (table, horizon) in rows.decode((String, Int64).self) { horizons[table] = horizon }
+        return horizons
+    }
+
     /// The committed versions of `tables` (all of them when nil).
     static func versions(_ tables: [String]?, on connection: PostgresConnection, logger: Logger) async throws
         -> [String: Int64]

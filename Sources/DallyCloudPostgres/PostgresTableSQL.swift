@@ -85,6 +85,12 @@ package struct PostgresTableSQL: Sendable {
         ]
     }
 
+    /// A partial index of the tombstones by version, for compaction; created if missing at
+    /// every start so that an older database gains it.
+    var tombstoneIndexStatement: String {
+        "CREATE INDEX IF NOT EXISTS \(Self.quote("t_\(schema.name)_tombstones")) ON \(sqlTable) (version) WHERE deleted"
+    }
+
     func addColumnStatement(_ column: Column) -> String {
         "ALTER TABLE \(sqlTable) ADD COLUMN \(Self.quote("c_\(column.name)")) \(Self.storageType(column.type))"
     }

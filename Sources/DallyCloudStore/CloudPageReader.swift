@@ -5,6 +5,29 @@ import GRDB
 
 /// Reads pages of a cloud table's changes in version order.
 enum CloudPageReader {
+    /// The page a reader at `since` gets: from its cursor, or from version 0 marked `resync`
+    /// when the cursor is behind `horizon` or ahead of `tableVersion` (``DownstreamStart``).
+    static func page(
+        _ table: CloudTableSQL, asked since: Int64, resyncing: Bool, regressed: Bool = false, horizon: Int64, limit: Int,
+        excludingReplica: String?, tableVersion: Int64, db: Database
+    ) throws -> ChangePage {
+        let start = DownstreamStart(
+            since: since, tableVersion: tableVersion, horizon: horizon, resyncing: resyncing, regressed: regressed)
+        var page = try page(
+            table, since: start.from, limit: limit,
+            excludingReplica: start.includesOwnRows(resyncing: resyncing) ? nil : excludingReplica,
+            tableVersion: tableVersion, db: db)
+        page.resync = start.resync
+        return page
+    }
+
+    /// The version and horizon of `table` in the reading transaction.
+    static func state(of table: String, db: Database) throws -> (version: Int64, horizon: Int64) {
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT version, horizon FROM cloud_tables WHERE tbl = ?"), arguments: [table])
+        return row.map { ($0[0], $0[1]) } ?? (0, 0)
+    }
+
     /// Rows of `table` with a version after `since`, at most `limit` of them, leaving out those
     /// last written by `excludingReplica`.
     ///

@@ -90,6 +90,12 @@ struct CloudTableSQL: StoredTable, Sendable {
         ]
     }
 
+    /// A partial index of the tombstones by version, for compaction; created if missing at
+    /// each open so that an older store gains it.
+    var tombstoneIndexStatement: String {
+        "CREATE INDEX IF NOT EXISTS \(TableSQL.quote("t_\(schema.name)_tombstones")) ON \(sqlTable)(version) WHERE deleted = 1"
+    }
+
     package func addColumnStatement(_ column: DallyCore.Column) -> String {
         "ALTER TABLE \(sqlTable) ADD COLUMN \(TableSQL.quote("c_\(column.name)")) \(TableSQL.storageType(column.type))"
     }

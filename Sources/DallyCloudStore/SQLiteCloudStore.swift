@@ -45,6 +45,7 @@ public final class SQLiteCloudStore: CloudStore {
             try SchemaUpgrade.apply(migrator(), to: pool, file: path)
             let versions = try pool.write { db in
                 try ColumnCatalogue.reconcile(sql, db: db)
+                for table in sql { try db.execute(sql: table.tombstoneIndexStatement) }
                 var versions: [String: Int64] = [:]
                 for table in sql { versions[table.schema.name] = 0 }
                 for row in try Row.fetchAll(db, sql: "SELECT tbl, version FROM cloud_tables") {
@@ -99,6 +100,19 @@ public final class SQLiteCloudStore: CloudStore {
         }
         migrator.registerMigration("cloud-v3-objects") { db in
             try db.execute(sql: SQLiteCloudStore.createObjects)
+        }
+        migrator.registerMigration("cloud-v4-lifecycle") { db in
+            // Each table's horizon (the highest version of a purged tombstone) sits beside its
+            // version so that one read gives a page's cursor and whether the reader must
+            // resync; gateways' cursors hold the horizon back while they are active.
+            try db.execute(
+                sql: """
+                    ALTER TABLE cloud_tables ADD COLUMN horizon INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE cloud_gateway_cursors (
+                        gateway TEXT NOT NULL, tbl TEXT NOT NULL, version INTEGER NOT NULL, seen_at INTEGER NOT NULL,
+                        PRIMARY KEY (gateway, tbl)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }
@@ -176,9 +190,12 @@ public final class SQLiteCloudStore: CloudStore {
         for (name, since) in batch.since.entries {
             guard let table = tables[name] else { continue }
             let version = versions[name] ?? 0
-            guard since < version else { continue }
+            // A cursor ahead of the version is a restored cloud's: answered with a resync page.
+            guard since != version else { continue }
             let page = try CloudPageReader.page(
-                table, since: since, limit: budget, excludingReplica: batch.origin, tableVersion: version, db: db)
+                table, asked: since, resyncing: batch.resyncing.contains(name), regressed: batch.regressed.contains(name),
+                horizon: try CloudPageReader.state(of: name, db: db).horizon, limit: budget,
+                excludingReplica: batch.origin, tableVersion: version, db: db)
             budget -= page.rows.count
             pages.append(page)
         }
@@ -195,14 +212,16 @@ public final class SQLiteCloudStore: CloudStore {
 
     // MARK: - Reads
 
-    public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
+    public func changes(
+        table: String, since: Int64, limit: Int, excludingReplica: String?, resyncing: Bool
+    ) async throws -> ChangePage {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "the cloud has no table '\(table)'") }
-        // Read the version before the rows: a commit in between only makes the cursor lag,
-        // never skip a row.
-        let version = versions[table] ?? 0
+        // The version, the horizon and the rows come from one read transaction.
         return try await pool.read { db in
-            try CloudPageReader.page(
-                sql, since: since, limit: limit, excludingReplica: excludingReplica, tableVersion: version, db: db)
+            let state = try CloudPageReader.state(of: table, db: db)
+            return try CloudPageReader.page(
+                sql, asked: since, resyncing: resyncing, horizon: state.horizon, limit: limit,
+                excludingReplica: excludingReplica, tableVersion: state.version, db: db)
         }
     }
 
@@ -235,7 +254,8 @@ public final class SQLiteCloudStore: CloudStore {
                 for row in try Row.fetchAll(db, sql: "SELECT deleted, COUNT(*) FROM \(table.sqlTable) GROUP BY deleted") {
                     if (row[0] as Int64) == 0 { live = row[1] } else { tombstones = row[1] }
                 }
-                result[name] = .init(version: versions[name] ?? 0, live: live, tombstones: tombstones)
+                let horizon = try CloudPageReader.state(of: name, db: db).horizon
+                result[name] = .init(version: versions[name] ?? 0, live: live, tombstones: tombstones, horizon: horizon)
             }
             let answers = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM cloud_batches") ?? 0
             let objects = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM cloud_objects") ?? 0

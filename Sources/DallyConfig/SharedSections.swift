@@ -82,6 +82,9 @@ public struct StoreSettings: Sendable, Equatable {
     /// Cloud only: which store holds the primary copy (`backend`, `url`, `password_env`,
     /// `pool_size`). `synchronous` applies to SQLite only.
     public var backend: StoreBackend = .sqlite
+    /// How often upkeep purges old tombstones (and, at a gateway, removes retained rows):
+    /// `compact_interval`, default one hour, the first pass one interval after start.
+    public var compactInterval: Duration = .seconds(3600)
 
     /// Rows per sync transaction unless configured.
     public static let defaultSyncPieceRows = 256
@@ -101,7 +104,10 @@ public struct StoreSettings: Sendable, Equatable {
         var store = StoreSettings()
         guard let section = try root.section("store") else { return store }
         try section.refuseUnknownKeys(
-            gateway ? ["synchronous", "sync_piece_rows"] : ["synchronous", "backend", "url", "password_env", "pool_size"])
+            gateway
+                ? ["synchronous", "sync_piece_rows", "compact_interval"]
+                : ["synchronous", "backend", "url", "password_env", "pool_size", "compact_interval"])
+        store.compactInterval = try section.duration("compact_interval", default: store.compactInterval, minimum: .seconds(1))
         if !gateway { store.backend = try readBackend(section, environment: environment) }
         if gateway {
             store.syncPieceRows = try section.int(

@@ -14,6 +14,7 @@ enum TableDeclarations {
     static let keys = [
         "name", "columns", "conflict", "local_only", "atomic_sync",
         "upload", "upload_objects", "download", "download_objects",
+        "tombstone_ttl", "retain", "max_pending", "max_pending_bytes", "on_full",
     ]
 
     /// Defaults for a table that does not say otherwise.
@@ -75,7 +76,33 @@ enum TableDeclarations {
                 section, "download_objects", defaultPeriod: defaultObjectDownloadPeriod, classes: networkClasses,
                 objects: true)
         )
-        return TableSchema(name: name, columns: columns, conflict: conflict, policy: policy)
+        return TableSchema(
+            name: name, columns: columns, conflict: conflict, policy: policy, lifecycle: try readLifecycle(section))
+    }
+
+    /// `tombstone_ttl`, `retain`, `max_pending` (rows), `max_pending_bytes` and `on_full`.
+    static func readLifecycle(_ section: TOMLSection) throws(KeyError) -> TableLifecycle {
+        var lifecycle = TableLifecycle()
+        lifecycle.tombstoneTTL = try section.duration(
+            "tombstone_ttl", default: TableLifecycle.defaultTombstoneTTL, minimum: .seconds(1))
+        if section.has("retain") {
+            lifecycle.retain = try section.duration("retain", default: .zero, minimum: .seconds(1))
+        }
+        if section.has("max_pending") {
+            lifecycle.maxPendingRows = Int64(try section.int("max_pending", default: 0, range: 1...(1 << 40)))
+        }
+        if section.has("max_pending_bytes") {
+            lifecycle.maxPendingBytes = Int64(try section.int("max_pending_bytes", default: 0, range: 1024...(1 << 50)))
+        }
+        let onFull = try section.string("on_full", default: TableLifecycle.OnFull.reject.rawValue)
+        guard let policy = TableLifecycle.OnFull(rawValue: onFull) else {
+            throw KeyError(
+                key: section.keyPath("on_full"),
+                reason: "unknown policy '\(onFull)'; use one of "
+                    + TableLifecycle.OnFull.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        lifecycle.onFull = policy
+        return lifecycle
     }
 
     static func readColumns(_ section: TOMLSection) throws(KeyError) -> [Column] {

@@ -57,6 +57,12 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The cloud cannot reach its database (PostgreSQL restarting, network down); retry
         /// after `Retry-After` seconds, with the same batch id.
         case storeUnavailable = "store_unavailable"
+        /// A table's outbox is at its bound (`max_pending`, `on_full = "reject"`), or the data
+        /// directory's disk is full: the write was refused and nothing of it saved.
+        case insufficientStorage = "insufficient_storage"
+        /// A cursor (`since`) older than the horizon: the tombstones between it and the
+        /// horizon were purged, so the reader must start again from 0 (PROTOCOL.md §4.8).
+        case resyncRequired = "resync_required"
         case storage
         case internalError = "internal"
     }
@@ -66,8 +72,11 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
     public let field: String?
     /// For `version_mismatch`: the row as it is now, so the client can merge and retry.
     public let current: StoredRow?
+    /// For `resync_required`: the horizon the reader's cursor is behind.
+    public let horizon: Int64?
 
-    public init(_ code: Code, _ message: String, field: String? = nil, current: StoredRow? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, current: StoredRow? = nil, horizon: Int64? = nil) {
+        self.horizon = horizon
         self.code = code
         self.message = message
         self.field = field

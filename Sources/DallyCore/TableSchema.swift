@@ -7,10 +7,16 @@ public struct TableSchema: Sendable, Hashable {
     public let columns: [Column]
     public let conflict: ConflictPolicy
     public let policy: SyncPolicy
+    /// Tombstone compaction, retention and the outbox bound.
+    public let lifecycle: TableLifecycle
     private let indexByName: [String: Int]
 
-    public init(name: String, columns: [Column], conflict: ConflictPolicy, policy: SyncPolicy) {
+    public init(
+        name: String, columns: [Column], conflict: ConflictPolicy, policy: SyncPolicy,
+        lifecycle: TableLifecycle = TableLifecycle()
+    ) {
         self.name = name
+        self.lifecycle = lifecycle
         self.columns = columns
         self.conflict = conflict
         self.policy = policy
@@ -29,6 +35,7 @@ public struct TableSchema: Sendable, Hashable {
 
     public static func == (lhs: TableSchema, rhs: TableSchema) -> Bool {
         lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.conflict == rhs.conflict && lhs.policy == rhs.policy
+            && lhs.lifecycle == rhs.lifecycle
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -34,6 +34,7 @@ public struct Gateway {
     let logger: Logger
     /// Object GC every `objects.gc_interval`.
     let objectCollection: any Service
+    let compaction: any Service
 
     /// Opens the replica and builds the routes.
     ///
@@ -67,6 +68,16 @@ public struct Gateway {
             logger.info(
                 "object GC",
                 metadata: ["objects": "\(report.objects)", "chunks": "\(report.chunks)", "bytes": "\(report.chunkBytes)"])
+        }
+        compaction = RecurringPass("compaction", every: config.store.compactInterval, clock: clock, logger: logger) {
+            let report = try await store.compact(now: now())
+            guard !report.isEmpty else { return }
+            logger.info(
+                "compaction",
+                metadata: [
+                    "tombstones": "\(report.tombstonesPurged.values.reduce(0, +))",
+                    "retained": "\(report.retainedRemoved.values.reduce(0, +))",
+                ])
         }
         let hub = ChangeHub(
             latest: store.latestSeqByTable, limit: openFiles.maxWaiters(configured: config.limits.maxWaiters), clock: clock)
@@ -152,7 +163,7 @@ public struct Gateway {
     {
         let app = application(port: port, onServerRunning: onServerRunning)
         let reloader = certificates.map { CertificateReloader(certificates: $0, logger: logger) }
-        return [app, hub, objectCollection] + (syncer.map { [$0] } ?? []) + (reloader.map { [$0] } ?? [])
+        return [app, hub, objectCollection, compaction] + (syncer.map { [$0] } ?? []) + (reloader.map { [$0] } ?? [])
     }
 
     /// Logs where the gateway listens; for `onServerRunning`.

@@ -12,7 +12,7 @@ extension DallyError.Code {
         case .unknownTable, .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .versionMismatch, .batchReused, .syncDisabled, .unknownDictionary, .dictionaryConflict, .missingChunks,
-            .uploadOffset:
+            .uploadOffset, .resyncRequired:
             .conflict
         case .unsupportedEncoding: .unsupportedMediaType
         case .bodyTooLarge, .tooManyRows, .objectTooLarge: .contentTooLarge
@@ -21,6 +21,7 @@ extension DallyError.Code {
         case .rangeNotSatisfiable: .rangeNotSatisfiable
         case .tooManyWaiters, .shuttingDown, .objectUnavailable, .storeUnavailable: .serviceUnavailable
         case .objectFetchTimeout: .gatewayTimeout
+        case .insufficientStorage: .init(code: 507, reasonPhrase: "Insufficient Storage")
         case .storage, .internalError: .internalServerError
         }
     }

@@ -9,8 +9,11 @@ public struct ErrorDocument: Encodable, Sendable {
         public let code: String
         public let message: String
         public let field: String?
+        /// For `resync_required`: the horizon to start again behind (PROTOCOL.md §4.8).
+        public let horizon: Int64?
 
-        public init(code: String, message: String, field: String?) {
+        public init(code: String, message: String, field: String?, horizon: Int64? = nil) {
+            self.horizon = horizon
             self.code = code
             self.message = message
             self.field = field
@@ -22,7 +25,7 @@ public struct ErrorDocument: Encodable, Sendable {
 
     /// The document of `error`; `current` is rendered with `schema`, the table's, when known.
     public init(_ error: DallyError, schema: TableSchema? = nil) {
-        self.error = Body(code: error.code.rawValue, message: error.message, field: error.field)
+        self.error = Body(code: error.code.rawValue, message: error.message, field: error.field, horizon: error.horizon)
         current = schema.flatMap { schema in error.current.map { $0.json(schema: schema) } }
     }
 }

@@ -113,29 +113,79 @@ public enum Outbox {
     /// Per table, the waiting entries' count, bytes and oldest first-dirty time, and how many
     /// are in flight, parked, or held back for their objects (rows of `atomicTables` whose
     /// objects have not gone up yet: those wait under the objects' policy, not the rows').
+    ///
+    /// The totals come from `dally_outbox_totals`, kept by triggers; only the entries that do
+    /// not wait (in flight, parked, held: a few batches' worth) are read one by one, and the
+    /// oldest waiting entry through the `(tbl, first_dirty_at)` index. So the cost follows the
+    /// tables and the rows under way, not the backlog: a million pending rows answer as fast
+    /// as ten.
     static func summaries(db: Database, atomicTables: [String] = []) throws -> [Summary] {
-        let held =
-            atomicTables.isEmpty
-            ? "0"
-            : "(o.tbl IN (\(atomicTables.map { _ in "?" }.joined(separator: ", "))) AND \(awaitsObjects))"
-        let waiting = "o.parked IS NULL AND r.row_id IS NULL AND NOT \(held)"
-        let sql = """
-            SELECT tbl, SUM(waiting), SUM(CASE WHEN waiting THEN bytes ELSE 0 END),
-                MIN(CASE WHEN waiting THEN first_dirty_at END), SUM(flying), SUM(parked_), SUM(held)
-            FROM (
-                SELECT o.tbl AS tbl, o.bytes AS bytes, o.first_dirty_at AS first_dirty_at,
-                    \(waiting) AS waiting, r.row_id IS NOT NULL AS flying, o.parked IS NOT NULL AS parked_,
-                    (o.parked IS NULL AND r.row_id IS NULL AND \(held)) AS held
-                FROM dally_outbox o LEFT JOIN dally_inflight_rows r ON r.tbl = o.tbl AND r.row_id = o.row_id
-            )
-            GROUP BY tbl ORDER BY tbl
-            """
-        // The held expression appears twice, so its table names are bound twice.
-        let arguments = StatementArguments(atomicTables + atomicTables)
-        return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-            Summary(
-                table: $0[0], pending: $0[1], bytes: $0[2], oldestFirstDirtyAt: $0[3], inFlight: $0[4], parked: $0[5],
-                held: $0[6])
+        var totals: [String: (entries: Int64, bytes: Int64)] = [:]
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT tbl, entries, bytes FROM dally_outbox_totals WHERE entries > 0")) {
+            totals[row[0]] = (row[1], row[2])
         }
+        guard !totals.isEmpty else { return [] }
+        let flying = try tally(db, sql: """
+            SELECT o.tbl, COUNT(*), SUM(o.bytes) FROM dally_inflight_rows r
+            JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id GROUP BY o.tbl
+            """)
+        let parked = try tally(db, sql: "SELECT tbl, COUNT(*), SUM(bytes) FROM dally_outbox WHERE parked IS NOT NULL GROUP BY tbl")
+        let blocked = try tally(db, sql: """
+            SELECT tbl, COUNT(*), SUM(bytes) FROM (
+                SELECT tbl, row_id, bytes FROM dally_outbox WHERE parked IS NOT NULL
+                UNION SELECT o.tbl, o.row_id, o.bytes FROM dally_inflight_rows r
+                    JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id
+            ) GROUP BY tbl
+            """)
+        let held = atomicTables.isEmpty ? [:] : try tally(db, sql: """
+            SELECT tbl, COUNT(*), SUM(bytes) FROM (
+                SELECT DISTINCT o.tbl AS tbl, o.row_id, o.bytes AS bytes FROM dally_object_uploads u
+                JOIN dally_object_refs f ON f.hash = u.hash
+                JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
+                WHERE o.tbl IN (\(atomicTables.map { _ in "?" }.joined(separator: ", "))) AND o.parked IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
+            ) GROUP BY tbl
+            """, arguments: StatementArguments(atomicTables))
+        var summaries: [Summary] = []
+        for (table, total) in totals.sorted(by: { $0.key < $1.key }) {
+            let notWaiting = (blocked[table]?.rows ?? 0) + (held[table]?.rows ?? 0)
+            let pending = max(0, total.entries - notWaiting)
+            let bytes = max(0, total.bytes - (blocked[table]?.bytes ?? 0) - (held[table]?.bytes ?? 0))
+            let oldest = pending > 0 ? try oldestWaiting(table, atomic: atomicTables.contains(table), db: db) : nil
+            summaries.append(
+                Summary(
+                    table: table, pending: pending, bytes: bytes, oldestFirstDirtyAt: oldest,
+                    inFlight: flying[table]?.rows ?? 0, parked: parked[table]?.rows ?? 0, held: held[table]?.rows ?? 0))
+        }
+        return summaries
+    }
+
+    /// The first-dirty time of `table`'s oldest entry that waits, read along the age index:
+    /// the entries skipped (in flight, parked, held) are few.
+    private static func oldestWaiting(_ table: String, atomic: Bool, db: Database) throws -> Int64? {
+        let sql = """
+            SELECT first_dirty_at FROM dally_outbox o INDEXED BY dally_outbox_age
+            WHERE o.tbl = ? AND o.parked IS NULL
+                AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
+                \(atomic ? "AND NOT \(awaitsObjects)" : "")
+            ORDER BY first_dirty_at LIMIT 1
+            """
+        return try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: [table])
+    }
+
+    private static func tally(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
+    ) throws -> [String: (rows: Int64, bytes: Int64)] {
+        var result: [String: (rows: Int64, bytes: Int64)] = [:]
+        for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) { result[row[0]] = (row[1], row[2]) }
+        return result
+    }
+
+    /// The entries and estimated bytes `table`'s outbox holds, all states together: what
+    /// its bound (``TableLifecycle``) is weighed against.
+    static func totals(_ table: String, db: Database) throws -> (entries: Int64, bytes: Int64) {
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT entries, bytes FROM dally_outbox_totals WHERE tbl = ?"), arguments: [table])
+        return row.map { ($0[0], $0[1]) } ?? (0, 0)
     }
 }

@@ -149,6 +149,51 @@ enum ReplicaSchema {
             // the cloud: a resumed upload asks only about the rest.
             try db.execute(sql: "ALTER TABLE dally_object_uploads ADD COLUMN chunks_done INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v8-lifecycle") { db in
+            // Data that shrinks. `dally_outbox_totals` follows the outbox by triggers, so that
+            // the bound on a table's outbox and the backlog summary cost a point lookup rather
+            // than a `GROUP BY` over every pending row. `dally_lifecycle` keeps each table's
+            // horizon (the highest sequence number of a purged tombstone: a local reader
+            // behind it must resync) and what compaction, retention and a full outbox dropped.
+            // `dally_resync` marks tables being pulled again from scratch, and
+            // `dally_resync_rows` the clean rows not yet seen again: those left at the end are
+            // rows the cloud no longer has.
+            try db.execute(
+                sql: """
+                    CREATE TABLE dally_outbox_totals (
+                        tbl TEXT NOT NULL PRIMARY KEY, entries INTEGER NOT NULL, bytes INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    INSERT INTO dally_outbox_totals (tbl, entries, bytes)
+                        SELECT tbl, COUNT(*), SUM(bytes) FROM dally_outbox GROUP BY tbl;
+                    CREATE TRIGGER dally_outbox_counted AFTER INSERT ON dally_outbox BEGIN
+                        INSERT INTO dally_outbox_totals (tbl, entries, bytes) VALUES (new.tbl, 1, new.bytes)
+                        ON CONFLICT(tbl) DO UPDATE SET entries = entries + 1, bytes = bytes + excluded.bytes;
+                    END;
+                    CREATE TRIGGER dally_outbox_uncounted AFTER DELETE ON dally_outbox BEGIN
+                        UPDATE dally_outbox_totals SET entries = entries - 1, bytes = bytes - old.bytes
+                        WHERE tbl = old.tbl;
+                    END;
+                    CREATE TRIGGER dally_outbox_resized AFTER UPDATE OF bytes ON dally_outbox
+                    WHEN new.bytes <> old.bytes BEGIN
+                        UPDATE dally_outbox_totals SET bytes = bytes + new.bytes - old.bytes WHERE tbl = new.tbl;
+                    END;
+                    CREATE INDEX dally_outbox_age ON dally_outbox (tbl, first_dirty_at);
+                    CREATE INDEX dally_outbox_parked ON dally_outbox (tbl) WHERE parked IS NOT NULL;
+                    CREATE TABLE dally_lifecycle (
+                        tbl TEXT NOT NULL PRIMARY KEY,
+                        horizon INTEGER NOT NULL DEFAULT 0,
+                        tombstones_purged INTEGER NOT NULL DEFAULT 0,
+                        retained_removed INTEGER NOT NULL DEFAULT 0,
+                        dropped_on_full INTEGER NOT NULL DEFAULT 0,
+                        resyncs INTEGER NOT NULL DEFAULT 0,
+                        cloud_removed INTEGER NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID;
+                    CREATE TABLE dally_resync (tbl TEXT NOT NULL PRIMARY KEY, started_at INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE dally_resync_rows (
+                        tbl TEXT NOT NULL, row_id TEXT NOT NULL, PRIMARY KEY (tbl, row_id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

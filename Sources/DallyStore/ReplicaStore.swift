@@ -50,6 +50,9 @@ public final class ReplicaStore: Sendable {
     /// pieces as a crash would.
     let afterSyncPiece = Mutex<(@Sendable () throws -> Void)?>(nil)
     private let lock: DataDirectoryLock
+    /// Per table, the horizon (``LifecycleLedger/horizon``), raised before the tombstones
+    /// behind it are purged so that a reader checking after its read never misses one.
+    let horizons: Mutex<[String: Int64]>
 
     /// Opens (creating if needed) the replica in `directory` and migrates it to `tables`.
     ///
@@ -70,18 +73,32 @@ public final class ReplicaStore: Sendable {
             directory: directory, name: "replica.sqlite", synchronousFull: synchronousFull)
         let tableSQL = tables.map(TableSQL.init(schema:))
         do {
+            // Pages that compaction and retention free go back to the filesystem
+            // (`incremental_vacuum` after each pass). Only an empty file takes the mode cheaply
+            // (the `VACUUM` that applies it rewrites the file), so an older replica keeps its
+            // pages until an operator vacuums it.
+            try pool.writeWithoutTransaction { db in
+                if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") == 0 {
+                    try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+                }
+            }
             try SchemaUpgrade.apply(ReplicaSchema.migrator(), to: pool, file: path)
         } catch {
             lock.release()
             throw error
         }
-        let (initial, replicaID) = try pool.write { db in
+        let (initial, replicaID, horizons) = try pool.write { db in
             try ColumnCatalogue.reconcile(tableSQL, db: db)
+            for table in tableSQL {
+                for statement in table.lifecycleIndexStatements { try db.execute(sql: statement) }
+            }
             let replicaID = try String.fetchOne(db, sql: "SELECT value FROM dally_settings WHERE key = 'replica_id'")
-            return (try Self.loadCommitted(tableSQL, db: db), replicaID ?? "")
+            let horizons = try LifecycleLedger.all(db: db).mapValues(\.horizon)
+            return (try Self.loadCommitted(tableSQL, db: db), replicaID ?? "", horizons)
         }
         return ReplicaStore(
             directory: directory, path: path, replicaID: replicaID, tables: tableSQL, pool: pool, initial: initial,
+            horizons: horizons,
             lock: lock, synchronousFull: synchronousFull, syncPieceRows: syncPieceRows, now: now)
     }
 
@@ -92,9 +109,10 @@ public final class ReplicaStore: Sendable {
 
     private init(
         directory: String, path: String, replicaID: String, tables: [TableSQL], pool: DatabasePool,
-        initial: CommitLedger.State, lock: DataDirectoryLock, synchronousFull: Bool, syncPieceRows: Int,
-        now: @escaping @Sendable () -> Int64
+        initial: CommitLedger.State, horizons: [String: Int64], lock: DataDirectoryLock, synchronousFull: Bool,
+        syncPieceRows: Int, now: @escaping @Sendable () -> Int64
     ) {
+        self.horizons = Mutex(horizons)
         self.now = now
         self.syncPieceRows = max(1, syncPieceRows)
         self.directory = directory

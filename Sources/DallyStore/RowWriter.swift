@@ -66,6 +66,12 @@ enum RowWriter {
             }
         }
 
+        let coalesced = old != nil && old?.version == nil
+        let bytes = Outbox.estimatedBytes(id: write.id, values: deleted ? [] : values)
+        if !schema.policy.localOnly, !coalesced, schema.lifecycle.isBounded {
+            try OutboxBound.makeRoom(for: schema, adding: Int64(bytes), db: db, context: &context)
+        }
+
         let seq = context.nextSeq(for: schema.name)
         let updatedAt = write.updatedAt ?? context.now
         var arguments: [DatabaseValue] = [
@@ -82,9 +88,8 @@ enum RowWriter {
 
         if !schema.policy.localOnly {
             try Outbox.record(
-                table: schema.name, rowID: write.id, baseVersion: old?.version,
-                coalesced: old != nil && old?.version == nil,
-                bytes: Outbox.estimatedBytes(id: write.id, values: deleted ? [] : values), db: db, context: &context)
+                table: schema.name, rowID: write.id, baseVersion: old?.version, coalesced: coalesced, bytes: bytes, db: db,
+                context: &context)
         }
         context.count(
             schema.name,

@@ -11,6 +11,8 @@ public enum SyncStep: String, Sendable, Hashable, CaseIterable {
     case applyPage = "apply_page"
     /// Object transfer bookkeeping: an upload done, a fetched object recorded.
     case objects
+    /// Upkeep: purging old tombstones, removing retained rows, a resync's end.
+    case upkeep
 
     /// Whether the protocol redoes this step after a crash that lost it, so that its commit
     /// need not reach the disk before the next: a lost answer piece leaves its batch in flight

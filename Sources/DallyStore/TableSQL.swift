@@ -54,6 +54,19 @@ package struct TableSQL: StoredTable, Sendable {
         ]
     }
 
+    /// Indexes upkeep reads by: tombstones by age (a partial index, small), and every row by
+    /// age when the table has a retention period. Created if missing at each open, so that an
+    /// older replica gains them.
+    var lifecycleIndexStatements: [String] {
+        var statements = [
+            "CREATE INDEX IF NOT EXISTS \(Self.quote("t_\(schema.name)_tombstones")) ON \(sqlTable)(updated_at) WHERE deleted = 1"
+        ]
+        if schema.lifecycle.retain != nil {
+            statements.append("CREATE INDEX IF NOT EXISTS \(Self.quote("t_\(schema.name)_updated")) ON \(sqlTable)(updated_at)")
+        }
+        return statements
+    }
+
     package func addColumnStatement(_ column: Column) -> String {
         "ALTER TABLE \(sqlTable) ADD COLUMN \(Self.quote("c_\(column.name)")) \(Self.storageType(column.type))"
     }

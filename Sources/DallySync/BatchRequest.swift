@@ -15,6 +15,14 @@ public struct BatchRequest: Sendable, Equatable {
     public var replica: String
     /// Per table, the highest cloud version the gateway holds; the answer carries what is newer.
     public var since: TableVersions
+    /// Tables the gateway is pulling again from scratch after a `resync` page: their `since`
+    /// may be behind the horizon without being refused, since the gateway removes what the
+    /// pull does not bring (PROTOCOL.md §4.8).
+    public var resyncing: [String] = []
+    /// Set by the cloud, never sent: tables whose cursor in `since` is behind one this gateway
+    /// sent before, as when its data directory was restored from a backup. Answered with
+    /// `resync` pages (``DownstreamStart``).
+    public var regressed: [String] = []
     public var sections: [Section]
 
     public init(batchID: String, gateway: String, replica: String, since: TableVersions, sections: [Section]) {
@@ -91,6 +99,14 @@ public struct BatchRequest: Sendable, Equatable {
         writer.string(replica)
         writer.raw(",\"since\":")
         since.write(to: &writer)
+        if !resyncing.isEmpty {
+            writer.raw(",\"resyncing\":[")
+            for (i, table) in resyncing.enumerated() {
+                if i > 0 { writer.raw(",") }
+                writer.string(table)
+            }
+            writer.raw("]")
+        }
         writer.raw(",\"sections\":[")
         for (s, section) in sections.enumerated() {
             if s > 0 { writer.raw(",") }
@@ -183,7 +199,11 @@ public struct BatchRequest: Sendable, Equatable {
             }
             sections.append(Section(table: table, columns: columns, changes: changes))
         }
-        return BatchRequest(batchID: batchID, gateway: gateway, replica: replica, since: since, sections: sections)
+        var request = BatchRequest(batchID: batchID, gateway: gateway, replica: replica, since: since, sections: sections)
+        for (i, element) in try root.optionalArray("resyncing").enumerated() {
+            request.resyncing.append(try WireError.tableName(element, path: "resyncing[\(i)]"))
+        }
+        return request
     }
 
     private static func decodeChange(_ row: JSONValue, columns: Int, path: String) throws(DallyError) -> Change {

@@ -14,6 +14,12 @@ public struct ChangePage: Sendable, Equatable {
     public var version: Int64
     public var more: Bool
     public var rows: [ChangedRow]
+    /// The cloud served this page from version 0 rather than from `since`: the reader's
+    /// cursor was behind the table's horizon (tombstones after it were purged) or ahead of the
+    /// table's version (the cloud was restored from an older backup). The reader pulls the
+    /// table again from scratch and removes the clean rows the pull does not bring
+    /// (PROTOCOL.md §4.8).
+    public var resync = false
 
     public init(table: String, columns: [String], since: Int64, version: Int64, more: Bool, rows: [ChangedRow]) {
         self.table = table
@@ -61,6 +67,7 @@ public struct ChangePage: Sendable, Equatable {
         writer.int(version)
         writer.raw(",\"more\":")
         writer.bool(more)
+        if resync { writer.raw(",\"resync\":true") }
         writer.raw(",\"rows\":[")
         for (r, row) in rows.enumerated() {
             if r > 0 { writer.raw(",") }
@@ -114,10 +121,12 @@ public struct ChangePage: Sendable, Equatable {
             rows.append(
                 ChangedRow(id: id, version: version, updatedAt: updatedAt, deleted: deleted, values: Array(items[4...])))
         }
-        return ChangePage(
+        var page = ChangePage(
             table: table, columns: columns,
             since: try WireError.version(try object.required("since"), path: object.childPath("since")),
             version: try WireError.version(try object.required("version"), path: object.childPath("version")),
             more: try object.bool("more"), rows: rows)
+        if object.optional("resync") != nil { page.resync = try object.bool("resync") }
+        return page
     }
 }

@@ -30,7 +30,13 @@ public protocol CloudStore: Sendable {
 
     /// Changes of `table` after version `since`, in version order, leaving out rows whose last
     /// change came from `excludingReplica`.
-    func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage
+    ///
+    /// A cursor behind the table's horizon or ahead of its version gets a page from version 0
+    /// marked `resync`, own rows included (``DownstreamStart``); a reader `resyncing` pages on
+    /// from its cursor, own rows included. Batch answers' pages follow the same rule, with
+    /// ``BatchRequest/resyncing``.
+    func changes(table: String, since: Int64, limit: Int, excludingReplica: String?, resyncing: Bool) async throws
+        -> ChangePage
 
     /// Whether `table` has a change after `since` from a replica other than `excludingReplica`.
     ///
@@ -48,6 +54,19 @@ public protocol CloudStore: Sendable {
     /// Forgets the answers of batches received before `before` (milliseconds since 1970);
     /// returns how many were forgotten.
     func forgetAnswers(receivedBefore before: Int64) async throws -> Int
+
+    // MARK: Lifecycle
+
+    /// Remembers how far gateways have pulled (the latest of each gateway and table wins).
+    func recordCursors(_ cursors: [GatewayCursor]) async throws
+
+    /// Every gateway's cursors as last recorded.
+    func gatewayCursors() async throws -> [GatewayCursor]
+
+    /// Purges `table`'s tombstones with a version at most `upTo` whose `updated_at` is before
+    /// `before` (ms since 1970), raising the table's horizon to the highest version purged in
+    /// the same transaction; returns how many were purged.
+    func purgeTombstones(table: String, upTo version: Int64, before: Int64) async throws -> Int64
 
     /// Counts for the stats endpoint.
     func statistics() async throws -> CloudStoreStatistics
@@ -95,13 +114,23 @@ public protocol CloudStore: Sendable {
     func close() throws
 }
 
+extension CloudStore {
+    /// Changes of `table` for a reader not pulling from scratch.
+    public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
+        try await changes(table: table, since: since, limit: limit, excludingReplica: excludingReplica, resyncing: false)
+    }
+}
+
 public struct CloudStoreStatistics: Sendable {
     public struct Table: Sendable {
         public var version: Int64
         public var live: Int64
         public var tombstones: Int64
+        /// The highest version of a purged tombstone.
+        public var horizon: Int64
 
-        public init(version: Int64, live: Int64, tombstones: Int64) {
+        public init(version: Int64, live: Int64, tombstones: Int64, horizon: Int64 = 0) {
+            self.horizon = horizon
             self.version = version
             self.live = live
             self.tombstones = tombstones

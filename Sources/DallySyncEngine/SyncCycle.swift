@@ -169,9 +169,10 @@ final class SyncCycle: Sendable {
         var more = true
         while more {
             let cursors = try await store.cloudCursors().entries.filter { pulls.contains($0.table) }
-            let request = BatchRequest(
+            var request = BatchRequest(
                 batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
                 since: TableVersions(cursors), sections: [])
+            request.resyncing = try await store.resyncingTables().filter(pulls.contains)
             let (answer, traffic) = try await uplink.client.post(batch: request.encode())
             uplink.recordAnswer(traffic, now: now())
             try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)

@@ -90,11 +90,15 @@ public final class LiveSystem: @unchecked Sendable {
 
     /// Starts (or restarts, on the same port) the cloud with `config`, written by the caller
     /// (usually with this system's ``SystemConfig``).
-    public func startCloud(_ config: CloudConfig) async throws {
+    ///
+    /// - Parameter now: the cloud's wall clock in ms since 1970 (upkeep ages data by it).
+    public func startCloud(
+        _ config: CloudConfig, now: @escaping @Sendable () -> Int64 = Cloud<ContinuousClock>.wallClock
+    ) async throws {
         let port = cloudRunner.port
         let label = label
         try await cloudRunner.start { report in
-            let cloud = try Cloud(config: config, logger: Logger(label: label))
+            let cloud = try Cloud(config: config, logger: Logger(label: label), now: now)
             locked { $0.cloud = cloud }
             return cloud.services(port: port, onServerRunning: report)
         }

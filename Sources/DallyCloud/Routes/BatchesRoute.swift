@@ -12,6 +12,7 @@ struct BatchesRoute: Sendable {
     let limits: Limits
     let counters: CloudCounters
     let shelf: DictionaryShelf
+    let compaction: TombstoneCompaction
     /// The wall clock, ms since 1970.
     let now: @Sendable () -> Int64
 
@@ -53,15 +54,17 @@ struct BatchesRoute: Sendable {
         let body = try await BodyCoding.body(
             of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes,
             dictionaries: { ids in try await shelf.dictionaries(ids, of: gateway) })
-        let batch = try BatchRequest.decode(try BodyCoding.json(body), maxRows: limits.maxRowsPerBatch)
+        var batch = try BatchRequest.decode(try BodyCoding.json(body), maxRows: limits.maxRowsPerBatch)
         guard batch.gateway == gateway else {
             throw DallyError(
                 .forbidden, "the batch names gateway '\(batch.gateway)' but the credentials are for '\(gateway)'",
                 field: "gateway")
         }
+        batch.regressed = try await compaction.regressed(batch)
         let answer = try await store.apply(
             batch, fingerprint: Fingerprint.of(body), pageRows: limits.maxPageRows,
             now: now())
+        compaction.saw(gateway: gateway, since: batch.since, resyncing: batch.resyncing)
         counters.record(answer, bodyBytes: request.headers[.contentLength].flatMap(Int.init))
         return BodyCoding.response(json: answer.encode(), to: request)
     }

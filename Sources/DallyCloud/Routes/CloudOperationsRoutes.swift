@@ -12,6 +12,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let counters: CloudCounters
     let objectCounters: CloudObjectCounters
     let shelf: DictionaryShelf
+    let compaction: TombstoneCompaction
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
     /// When the cloud started, and the clock it reads: ms since 1970.
@@ -38,11 +39,28 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let chunks = try await store.chunks.totals()
         let counts = counters.snapshot
         let objects = objectCounters.snapshot
+        let purged = compaction.purged
+        let at = now()
+        var gateways: [String: CloudStatsDocument.Gateway] = [:]
+        for cursor in try await compaction.cursors() {
+            var gateway = gateways[cursor.gateway] ?? .init(lastSeenSecondsAgo: Int64.max, lag: [])
+            gateway.lastSeenSecondsAgo = min(gateway.lastSeenSecondsAgo, max(0, at - cursor.seenAt) / 1000)
+            let version = statistics.tables[cursor.table]?.version ?? cursor.version
+            gateway.lag.append((cursor.table, max(0, version - cursor.version)))
+            gateways[cursor.gateway] = gateway
+        }
         return CloudStatsDocument(
             uptimeSeconds: (now() - startedAt) / 1000,
             tables: statistics.tables.sorted { $0.key < $1.key }.map { name, table in
-                (name, [("version", table.version), ("live", table.live), ("tombstones", table.tombstones)])
+                (
+                    name,
+                    [
+                        ("version", table.version), ("live", table.live), ("tombstones", table.tombstones),
+                        ("horizon", table.horizon), ("tombstones_purged", purged[name] ?? 0),
+                    ]
+                )
             },
+            gateways: gateways.sorted { $0.key < $1.key },
             batches: [
                 ("received", counts.batches), ("replayed", counts.replayed), ("rows_accepted", counts.rowsAccepted),
                 ("conflicts", counts.conflicts), ("rows_rejected", counts.rejected),

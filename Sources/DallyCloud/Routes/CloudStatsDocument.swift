@@ -11,6 +11,9 @@ struct CloudStatsDocument: Encodable {
     let uptimeSeconds: Int64
     /// By table name, sorted.
     let tables: [(String, Counts)]
+    /// By gateway id, sorted: how long since it last pulled, and per table how many versions
+    /// it is behind the cloud (as of its last pull).
+    let gateways: [(String, Gateway)]
     let batches: Counts
     let dictionaries: Counts
     let objects: Counts
@@ -18,11 +21,22 @@ struct CloudStatsDocument: Encodable {
     let store: Counts
     let requests: [RequestCount]
 
+    struct Gateway {
+        var lastSeenSecondsAgo: Int64
+        var lag: Counts
+    }
+
     func encode(to encoder: any Encoder) throws {
         var object = encoder.container(keyedBy: CodingName.self)
         try object.encode(uptimeSeconds, for: "uptime_seconds")
         var tableObject = object.nestedContainer(keyedBy: CodingName.self, forKey: CodingName("tables"))
         for (name, counts) in tables { try tableObject.encode(entries: counts, for: name) }
+        var gatewayObject = object.nestedContainer(keyedBy: CodingName.self, forKey: CodingName("gateways"))
+        for (name, gateway) in gateways {
+            var one = gatewayObject.nestedContainer(keyedBy: CodingName.self, forKey: CodingName(name))
+            try one.encode(gateway.lastSeenSecondsAgo, for: "last_seen_seconds_ago")
+            try one.encode(entries: gateway.lag, for: "cursor_lag")
+        }
         try object.encode(entries: batches, for: "batches")
         try object.encode(entries: dictionaries, for: "dictionaries")
         try object.encode(entries: objects, for: "objects")

@@ -9,6 +9,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let store: any CloudStore
     let authenticator: GatewayAuthenticator
     let hub: NotifyHub<C>
+    let compaction: TombstoneCompaction
     let clock: C
     let maxPageRows: Int
     let maxWait: Duration
@@ -21,11 +22,14 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     func changes(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
         let table = try context.parameters.require("table")
-        let query = try QueryParameters(request, allowed: ["since", "limit", "replica"])
+        let query = try QueryParameters(request, allowed: ["since", "limit", "replica", "resync"])
         let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
+        let since = try query.since()
+        let resyncing = try query.bool("resync", fallback: false)
         let page = try await store.changes(
-            table: table, since: try query.since(), limit: try query.limit(fallback: maxPageRows, maximum: maxPageRows),
-            excludingReplica: replica)
+            table: table, since: since, limit: try query.limit(fallback: maxPageRows, maximum: maxPageRows),
+            excludingReplica: replica, resyncing: resyncing)
+        compaction.saw(gateway: gateway, table: table, since: since, resyncing: resyncing)
         return BodyCoding.response(json: page.encode(), to: request)
     }
 

@@ -31,6 +31,7 @@ struct FeedRoutes: Sendable {
         let schema = try access.schema(request, context, write: false)
         let query = try QueryParameters(request, allowed: ["since", "limit", "where", "include_deleted"])
         let since = try query.since()
+        try access.store.requireCursor(since, tables: [schema.name])
         let page = try await access.store.rows(
             RowQuery(
                 table: schema.name,
@@ -39,6 +40,9 @@ struct FeedRoutes: Sendable {
                 filters: try query.filters(schema: schema),
                 includeDeleted: try query.bool("include_deleted", fallback: false)
             ))
+        // Checked again after the read: a compaction that purged past `since` meanwhile raised
+        // the horizon before its deletes committed.
+        try access.store.requireCursor(since, tables: [schema.name])
         return JSONResponse.make(encode(page, key: "rows", since: since, withTable: false))
     }
 
@@ -50,6 +54,7 @@ struct FeedRoutes: Sendable {
         let since = try query.since()
         let limit = try query.limit(fallback: Self.defaultPageRows, maximum: maxPageRows)
         let wait = try query.wait(maximum: maxWait)
+        try access.store.requireCursor(since, tables: tables)
 
         if hub.latest(of: tables) > since || wait == .zero {
             return try await page(tables: tables, since: since, limit: limit)
@@ -87,6 +92,7 @@ struct FeedRoutes: Sendable {
         let store = access.store
         let body = try await pageCache.page(key: key, generation: generation) {
             let page = try await store.changes(tables: tables, since: since, limit: limit)
+            try store.requireCursor(since, tables: tables)
             return ByteBuffer(bytes: encode(page, key: "changes", since: since, withTable: true).bytes)
         }
         return JSONResponse.make(body)

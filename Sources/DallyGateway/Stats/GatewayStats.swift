@@ -33,6 +33,7 @@ struct GatewayStats: Sendable {
         } else {
             sync = nil
         }
+        let lifecycle = try await store.lifecycle()
         let policies = Dictionary(uniqueKeysWithValues: store.tableNames.compactMap { name in
             store.schema(name).map { (name, $0.policy) }
         })
@@ -42,7 +43,9 @@ struct GatewayStats: Sendable {
             sync: sync, uplinks: syncer?.uplinkSnapshots ?? [],
             tables: store.tableNames.map { table in
                 (table, TableStats(
-                    counts: counts[table] ?? TableCounts(), outbox: outbox[table], schedule: schedules[table], now: now))
+                    counts: counts[table] ?? TableCounts(), outbox: outbox[table], schedule: schedules[table],
+                    lifecycle: lifecycle[table] ?? LifecycleLedger(), bound: store.schema(table)?.lifecycle ?? TableLifecycle(),
+                    now: now))
             },
             objects: ObjectStats(
                 totals: try await store.objectTotals(), chunks: try await objects.chunkStore.totals(),
@@ -57,6 +60,7 @@ struct GatewayStats: Sendable {
         let counts = store.counts
         let now = self.now()
         let schedules = syncer?.tableSchedules ?? [:]
+        let lifecycle = try await store.lifecycle()
         for table in store.tableNames {
             let c = counts[table] ?? TableCounts()
             let labels = [("table", table)]
@@ -75,6 +79,21 @@ struct GatewayStats: Sendable {
             gauge("dally_outbox_bytes", "Bytes of row changes waiting to go.").set(outbox[table]?.bytes ?? 0)
             gauge("dally_outbox_in_flight", "Row changes sent and not yet acknowledged.")
                 .set(outbox[table]?.inFlight ?? 0)
+            let ledger = lifecycle[table] ?? LifecycleLedger()
+            gauge("dally_table_horizon", "Sequence number of the newest purged tombstone; readers behind it resync.")
+                .set(ledger.horizon)
+            counters.counter(
+                "dally_table_tombstones_purged_total", help: "Tombstones purged by compaction.", labels: labels,
+                value: ledger.tombstonesPurged)
+            counters.counter(
+                "dally_table_retained_removed_total", help: "Synced rows removed locally by retain.", labels: labels,
+                value: ledger.retainedRemoved)
+            counters.counter(
+                "dally_outbox_dropped_on_full_total", help: "Pending changes dropped by on_full = drop_oldest.",
+                labels: labels, value: ledger.droppedOnFull)
+            counters.counter(
+                "dally_table_resyncs_total", help: "Pulls of the table from scratch after a resync page.",
+                labels: labels, value: ledger.resyncs)
             if let schedule = schedules[table] {
                 counters.counter(
                     "dally_table_deadline_misses_total", help: "Deadlines that passed with no allowed uplink available.",

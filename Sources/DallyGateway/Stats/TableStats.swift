@@ -8,6 +8,8 @@ struct TableStats: Encodable {
     let counts: TableCounts
     let outbox: Outbox.Summary?
     let schedule: TableSchedule?
+    let lifecycle: LifecycleLedger
+    let bound: TableLifecycle
     /// ms since 1970, for ages and deadlines.
     let now: Int64
 
@@ -17,8 +19,14 @@ struct TableStats: Encodable {
             ("rows", counts.live), ("tombstones", counts.tombstones), ("writes", counts.writes),
             ("coalesced_writes", counts.coalesced), ("outbox_pending", outbox?.pending ?? 0),
             ("outbox_bytes", outbox?.bytes ?? 0), ("outbox_in_flight", outbox?.inFlight ?? 0),
-            ("outbox_parked", outbox?.parked ?? 0),
+            ("outbox_parked", outbox?.parked ?? 0), ("horizon", lifecycle.horizon),
+            ("tombstones_purged", lifecycle.tombstonesPurged), ("retained_removed", lifecycle.retainedRemoved),
+            ("dropped_on_full", lifecycle.droppedOnFull), ("resyncs", lifecycle.resyncs),
+            ("cloud_removed", lifecycle.cloudRemoved),
         ])
+        // The bound the outbox is weighed against (all its entries: waiting, in flight, parked).
+        try object.encode(bound.maxPendingRows, for: "outbox_max_rows")
+        try object.encode(bound.maxPendingBytes, for: "outbox_max_bytes")
         let oldest = outbox?.oldestFirstDirtyAt
         try object.encode(oldest.map { max(0, now - $0) }, for: "outbox_oldest_age_ms")
         guard let schedule else { return }

@@ -8,6 +8,10 @@ import GRDB
 /// the table's cursor to the version of its last row (the whole page's version with the last
 /// piece). Pages list rows in version order, so a piece's rows and the cursor always move
 /// together: a process stopped between pieces pulls again from the last piece applied.
+///
+/// A page marked `resync` starts a pull from scratch (``ResyncLedger``): until the table's
+/// last page, every clean row not sent again is noted, and at the end those rows, which the
+/// cloud no longer has, become local tombstones (no outbox entry: nothing goes upstream).
 enum DownstreamApplier {
     /// Applies `rows`, a run of `page`'s rows, moves the table's cursor to `cursor`, and
     /// returns how many rows changed locally.
@@ -15,30 +19,40 @@ enum DownstreamApplier {
     /// A row with local changes the cloud has not accepted is left alone: its pending change
     /// goes up with the base version it started from, and the cloud's conflict rule decides.
     /// A row already at the page's version or later (this replica's own change, echoed) is
-    /// skipped.
+    /// skipped; during a resync only one at the very same version is, since after a restore
+    /// either side may hold versions the other lost.
     static func apply(
         _ rows: ArraySlice<ChangePage.ChangedRow>, of page: ChangePage, cursor: Int64, tables: [String: TableSQL],
         db: Database, context: inout CommitContext
     ) throws -> Int {
         guard let table = tables[page.table], !table.schema.policy.localOnly else { return 0 }
+        if page.resync, rows.startIndex == page.rows.startIndex { try ResyncLedger.begin(table, now: context.now, db: db) }
+        let resyncing = try page.resync || ResyncLedger.isResyncing(table.schema.name, db: db)
         let columns = CloudRowWriter.positions(of: page.columns, in: table.schema)
         var applied = 0
         for row in rows {
+            if resyncing { try ResyncLedger.seen(row.id, table: table.schema.name, db: db) }
             let old = try CloudRowWriter.current(row.id, table: table, db: db)
             if let old, old.version == nil {
                 try ConflictLog.refreshServerSide(table: table, row: row, pageColumns: page.columns, db: db)
                 continue
             }
-            if let version = old?.version, version >= row.version { continue }
+            if let version = old?.version, resyncing ? version == row.version : version >= row.version { continue }
             try CloudRowWriter.write(row, columns: columns, table: table, old: old, db: db, context: &context)
             applied += 1
         }
+        // A resync may move the cursor back (a cloud restored from an older backup).
         try db.execute(
-            sql: """
+            sql: resyncing
+                ? "INSERT INTO dally_cloud_cursors (tbl, version) VALUES (?, ?) ON CONFLICT(tbl) DO UPDATE SET version = excluded.version"
+                : """
                 INSERT INTO dally_cloud_cursors (tbl, version) VALUES (?, ?)
                 ON CONFLICT(tbl) DO UPDATE SET version = MAX(version, excluded.version)
                 """,
             arguments: [page.table, cursor])
+        if resyncing, !page.more, rows.endIndex == page.rows.endIndex {
+            applied += try ResyncLedger.finish(table, db: db, context: &context)
+        }
         return applied
     }
 }

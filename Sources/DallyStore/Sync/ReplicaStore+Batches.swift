@@ -83,9 +83,10 @@ extension ReplicaStore {
             let since = try Self.cloudCursors(tables: tables, db: db).entries.filter {
                 scope.allowsPull($0.table) && riding?.contains($0.table) != false
             }
-            let request = BatchRequest(
+            var request = BatchRequest(
                 batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
                 since: TableVersions(since), sections: sections)
+            request.resyncing = try ResyncLedger.tables(db: db).filter { table in since.contains { $0.table == table } }
             let rowsJSON = JSONRows.text(sent) { [.text($0.table), .text($0.id), .int($0.seq)] }
             let batch = OutgoingBatch(
                 batchID: request.batchID, body: request.encode(), rows: request.rowCount, resent: false,
@@ -158,6 +159,12 @@ extension ReplicaStore {
     public func cloudCursors() async throws -> TableVersions {
         let tables = self.tables
         return try await pool.read { db in try Self.cloudCursors(tables: tables, db: db) }
+    }
+
+    /// The tables being pulled again from scratch after a `resync` page (``ResyncLedger``):
+    /// requests name them in ``BatchRequest/resyncing``.
+    public func resyncingTables() async throws -> [String] {
+        try await pool.read { db in try ResyncLedger.tables(db: db) }
     }
 
     static func cloudCursors(tables: [String: TableSQL], db: Database) throws -> TableVersions {

@@ -12,12 +12,15 @@ extension SystemConfig {
         public var download: String?
         public var uploadObjects: String?
         public var downloadObjects: String?
+        /// Further keys as TOML lines, e.g. `tombstone_ttl = "1d"`.
+        public var extra: [String]
 
         public init(
             _ name: String, columns: [String], conflict: String? = nil, localOnly: Bool = false,
             atomicSync: Bool = false, upload: String? = nil, download: String? = nil, uploadObjects: String? = nil,
-            downloadObjects: String? = nil
+            downloadObjects: String? = nil, extra: [String] = []
         ) {
+            self.extra = extra
             self.name = name
             self.columns = columns
             self.conflict = conflict
@@ -38,6 +41,7 @@ extension SystemConfig {
             if let uploadObjects { lines.append("upload_objects = \(uploadObjects)") }
             if let download { lines.append("download = \(download)") }
             if let downloadObjects { lines.append("download_objects = \(downloadObjects)") }
+            lines += extra
             return lines.joined(separator: "\n")
         }
     }

@@ -1,0 +1,181 @@
+import DallyCore
+import DallySync
+import Foundation
+import Testing
+
+@testable import DallyStore
+
+private let day: Int64 = 86_400_000
+
+private func bounded(_ lifecycle: TableLifecycle) -> TableSchema {
+    TableSchema(name: orders.name, columns: orders.columns, conflict: orders.conflict, policy: orders.policy, lifecycle: lifecycle)
+}
+
+@Suite("Data lifecycle: compaction, retention, bounded outbox, resync")
+struct DataLifecycleTests {
+    let clock = FixedClock(100 * day)
+    let directory = temporaryDirectory()
+
+    func open(_ schema: TableSchema = orders) throws -> ReplicaStore {
+        let clock = self.clock
+        return try ReplicaStore.open(directory: directory, tables: [schema], now: { clock.now })
+    }
+
+    @Test func tombstonesOlderThanTheTTLArePurgedAndTheHorizonTellsStaleReadersToResync() async throws {
+        let store = try open(bounded(TableLifecycle(tombstoneTTL: .seconds(86_400))))
+        // Clean rows from the cloud, then two deleted by the cloud: clean tombstones.
+        _ = try await store.applyChanges([
+            ordersPage(version: 3, [
+                ordersRow("a", version: 1, at: clock.now, ["Ada", 1, true]),
+                ordersRow("b", version: 2, at: clock.now, ["Bea", 2, true]),
+                ordersRow("c", version: 3, at: clock.now, ["Cy", 3, true]),
+            ])
+        ])
+        let reader = store.lastSeq
+        _ = try await store.applyChanges([
+            ordersPage(since: 3, version: 5, [
+                ordersRow("a", version: 4, at: clock.now, [], deleted: true),
+                ordersRow("b", version: 5, at: clock.now, [], deleted: true),
+            ])
+        ])
+        // A pending local delete is a dirty tombstone: it must survive compaction.
+        _ = try await store.write(delete("c"), table: "orders")
+        #expect(store.counts["orders"]?.tombstones == 3)
+
+        #expect(try await store.compact(now: clock.now).isEmpty)
+        clock.advance(2 * day)
+        let report = try await store.compact(now: clock.now)
+        #expect(report.tombstonesPurged == ["orders": 2])
+        #expect(store.counts["orders"]?.tombstones == 1)
+        #expect(try await store.row(table: "orders", id: "a") == nil)
+        #expect(try await store.row(table: "orders", id: "c")?.deleted == true)
+
+        let horizon = try #require(try await store.lifecycle()["orders"]?.horizon)
+        #expect(horizon > reader)
+        #expect(throws: DallyError.self) { try store.requireCursor(reader, tables: ["orders"]) }
+        do {
+            try store.requireCursor(reader, tables: ["orders"])
+        } catch {
+            #expect(error.code == .resyncRequired)
+            #expect(error.horizon == horizon)
+        }
+        try store.requireCursor(0, tables: ["orders"])
+        try store.requireCursor(horizon, tables: ["orders"])
+        // The horizon survives a restart.
+        try store.close()
+        let reopened = try open(bounded(TableLifecycle(tombstoneTTL: .seconds(86_400))))
+        #expect(throws: DallyError.self) { try reopened.requireCursor(reader, tables: ["orders"]) }
+        #expect(try await reopened.lifecycle()["orders"]?.tombstonesPurged == 2)
+    }
+
+    @Test func retentionRemovesOnlySyncedRowsWithoutTombstones() async throws {
+        let store = try open(bounded(TableLifecycle(retain: .seconds(7 * 86_400))))
+        _ = try await store.applyChanges([
+            ordersPage(version: 2, [
+                ordersRow("old", version: 1, at: clock.now, ["Ada", 1, true]),
+                ordersRow("dirty", version: 2, at: clock.now, ["Bea", 2, true]),
+            ])
+        ])
+        _ = try await store.write(put("dirty", [(0, .text("Bea")), (1, .real(3))], updatedAt: clock.now), table: "orders")
+        _ = try await store.write(put("new", [(0, .text("Cy"))], updatedAt: clock.now), table: "orders")
+        clock.advance(8 * day)
+        let report = try await store.compact(now: clock.now)
+        #expect(report.retainedRemoved == ["orders": 1])
+        #expect(try await store.row(table: "orders", id: "old") == nil)
+        #expect(try await store.row(table: "orders", id: "dirty")?.values[1] == .real(3))
+        #expect(try await store.row(table: "orders", id: "new") != nil)
+        #expect(store.counts["orders"]?.tombstones == 0)
+        // Nothing went into the outbox for the removed row.
+        #expect(try await store.outboxEntries(table: "orders").map(\.rowID).sorted() == ["dirty", "new"])
+    }
+
+    @Test func aFullOutboxRejectsNewRowsButTakesUpdatesOfPendingOnes() async throws {
+        let store = try open(bounded(TableLifecycle(maxPendingRows: 2, onFull: .reject)))
+        _ = try await store.write(put("a", [(0, .text("1"))]), table: "orders")
+        _ = try await store.write(put("b", [(0, .text("2"))]), table: "orders")
+        await #expect(throws: DallyError.self) {
+            _ = try await store.write(put("c", [(0, .text("3"))]), table: "orders")
+        }
+        do {
+            _ = try await store.write(put("c", [(0, .text("3"))]), table: "orders")
+        } catch let error as DallyError {
+            #expect(error.code == .insufficientStorage)
+        }
+        #expect(try await store.row(table: "orders", id: "c") == nil)
+        _ = try await store.write(put("a", [(0, .text("1b"))]), table: "orders")
+        let outcome = try await store.writeBatch(
+            [put("b", [(0, .text("2b"))]), put("d", [(0, .text("4"))])], table: "orders", allOrNothing: false)
+        #expect(outcome.saved == ["b"])
+        #expect(outcome.errors.map(\.error.code) == [.insufficientStorage])
+        #expect(try await store.outboxSummary().first?.pending == 2)
+    }
+
+    @Test func dropOldestMakesRoomAndCountsWhatItDropped() async throws {
+        let store = try open(bounded(TableLifecycle(maxPendingRows: 3, onFull: .dropOldest)))
+        for i in 0..<5 {
+            _ = try await store.write(put("r\(i)", [(0, .text("\(i)"))]), table: "orders")
+            clock.advance(1)
+        }
+        #expect(try await store.outboxEntries(table: "orders").map(\.rowID) == ["r2", "r3", "r4"])
+        #expect(try await store.row(table: "orders", id: "r0") == nil)
+        #expect(store.counts["orders"]?.live == 3)
+        #expect(try await store.lifecycle()["orders"]?.droppedOnFull == 2)
+        let summary = try #require(try await store.outboxSummary().first)
+        #expect(summary.pending == 3)
+        #expect(summary.oldestFirstDirtyAt == clock.now - 3)
+    }
+
+    @Test func theSummaryFollowsTheOutboxThroughFlightAndAnswer() async throws {
+        let store = try open()
+        _ = try await store.write(put("a", [(0, .text("Ada"))]), table: "orders")
+        _ = try await store.write(put("b", [(0, .text("Bea"))]), table: "orders")
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 1))
+        clock.advance(10)
+        _ = try await store.write(put("c", [(0, .text("Cy"))]), table: "orders")
+        var summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight) == (2, 1))
+        _ = try await store.applyAnswer(replicaAnswer(batch, [.accepted(id: "a", version: 1)]))
+        summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight) == (2, 0))
+        #expect(summary.oldestFirstDirtyAt == clock.now - 10)
+    }
+
+    @Test func aResyncPageRemovesCleanRowsTheCloudNoLongerHasAndKeepsDirtyOnes() async throws {
+        let store = try open()
+        _ = try await store.applyChanges([
+            ordersPage(version: 3, [
+                ordersRow("kept", version: 1, ["Ada", 1, true]),
+                ordersRow("gone", version: 2, ["Bea", 2, true]),
+                ordersRow("dirty", version: 3, ["Cy", 3, true]),
+            ])
+        ])
+        _ = try await store.write(put("dirty", [(0, .text("Cy2"))]), table: "orders")
+        let seqBefore = store.lastSeq
+
+        // The cloud answers a stale cursor with a page from 0 marked resync, in two pages.
+        var first = ordersPage(since: 0, version: 1, more: true, [ordersRow("kept", version: 1, ["Ada", 1, true])])
+        first.resync = true
+        _ = try await store.applyChanges([first])
+        #expect(try await store.resyncingTables() == ["orders"])
+        #expect(try await store.cloudCursors() == TableVersions([("orders", 1)]))
+        let request = try sentRequest(try #require(try await store.nextBatch(gateway: "gw", maxRows: 10)))
+        #expect(request.resyncing == ["orders"])
+
+        _ = try await store.applyChanges([ordersPage(since: 1, version: 9, [ordersRow("fresh", version: 9, ["Di", 4, true])])])
+        #expect(try await store.resyncingTables().isEmpty)
+        #expect(try await store.row(table: "orders", id: "gone")?.deleted == true)
+        #expect(try await store.row(table: "orders", id: "gone")?.seq ?? 0 > seqBefore)
+        #expect(try await store.row(table: "orders", id: "kept")?.deleted == false)
+        #expect(try await store.row(table: "orders", id: "dirty")?.values[0] == .text("Cy2"))
+        #expect(try await store.row(table: "orders", id: "fresh") != nil)
+        #expect(try await store.outboxEntries(table: "orders").map(\.rowID) == ["dirty"])
+        let ledger = try #require(try await store.lifecycle()["orders"])
+        #expect((ledger.resyncs, ledger.cloudRemoved) == (1, 1))
+    }
+}
+
+@Test func aNewReplicaReturnsFreedPagesToTheFilesystem() throws {
+    let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders])
+    defer { try? store.close() }
+    #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 2)
+}
