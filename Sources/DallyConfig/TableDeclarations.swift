@@ -14,6 +14,7 @@ enum TableDeclarations {
     static let keys = [
         "name", "columns", "conflict", "local_only", "atomic_sync",
         "upload", "upload_objects", "download", "download_objects",
+        "scope", "scope_writes", "scope_columns",
     ]
 
     /// Defaults for a table that does not say otherwise.
@@ -75,7 +76,15 @@ enum TableDeclarations {
                 section, "download_objects", defaultPeriod: defaultObjectDownloadPeriod, classes: networkClasses,
                 objects: true)
         )
-        return TableSchema(name: name, columns: columns, conflict: conflict, policy: policy)
+        let plain = TableSchema(name: name, columns: columns, conflict: conflict, policy: policy)
+        let scope = try ScopeDeclaration.readScope(section, schema: plain)
+        // A gateway's block pasted into the cloud as it is makes its scope's columns scope
+        // columns there: the cloud then keeps what that gateway's pages need.
+        var scopeColumns = try ScopeDeclaration.readColumns(section, schema: plain)
+        for column in scope?.columns ?? [] where !scopeColumns.contains(column) { scopeColumns.append(column) }
+        return TableSchema(
+            name: name, columns: columns, conflict: conflict, policy: policy, scope: scope,
+            scopeWrites: try ScopeDeclaration.readWrites(section), scopeColumns: scopeColumns)
     }
 
     static func readColumns(_ section: TOMLSection) throws(KeyError) -> [Column] {
