@@ -159,20 +159,29 @@ public final class PostgresCloudStore: CloudStore {
 
     // MARK: - Reads
 
-    public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
+    public func changes(
+        table: String, since: Int64, limit: Int, excludingReplica: String?, scope: TypedScope?
+    ) async throws -> ChangePage {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "the cloud has no table '\(table)'") }
         let logger = access.logger
         let page = try await access.withConnection { connection in
             let version = try await PostgresPageReader.versions([table], on: connection, logger: logger)[table] ?? 0
             return try await PostgresPageReader.page(
-                sql, since: since, limit: limit, excludingReplica: excludingReplica, tableVersion: version,
+                sql, since: since, limit: limit, excludingReplica: excludingReplica, scope: scope, tableVersion: version,
                 on: connection, logger: logger)
         }
         merge([table: page.version])
         return page
     }
 
-    public func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool {
+    public func hasChanges(
+        table: String, since: Int64, excludingReplica: String?, scope: TypedScope?
+    ) async throws -> Bool {
+        if scope != nil {
+            guard since < (state.withLock { $0.versions[table] ?? 0 }) else { return false }
+            let page = try await changes(table: table, since: since, limit: 1, excludingReplica: excludingReplica, scope: scope)
+            return !page.rows.isEmpty
+        }
         let (current, known) = state.withLock { state in
             let current = state.versions[table] ?? 0
             return (current, excludingReplica.flatMap {

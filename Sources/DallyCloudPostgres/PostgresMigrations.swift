@@ -119,6 +119,8 @@ enum PostgresMigrations {
             }
         }
 
+        for table in tables { try await PostgresScopeSQL(table)?.install(on: connection, logger: logger) }
+
         var versions: [String: Int64] = [:]
         for table in tables {
             let name = table.schema.name

@@ -45,6 +45,7 @@ public final class SQLiteCloudStore: CloudStore {
             try SchemaUpgrade.apply(migrator(), to: pool, file: path)
             let versions = try pool.write { db in
                 try ColumnCatalogue.reconcile(sql, db: db)
+                for table in sql { try CloudScopeSQL(table)?.install(db: db) }
                 var versions: [String: Int64] = [:]
                 for table in sql { versions[table.schema.name] = 0 }
                 for row in try Row.fetchAll(db, sql: "SELECT tbl, version FROM cloud_tables") {
@@ -115,6 +116,7 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer {
         let tables = self.tables
+        let scopes = try batch.scopes.validated({ tables[$0]?.schema }, field: "scopes")
         let (answer, touched) = try await pool.write { db -> (BatchAnswer, [String: Int64]) in
             let signed = Int64(bitPattern: fingerprint)
             // The table counters are read in the transaction: the in-memory copy is published
@@ -135,12 +137,12 @@ public final class SQLiteCloudStore: CloudStore {
                 }
                 let results = try BatchAnswer.decodeResults(
                     try JSONParser.parse(Array(stored[1] as Data)), outline: batch.outline)
-                let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
+                let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
                 return (BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes), [:])
             }
             // A batch with no changes is a pull: nothing to apply, so nothing to remember.
             if batch.sections.isEmpty {
-                let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
+                let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
                 return (BatchAnswer(batchID: batch.batchID, replayed: false, results: [], changes: changes), [:])
             }
             var applier = BatchApplier(batch: batch, tables: tables, versions: versionsAtStart)
@@ -148,7 +150,7 @@ public final class SQLiteCloudStore: CloudStore {
             try db.execute(
                 sql: "INSERT INTO cloud_batches (gateway, batch, received_at, fingerprint, results) VALUES (?, ?, ?, ?, ?)",
                 arguments: [batch.gateway, batch.batchID, now, signed, Data(BatchAnswer.encodeResults(results))])
-            let changes = try Self.downstream(batch, tables: tables, versions: applier.versions, pageRows: pageRows, db: db)
+            let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: applier.versions, pageRows: pageRows, db: db)
             let touched = applier.versions.filter { versionsAtStart[$0.key] != $0.value }
             return (BatchAnswer(batchID: batch.batchID, replayed: false, results: results, changes: changes), touched)
         }
@@ -169,7 +171,8 @@ public final class SQLiteCloudStore: CloudStore {
 
     /// One bounded page across the tables the gateway named, in the order it named them.
     private static func downstream(
-        _ batch: BatchRequest, tables: [String: CloudTableSQL], versions: [String: Int64], pageRows: Int, db: Database
+        _ batch: BatchRequest, scopes: [String: TypedScope], tables: [String: CloudTableSQL], versions: [String: Int64],
+        pageRows: Int, db: Database
     ) throws -> [ChangePage] {
         var budget = pageRows
         var pages: [ChangePage] = []
@@ -178,7 +181,8 @@ public final class SQLiteCloudStore: CloudStore {
             let version = versions[name] ?? 0
             guard since < version else { continue }
             let page = try CloudPageReader.page(
-                table, since: since, limit: budget, excludingReplica: batch.origin, tableVersion: version, db: db)
+                table, since: since, limit: budget, excludingReplica: batch.origin, scope: scopes[name],
+                tableVersion: version, db: db)
             budget -= page.rows.count
             pages.append(page)
         }
@@ -195,19 +199,28 @@ public final class SQLiteCloudStore: CloudStore {
 
     // MARK: - Reads
 
-    public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
+    public func changes(
+        table: String, since: Int64, limit: Int, excludingReplica: String?, scope: TypedScope?
+    ) async throws -> ChangePage {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "the cloud has no table '\(table)'") }
         // Read the version before the rows: a commit in between only makes the cursor lag,
         // never skip a row.
         let version = versions[table] ?? 0
         return try await pool.read { db in
             try CloudPageReader.page(
-                sql, since: since, limit: limit, excludingReplica: excludingReplica, tableVersion: version, db: db)
+                sql, since: since, limit: limit, excludingReplica: excludingReplica, scope: scope, tableVersion: version,
+                db: db)
         }
     }
 
-    public func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool {
+    public func hasChanges(
+        table: String, since: Int64, excludingReplica: String?, scope: TypedScope?
+    ) async throws -> Bool {
         guard let sql = tables[table], since < versions[table] ?? 0 else { return false }
+        if scope != nil {
+            let page = try await changes(table: table, since: since, limit: 1, excludingReplica: excludingReplica, scope: scope)
+            return !page.rows.isEmpty
+        }
         guard let excludingReplica else { return true }
         return try await pool.read { db in
             try Bool.fetchOne(db.cachedStatement(sql: sql.selectForeignExists), arguments: [since, excludingReplica])

@@ -15,13 +15,19 @@ public struct BatchRequest: Sendable, Equatable {
     public var replica: String
     /// Per table, the highest cloud version the gateway holds; the answer carries what is newer.
     public var since: TableVersions
+    /// The gateway's scopes: its downstream pages hold only these rows (PROTOCOL.md §7.4).
+    public var scopes: TableScopes
     public var sections: [Section]
 
-    public init(batchID: String, gateway: String, replica: String, since: TableVersions, sections: [Section]) {
+    public init(
+        batchID: String, gateway: String, replica: String, since: TableVersions, scopes: TableScopes = TableScopes(),
+        sections: [Section]
+    ) {
         self.batchID = batchID
         self.gateway = gateway
         self.replica = replica
         self.since = since
+        self.scopes = scopes
         self.sections = sections
     }
 
@@ -91,6 +97,10 @@ public struct BatchRequest: Sendable, Equatable {
         writer.string(replica)
         writer.raw(",\"since\":")
         since.write(to: &writer)
+        if !scopes.isEmpty {
+            writer.raw(",\"scopes\":")
+            scopes.write(to: &writer)
+        }
         writer.raw(",\"sections\":[")
         for (s, section) in sections.enumerated() {
             if s > 0 { writer.raw(",") }
@@ -146,6 +156,7 @@ public struct BatchRequest: Sendable, Equatable {
             throw WireError.malformed("replica", "a replica id is 1 to 64 of A-Z a-z 0-9 - _")
         }
         let since = try TableVersions.read(root.optional("since") ?? .object([]), path: "since")
+        let scopes = try TableScopes.read(root.optional("scopes") ?? .object([]), path: "scopes")
         var sections: [Section] = []
         var rows = 0
         var tables: Set<String> = []
@@ -183,7 +194,8 @@ public struct BatchRequest: Sendable, Equatable {
             }
             sections.append(Section(table: table, columns: columns, changes: changes))
         }
-        return BatchRequest(batchID: batchID, gateway: gateway, replica: replica, since: since, sections: sections)
+        return BatchRequest(
+            batchID: batchID, gateway: gateway, replica: replica, since: since, scopes: scopes, sections: sections)
     }
 
     private static func decodeChange(_ row: JSONValue, columns: Int, path: String) throws(DallyError) -> Change {
