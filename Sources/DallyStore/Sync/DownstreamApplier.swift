@@ -21,10 +21,24 @@ enum DownstreamApplier {
         db: Database, context: inout CommitContext
     ) throws -> Int {
         guard let table = tables[page.table], !table.schema.policy.localOnly else { return 0 }
+        // A page from past the table's cursor would leave a gap: the cursor was moved back
+        // since the request left (a scope change at start, ``ReplicaStore/reconcileScopes()``,
+        // while a batch with the old scope was in flight). It is pulled again from the cursor.
+        let held = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT version FROM dally_cloud_cursors WHERE tbl = ?"), arguments: [page.table]) ?? 0
+        guard page.since <= held else { return 0 }
         let columns = CloudRowWriter.positions(of: page.columns, in: table.schema)
         var applied = 0
         for row in rows {
             let old = try CloudRowWriter.current(row.id, table: table, db: db)
+            if row.left {
+                // Out of this gateway's scope now: drop the clean copy; a dirty one keeps its
+                // change, which goes up as usual.
+                guard let old, ScopeExit.canLeave(old) else { continue }
+                try ScopeExit.leave(old, updatedAt: row.updatedAt, table: table, db: db, context: &context)
+                applied += 1
+                continue
+            }
             if let old, old.version == nil {
                 try ConflictLog.refreshServerSide(table: table, row: row, pageColumns: page.columns, db: db)
                 continue
