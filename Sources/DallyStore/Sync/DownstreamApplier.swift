@@ -24,9 +24,12 @@ enum DownstreamApplier {
         // A page from past the table's cursor would leave a gap: the cursor was moved back
         // since the request left (a scope change at start, ``ReplicaStore/reconcileScopes()``,
         // while a batch with the old scope was in flight). It is pulled again from the cursor.
-        let held = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT version FROM dally_cloud_cursors WHERE tbl = ?"), arguments: [page.table]) ?? 0
-        guard page.since <= held else { return 0 }
+        if let held = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT version FROM dally_cloud_cursors WHERE tbl = ?"), arguments: [page.table]),
+            page.since > held
+        {
+            return 0
+        }
         let columns = CloudRowWriter.positions(of: page.columns, in: table.schema)
         var applied = 0
         for row in rows {

@@ -33,7 +33,11 @@ extension ReplicaStore {
                         try ScopeExit.leave(stored, updatedAt: context.now, table: table, db: db, context: &context)
                     }
                 }
-                try db.execute(sql: "DELETE FROM dally_cloud_cursors WHERE tbl = ?", arguments: [schema.name])
+                // Set (not deleted): a page of a batch sent before, with the old scope, finds a
+                // cursor below its `since` and is not applied (``DownstreamApplier``).
+                try db.execute(
+                    sql: "INSERT INTO dally_cloud_cursors (tbl, version) VALUES (?, 0) ON CONFLICT(tbl) DO UPDATE SET version = 0",
+                    arguments: [schema.name])
                 try db.execute(
                     sql: "INSERT INTO dally_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     arguments: [key, current])
