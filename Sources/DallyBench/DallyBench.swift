@@ -10,6 +10,8 @@ import ArgumentParser
 ///   long-poll on another, through sync-now, the cloud and the notify long-poll.
 /// - `dally-bench frugal`: bytes, wake-ups and staleness of a seeded hour of writes through
 ///   Dally, next to naive and periodic sync and the floors.
+/// - `dally-bench scope`: downstream bytes and pull time of a gateway scoped to one store of
+///   many against an unscoped one, and the cloud's scoped page query.
 /// - `dally-bench slowlink`: objects and a wide-row backlog over slow, long links, clean and
 ///   cut half-way: time against the ideal, bytes against a clean transfer.
 ///
@@ -23,7 +25,7 @@ struct DallyBench: AsyncParsableCommand {
         abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency, frugality, codecs, objects, chunking).",
         subcommands: [
             BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchChunking.self,
-            BenchObjects.self, BenchSlowLink.self,
+            BenchObjects.self, BenchSlowLink.self, BenchScope.self,
         ]
     )
 }

@@ -7,16 +7,17 @@ extension PostgresCloudStore {
     public func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer {
         let tables = self.tables
         let logger = access.logger
+        let scopes = try batch.scopes.validated({ tables[$0]?.schema }, field: "scopes")
         let (answer, commits) = try await access.transaction { connection -> (BatchAnswer, [RecentCommits.Commit]) in
             let signed = Int64(bitPattern: fingerprint)
             // A batch with no changes is a pull: nothing to apply, so nothing to remember,
             // unless it is the retry of one that was.
             if batch.sections.isEmpty {
                 if let stored = try await Self.storedAnswer(batch, on: connection, logger: logger) {
-                    return (try await Self.replay(batch, stored, signed, tables, pageRows, connection, logger), [])
+                    return (try await Self.replay(batch, scopes, stored, signed, tables, pageRows, connection, logger), [])
                 }
                 let versions = try await PostgresPageReader.versions(Array(tables.keys), on: connection, logger: logger)
-                let changes = try await Self.downstream(batch, tables, versions, pageRows, connection, logger)
+                let changes = try await Self.downstream(batch, scopes, tables, versions, pageRows, connection, logger)
                 return (BatchAnswer(batchID: batch.batchID, replayed: false, results: [], changes: changes), [])
             }
             // Claim the batch id. The same id sent to another node at the same time waits here
@@ -33,7 +34,7 @@ extension PostgresCloudStore {
                     throw DallyError(
                         .storage, "batch '\(batch.batchID)' was being forgotten while it was resent; resend it")
                 }
-                return (try await Self.replay(batch, stored, signed, tables, pageRows, connection, logger), [])
+                return (try await Self.replay(batch, scopes, stored, signed, tables, pageRows, connection, logger), [])
             }
 
             // Lock the counters of the tables this batch writes, in name order (so two batches
@@ -72,7 +73,7 @@ extension PostgresCloudStore {
             var versions = try await PostgresPageReader.versions(
                 Array(tables.keys.filter { locked[$0] == nil }), on: connection, logger: logger)
             versions.merge(applier.versions) { _, own in own }
-            let changes = try await Self.downstream(batch, tables, versions, pageRows, connection, logger)
+            let changes = try await Self.downstream(batch, scopes, tables, versions, pageRows, connection, logger)
             return (BatchAnswer(batchID: batch.batchID, replayed: false, results: results, changes: changes), commits)
         }
         if !commits.isEmpty { heard(commits) }
@@ -97,7 +98,8 @@ extension PostgresCloudStore {
 
     /// The answer to a batch applied before: its stored results and a fresh downstream page.
     private static func replay(
-        _ batch: BatchRequest, _ stored: (fingerprint: Int64, results: [UInt8]), _ signed: Int64,
+        _ batch: BatchRequest, _ scopes: [String: TypedScope], _ stored: (fingerprint: Int64, results: [UInt8]),
+        _ signed: Int64,
         _ tables: [String: PostgresTableSQL], _ pageRows: Int, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> BatchAnswer {
         guard stored.fingerprint == signed else {
@@ -107,13 +109,14 @@ extension PostgresCloudStore {
         }
         let results = try BatchAnswer.decodeResults(try JSONParser.parse(stored.results), outline: batch.outline)
         let versions = try await PostgresPageReader.versions(Array(tables.keys), on: connection, logger: logger)
-        let changes = try await downstream(batch, tables, versions, pageRows, connection, logger)
+        let changes = try await downstream(batch, scopes, tables, versions, pageRows, connection, logger)
         return BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes)
     }
 
     /// One bounded page across the tables the gateway named, in the order it named them.
     private static func downstream(
-        _ batch: BatchRequest, _ tables: [String: PostgresTableSQL], _ versions: [String: Int64], _ pageRows: Int,
+        _ batch: BatchRequest, _ scopes: [String: TypedScope], _ tables: [String: PostgresTableSQL],
+        _ versions: [String: Int64], _ pageRows: Int,
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [ChangePage] {
         var budget = pageRows
@@ -127,8 +130,8 @@ extension PostgresCloudStore {
             // A cursor ahead of the version is a restored cloud's: answered with a resync page.
             let page = try await PostgresPageReader.page(
                 table, asked: since, resyncing: batch.resyncing.contains(name), regressed: batch.regressed.contains(name),
-                horizon: horizons[name] ?? 0,
-                limit: budget, excludingReplica: batch.origin, tableVersion: version, on: connection, logger: logger)
+                horizon: horizons[name] ?? 0, limit: budget, excludingReplica: batch.origin, scope: scopes[name],
+                tableVersion: version, on: connection, logger: logger)
             budget -= page.rows.count
             pages.append(page)
         }

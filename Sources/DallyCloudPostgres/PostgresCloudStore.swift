@@ -160,7 +160,7 @@ public final class PostgresCloudStore: CloudStore {
     // MARK: - Reads
 
     public func changes(
-        table: String, since: Int64, limit: Int, excludingReplica: String?, resyncing: Bool
+        table: String, since: Int64, limit: Int, excludingReplica: String?, scope: TypedScope?, resyncing: Bool
     ) async throws -> ChangePage {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "the cloud has no table '\(table)'") }
         let logger = access.logger
@@ -175,13 +175,21 @@ public final class PostgresCloudStore: CloudStore {
             for try await row in rows.decode((Int64, Int64).self) { state = row }
             return try await PostgresPageReader.page(
                 sql, asked: since, resyncing: resyncing, horizon: state.horizon, limit: limit,
-                excludingReplica: excludingReplica, tableVersion: state.version, on: connection, logger: logger)
+                excludingReplica: excludingReplica, scope: scope, tableVersion: state.version, on: connection,
+                logger: logger)
         }
         merge([table: page.version])
         return page
     }
 
-    public func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool {
+    public func hasChanges(
+        table: String, since: Int64, excludingReplica: String?, scope: TypedScope?
+    ) async throws -> Bool {
+        if scope != nil {
+            guard since < (state.withLock { $0.versions[table] ?? 0 }) else { return false }
+            let page = try await changes(table: table, since: since, limit: 1, excludingReplica: excludingReplica, scope: scope)
+            return !page.rows.isEmpty
+        }
         let (current, known) = state.withLock { state in
             let current = state.versions[table] ?? 0
             return (current, excludingReplica.flatMap {

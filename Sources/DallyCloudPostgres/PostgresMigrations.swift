@@ -134,7 +134,9 @@ enum PostgresMigrations {
 
         for table in tables {
             try await connection.query(PostgresQuery(unsafeSQL: table.tombstoneIndexStatement), logger: logger)
+            try await PostgresScopeSQL(table)?.install(on: connection, logger: logger)
         }
+
         var versions: [String: Int64] = [:]
         for table in tables {
             let name = table.schema.name

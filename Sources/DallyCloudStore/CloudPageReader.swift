@@ -9,13 +9,13 @@ enum CloudPageReader {
     /// when the cursor is behind `horizon` or ahead of `tableVersion` (``DownstreamStart``).
     static func page(
         _ table: CloudTableSQL, asked since: Int64, resyncing: Bool, regressed: Bool = false, horizon: Int64, limit: Int,
-        excludingReplica: String?, tableVersion: Int64, db: Database
+        excludingReplica: String?, scope: TypedScope? = nil, tableVersion: Int64, db: Database
     ) throws -> ChangePage {
         let start = DownstreamStart(
             since: since, tableVersion: tableVersion, horizon: horizon, resyncing: resyncing, regressed: regressed)
         var page = try page(
             table, since: start.from, limit: limit,
-            excludingReplica: start.includesOwnRows(resyncing: resyncing) ? nil : excludingReplica,
+            excludingReplica: start.includesOwnRows(resyncing: resyncing) ? nil : excludingReplica, scope: scope,
             tableVersion: tableVersion, db: db)
         page.resync = start.resync
         return page
@@ -34,12 +34,25 @@ enum CloudPageReader {
     /// - Parameter tableVersion: the table's version in the reading transaction: the cursor
     ///   when the page holds everything up to now.
     static func page(
-        _ table: CloudTableSQL, since: Int64, limit: Int, excludingReplica: String?, tableVersion: Int64, db: Database
+        _ table: CloudTableSQL, since: Int64, limit: Int, excludingReplica: String?, scope: TypedScope? = nil,
+        tableVersion: Int64, db: Database
     ) throws -> ChangePage {
         let schema = table.schema
         let columns = schema.columns.map(\.name)
         guard limit > 0 else {
             return .bounded(table: schema.name, columns: columns, since: since, limit: 0, tableVersion: tableVersion, fetched: [])
+        }
+        if let scope {
+            guard let scoped = CloudScopeSQL(table) else {
+                throw DallyError(.badRequest, "the cloud's table '\(schema.name)' has no scope_columns", field: "scopes")
+            }
+            let (inScope, movedOut) = try scoped.fetch(
+                scope: scope, since: since, limit: limit + 1, excludingReplica: excludingReplica, db: db)
+            let rows = ScopedRows.merge(
+                inScope: inScope.map { candidate($0, schema: schema, scope: scope) },
+                movedOut: movedOut.map { candidate($0, schema: schema, scope: scope) }, fetchLimit: limit + 1)
+            return .bounded(
+                table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: rows)
         }
         let fetched: [Row]
         if let excludingReplica {
@@ -61,5 +74,20 @@ enum CloudPageReader {
         }
         return .bounded(
             table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: rows)
+    }
+
+    /// A row of a scoped read, and whether its values are in `scope`.
+    private static func candidate(_ row: Row, schema: TableSchema, scope: TypedScope) -> ScopedRows.Candidate {
+        let deleted = (row[3] as Int64) != 0
+        var values: [Value] = []
+        if !deleted {
+            values.reserveCapacity(schema.columns.count)
+            for (i, column) in schema.columns.enumerated() { values.append(RowDecoding.value(row[4 + i], type: column.type)) }
+        }
+        let inScope = !deleted && scope.matches { name in schema.columnIndex(name).map { values[$0] } }
+        return ScopedRows.Candidate(
+            row: ChangePage.ChangedRow(
+                id: row[0], version: row[1], updatedAt: row[2], deleted: deleted, values: values.map(\.wireJSON)),
+            inScope: inScope)
     }
 }

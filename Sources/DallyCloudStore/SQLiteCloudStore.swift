@@ -45,7 +45,10 @@ public final class SQLiteCloudStore: CloudStore {
             try SchemaUpgrade.apply(migrator(), to: pool, file: path)
             let versions = try pool.write { db in
                 try ColumnCatalogue.reconcile(sql, db: db)
-                for table in sql { try db.execute(sql: table.tombstoneIndexStatement) }
+                for table in sql {
+                    try db.execute(sql: table.tombstoneIndexStatement)
+                    try CloudScopeSQL(table)?.install(db: db)
+                }
                 var versions: [String: Int64] = [:]
                 for table in sql { versions[table.schema.name] = 0 }
                 for row in try Row.fetchAll(db, sql: "SELECT tbl, version FROM cloud_tables") {
@@ -129,6 +132,7 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer {
         let tables = self.tables
+        let scopes = try batch.scopes.validated({ tables[$0]?.schema }, field: "scopes")
         let (answer, touched) = try await pool.write { db -> (BatchAnswer, [String: Int64]) in
             let signed = Int64(bitPattern: fingerprint)
             // The table counters are read in the transaction: the in-memory copy is published
@@ -149,12 +153,12 @@ public final class SQLiteCloudStore: CloudStore {
                 }
                 let results = try BatchAnswer.decodeResults(
                     try JSONParser.parse(Array(stored[1] as Data)), outline: batch.outline)
-                let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
+                let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
                 return (BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes), [:])
             }
             // A batch with no changes is a pull: nothing to apply, so nothing to remember.
             if batch.sections.isEmpty {
-                let changes = try Self.downstream(batch, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
+                let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
                 return (BatchAnswer(batchID: batch.batchID, replayed: false, results: [], changes: changes), [:])
             }
             var applier = BatchApplier(batch: batch, tables: tables, versions: versionsAtStart)
@@ -162,7 +166,7 @@ public final class SQLiteCloudStore: CloudStore {
             try db.execute(
                 sql: "INSERT INTO cloud_batches (gateway, batch, received_at, fingerprint, results) VALUES (?, ?, ?, ?, ?)",
                 arguments: [batch.gateway, batch.batchID, now, signed, Data(BatchAnswer.encodeResults(results))])
-            let changes = try Self.downstream(batch, tables: tables, versions: applier.versions, pageRows: pageRows, db: db)
+            let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: applier.versions, pageRows: pageRows, db: db)
             let touched = applier.versions.filter { versionsAtStart[$0.key] != $0.value }
             return (BatchAnswer(batchID: batch.batchID, replayed: false, results: results, changes: changes), touched)
         }
@@ -183,7 +187,8 @@ public final class SQLiteCloudStore: CloudStore {
 
     /// One bounded page across the tables the gateway named, in the order it named them.
     private static func downstream(
-        _ batch: BatchRequest, tables: [String: CloudTableSQL], versions: [String: Int64], pageRows: Int, db: Database
+        _ batch: BatchRequest, scopes: [String: TypedScope], tables: [String: CloudTableSQL], versions: [String: Int64],
+        pageRows: Int, db: Database
     ) throws -> [ChangePage] {
         var budget = pageRows
         var pages: [ChangePage] = []
@@ -195,7 +200,7 @@ public final class SQLiteCloudStore: CloudStore {
             let page = try CloudPageReader.page(
                 table, asked: since, resyncing: batch.resyncing.contains(name), regressed: batch.regressed.contains(name),
                 horizon: try CloudPageReader.state(of: name, db: db).horizon, limit: budget,
-                excludingReplica: batch.origin, tableVersion: version, db: db)
+                excludingReplica: batch.origin, scope: scopes[name], tableVersion: version, db: db)
             budget -= page.rows.count
             pages.append(page)
         }
@@ -213,7 +218,7 @@ public final class SQLiteCloudStore: CloudStore {
     // MARK: - Reads
 
     public func changes(
-        table: String, since: Int64, limit: Int, excludingReplica: String?, resyncing: Bool
+        table: String, since: Int64, limit: Int, excludingReplica: String?, scope: TypedScope?, resyncing: Bool
     ) async throws -> ChangePage {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "the cloud has no table '\(table)'") }
         // The version, the horizon and the rows come from one read transaction.
@@ -221,12 +226,18 @@ public final class SQLiteCloudStore: CloudStore {
             let state = try CloudPageReader.state(of: table, db: db)
             return try CloudPageReader.page(
                 sql, asked: since, resyncing: resyncing, horizon: state.horizon, limit: limit,
-                excludingReplica: excludingReplica, tableVersion: state.version, db: db)
+                excludingReplica: excludingReplica, scope: scope, tableVersion: state.version, db: db)
         }
     }
 
-    public func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool {
+    public func hasChanges(
+        table: String, since: Int64, excludingReplica: String?, scope: TypedScope?
+    ) async throws -> Bool {
         guard let sql = tables[table], since < versions[table] ?? 0 else { return false }
+        if scope != nil {
+            let page = try await changes(table: table, since: since, limit: 1, excludingReplica: excludingReplica, scope: scope)
+            return !page.rows.isEmpty
+        }
         guard let excludingReplica else { return true }
         return try await pool.read { db in
             try Bool.fetchOne(db.cachedStatement(sql: sql.selectForeignExists), arguments: [since, excludingReplica])

@@ -15,6 +15,7 @@ enum TableDeclarations {
         "name", "columns", "conflict", "local_only", "atomic_sync",
         "upload", "upload_objects", "download", "download_objects",
         "tombstone_ttl", "retain", "max_pending", "max_pending_bytes", "on_full",
+        "scope", "scope_writes", "scope_columns",
     ]
 
     /// Defaults for a table that does not say otherwise.
@@ -76,8 +77,15 @@ enum TableDeclarations {
                 section, "download_objects", defaultPeriod: defaultObjectDownloadPeriod, classes: networkClasses,
                 objects: true)
         )
+        let plain = TableSchema(name: name, columns: columns, conflict: conflict, policy: policy)
+        let scope = try ScopeDeclaration.readScope(section, schema: plain)
+        // A gateway's block pasted into the cloud as it is makes its scope's columns scope
+        // columns there: the cloud then keeps what that gateway's pages need.
+        var scopeColumns = try ScopeDeclaration.readColumns(section, schema: plain)
+        for column in scope?.columns ?? [] where !scopeColumns.contains(column) { scopeColumns.append(column) }
         return TableSchema(
-            name: name, columns: columns, conflict: conflict, policy: policy, lifecycle: try readLifecycle(section))
+            name: name, columns: columns, conflict: conflict, policy: policy, lifecycle: try readLifecycle(section),
+            scope: scope, scopeWrites: try ScopeDeclaration.readWrites(section), scopeColumns: scopeColumns)
     }
 
     /// `tombstone_ttl`, `retain`, `max_pending` (rows), `max_pending_bytes` and `on_full`.

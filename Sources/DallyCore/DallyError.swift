@@ -11,6 +11,9 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidID = "invalid_id"
         case unauthorized
         case forbidden
+        /// A write or read outside the table's scope (the gateway's `scope_writes = "reject"`, or
+        /// a client token pinned to a scope).
+        case outOfScope = "out_of_scope"
         case unknownTable = "unknown_table"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"

@@ -9,17 +9,27 @@ public struct TableSchema: Sendable, Hashable {
     public let policy: SyncPolicy
     /// Tombstone compaction, retention and the outbox bound.
     public let lifecycle: TableLifecycle
+    /// On a gateway: the rows of the table it holds (nil: all of them).
+    public let scope: RowScope?
+    /// On a gateway: what a local write outside ``scope`` gets.
+    public let scopeWrites: ScopeWrites
+    /// In the cloud: the columns gateways may scope on; each gets an index and a move log.
+    public let scopeColumns: [String]
     private let indexByName: [String: Int]
 
     public init(
         name: String, columns: [Column], conflict: ConflictPolicy, policy: SyncPolicy,
-        lifecycle: TableLifecycle = TableLifecycle()
+        lifecycle: TableLifecycle = TableLifecycle(), scope: RowScope? = nil, scopeWrites: ScopeWrites = .accept,
+        scopeColumns: [String] = []
     ) {
         self.name = name
         self.lifecycle = lifecycle
         self.columns = columns
         self.conflict = conflict
         self.policy = policy
+        self.scope = scope
+        self.scopeWrites = scopeWrites
+        self.scopeColumns = scopeColumns
         var index: [String: Int] = [:]
         for (i, column) in columns.enumerated() { index[column.name] = i }
         self.indexByName = index

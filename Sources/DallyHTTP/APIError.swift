@@ -8,7 +8,7 @@ extension DallyError.Code {
         switch self {
         case .malformedJSON, .badRequest, .badQuery, .invalidID, .badEncoding, .badDictionary: .badRequest
         case .unauthorized: .unauthorized
-        case .forbidden: .forbidden
+        case .forbidden, .outOfScope: .forbidden
         case .unknownTable, .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .versionMismatch, .batchReused, .syncDisabled, .unknownDictionary, .dictionaryConflict, .missingChunks,

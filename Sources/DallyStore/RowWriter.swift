@@ -59,6 +59,10 @@ enum RowWriter {
             deleted = true
         }
 
+        if let scope = table.writeScope {
+            try ScopeCheck.require(scope, old: liveOld, new: deleted ? nil : values, id: write.id, schema: schema)
+        }
+
         let hasObjects = RowObjects.hasObjects(schema)
         if hasObjects {
             for (index, _) in write.values where schema.columns[index].type == .object {

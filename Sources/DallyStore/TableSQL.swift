@@ -14,9 +14,13 @@ package struct TableSQL: StoredTable, Sendable {
     let selectList: String
     let selectByID: String
     let upsert: String
+    /// The scope a local write must stay in: the table's, when `scope_writes = "reject"`.
+    let writeScope: TypedScope?
 
     init(schema: TableSchema) {
         self.schema = schema
+        // The configuration checked the scope against this schema already.
+        writeScope = schema.scopeWrites == .reject ? try? schema.scope?.validated(against: schema) : nil
         sqlTable = Self.quote("t_\(schema.name)")
         sqlColumns = schema.columns.map { Self.quote("c_\($0.name)") }
         let metadata = "id, seq, updated_at, deleted, version"

@@ -23,13 +23,19 @@ public struct BatchRequest: Sendable, Equatable {
     /// sent before, as when its data directory was restored from a backup. Answered with
     /// `resync` pages (``DownstreamStart``).
     public var regressed: [String] = []
+    /// The gateway's scopes: its downstream pages hold only these rows (PROTOCOL.md §7.4).
+    public var scopes: TableScopes
     public var sections: [Section]
 
-    public init(batchID: String, gateway: String, replica: String, since: TableVersions, sections: [Section]) {
+    public init(
+        batchID: String, gateway: String, replica: String, since: TableVersions, scopes: TableScopes = TableScopes(),
+        sections: [Section]
+    ) {
         self.batchID = batchID
         self.gateway = gateway
         self.replica = replica
         self.since = since
+        self.scopes = scopes
         self.sections = sections
     }
 
@@ -99,6 +105,10 @@ public struct BatchRequest: Sendable, Equatable {
         writer.string(replica)
         writer.raw(",\"since\":")
         since.write(to: &writer)
+        if !scopes.isEmpty {
+            writer.raw(",\"scopes\":")
+            scopes.write(to: &writer)
+        }
         if !resyncing.isEmpty {
             writer.raw(",\"resyncing\":[")
             for (i, table) in resyncing.enumerated() {
@@ -162,6 +172,7 @@ public struct BatchRequest: Sendable, Equatable {
             throw WireError.malformed("replica", "a replica id is 1 to 64 of A-Z a-z 0-9 - _")
         }
         let since = try TableVersions.read(root.optional("since") ?? .object([]), path: "since")
+        let scopes = try TableScopes.read(root.optional("scopes") ?? .object([]), path: "scopes")
         var sections: [Section] = []
         var rows = 0
         var tables: Set<String> = []
@@ -199,7 +210,8 @@ public struct BatchRequest: Sendable, Equatable {
             }
             sections.append(Section(table: table, columns: columns, changes: changes))
         }
-        var request = BatchRequest(batchID: batchID, gateway: gateway, replica: replica, since: since, sections: sections)
+        var request = BatchRequest(
+            batchID: batchID, gateway: gateway, replica: replica, since: since, scopes: scopes, sections: sections)
         for (i, element) in try root.optionalArray("resyncing").enumerated() {
             request.resyncing.append(try WireError.tableName(element, path: "resyncing[\(i)]"))
         }

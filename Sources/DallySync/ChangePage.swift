@@ -37,15 +37,23 @@ public struct ChangePage: Sendable, Equatable {
         public var version: Int64
         public var updatedAt: Int64
         public var deleted: Bool
+        /// The row changed so that it left the asking gateway's scope (PROTOCOL.md §7.4):
+        /// `[id, version, updated_at, "left"]` on the wire, with no values. The gateway drops
+        /// its copy; nothing was deleted.
+        public var left: Bool
         public var values: [JSONValue]
 
-        public init(id: String, version: Int64, updatedAt: Int64, deleted: Bool, values: [JSONValue]) {
+        public init(id: String, version: Int64, updatedAt: Int64, deleted: Bool, left: Bool = false, values: [JSONValue]) {
             self.id = id
             self.version = version
             self.updatedAt = updatedAt
             self.deleted = deleted
+            self.left = left
             self.values = values
         }
+
+        /// Whether the row carries values: neither a tombstone nor a row that left the scope.
+        public var hasValues: Bool { !deleted && !left }
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -53,7 +61,7 @@ public struct ChangePage: Sendable, Equatable {
         writer.string(table)
         // A page with no live rows needs no columns: most answers to a gateway that is the
         // only writer are such pages, one per table, and the names are most of their bytes.
-        if rows.contains(where: { !$0.deleted }) {
+        if rows.contains(where: \.hasValues) {
             writer.raw(",\"columns\":[")
             for (i, column) in columns.enumerated() {
                 if i > 0 { writer.raw(",") }
@@ -78,8 +86,12 @@ public struct ChangePage: Sendable, Equatable {
             writer.raw(",")
             writer.int(row.updatedAt)
             writer.raw(",")
-            writer.bool(row.deleted)
-            if !row.deleted {
+            if row.left {
+                writer.raw("\"left\"")
+            } else {
+                writer.bool(row.deleted)
+            }
+            if row.hasValues {
                 for value in row.values {
                     writer.raw(",")
                     writer.value(value)
@@ -110,16 +122,26 @@ public struct ChangePage: Sendable, Equatable {
         for (r, element) in try object.array("rows").enumerated() {
             let rowPath = object.childPath("rows[\(r)]")
             guard case .array(let items) = element, items.count >= 4,
-                case .string(let id) = items[0], case .int(let updatedAt) = items[2], case .bool(let deleted) = items[3]
+                case .string(let id) = items[0], case .int(let updatedAt) = items[2]
             else {
                 throw WireError.malformed(rowPath, "expected [id, version, updated_at, deleted, value…]")
             }
+            let deleted: Bool
+            let left: Bool
+            switch items[3] {
+            case .bool(let flag): (deleted, left) = (flag, false)
+            case .string("left"): (deleted, left) = (false, true)
+            default: throw WireError.malformed("\(rowPath)[3]", "expected true, false or \"left\"")
+            }
             let version = try WireError.version(items[1], path: "\(rowPath)[1]")
-            guard items.count == (deleted ? 4 : 4 + columns.count) else {
-                throw WireError.malformed(rowPath, "expected \(deleted ? 0 : columns.count) values")
+            let valueCount = deleted || left ? 0 : columns.count
+            guard items.count == 4 + valueCount else {
+                throw WireError.malformed(rowPath, "expected \(valueCount) values")
             }
             rows.append(
-                ChangedRow(id: id, version: version, updatedAt: updatedAt, deleted: deleted, values: Array(items[4...])))
+                ChangedRow(
+                    id: id, version: version, updatedAt: updatedAt, deleted: deleted, left: left,
+                    values: Array(items[4...])))
         }
         var page = ChangePage(
             table: table, columns: columns,

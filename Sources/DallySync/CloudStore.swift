@@ -31,19 +31,27 @@ public protocol CloudStore: Sendable {
     /// Changes of `table` after version `since`, in version order, leaving out rows whose last
     /// change came from `excludingReplica`.
     ///
+    /// With a `scope` (checked against the table: its columns are ``TableSchema/scopeColumns``)
+    /// the page holds, found through the scope columns' indexes and the move log, the rows in
+    /// the scope, and the rows that were in it before a change after `since` took them out:
+    /// those come as tombstones when deleted, else as ``ChangePage/ChangedRow/left`` entries
+    /// (PROTOCOL.md §7.4). Other rows are left out, and the cursor still moves past them.
+    ///
     /// A cursor behind the table's horizon or ahead of its version gets a page from version 0
     /// marked `resync`, own rows included (``DownstreamStart``); a reader `resyncing` pages on
     /// from its cursor, own rows included. Batch answers' pages follow the same rule, with
     /// ``BatchRequest/resyncing``.
-    func changes(table: String, since: Int64, limit: Int, excludingReplica: String?, resyncing: Bool) async throws
-        -> ChangePage
+    func changes(
+        table: String, since: Int64, limit: Int, excludingReplica: String?, scope: TypedScope?, resyncing: Bool
+    ) async throws -> ChangePage
 
-    /// Whether `table` has a change after `since` from a replica other than `excludingReplica`.
+    /// Whether `table` has a change after `since` from a replica other than `excludingReplica`
+    /// (within `scope`, as ``changes(table:since:limit:excludingReplica:scope:)`` counts them).
     ///
     /// False must be exact (a notify waiter would miss a change); true may be spurious when
     /// such a change was overwritten since by `excludingReplica` (the gateway then pulls a page
     /// without that row), so that an implementation can answer from the commits it heard of.
-    func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool
+    func hasChanges(table: String, since: Int64, excludingReplica: String?, scope: TypedScope?) async throws -> Bool
 
     /// The current version of every table.
     var versions: [String: Int64] { get }
@@ -115,9 +123,31 @@ public protocol CloudStore: Sendable {
 }
 
 extension CloudStore {
-    /// Changes of `table` for a reader not pulling from scratch.
+    /// Every change of `table` after `since`: no scope, not resyncing.
     public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
-        try await changes(table: table, since: since, limit: limit, excludingReplica: excludingReplica, resyncing: false)
+        try await changes(
+            table: table, since: since, limit: limit, excludingReplica: excludingReplica, scope: nil, resyncing: false)
+    }
+
+    /// The changes of `table` after `since` within `scope`, for a reader not pulling from scratch.
+    public func changes(
+        table: String, since: Int64, limit: Int, excludingReplica: String?, scope: TypedScope?
+    ) async throws -> ChangePage {
+        try await changes(
+            table: table, since: since, limit: limit, excludingReplica: excludingReplica, scope: scope, resyncing: false)
+    }
+
+    /// Every change of `table` after `since` for a reader that may be pulling from scratch.
+    public func changes(
+        table: String, since: Int64, limit: Int, excludingReplica: String?, resyncing: Bool
+    ) async throws -> ChangePage {
+        try await changes(
+            table: table, since: since, limit: limit, excludingReplica: excludingReplica, scope: nil, resyncing: resyncing)
+    }
+
+    /// Whether `table` has any change after `since`: no scope.
+    public func hasChanges(table: String, since: Int64, excludingReplica: String?) async throws -> Bool {
+        try await hasChanges(table: table, since: since, excludingReplica: excludingReplica, scope: nil)
     }
 }
 

@@ -130,10 +130,11 @@ struct CloudClient: Sendable {
 
     /// Waits up to `wait` for tables to move past `versions`; the tables that did, and the
     /// answer's size on the wire.
-    func notify(versions: TableVersions, replica: String, wait: Duration) async throws(CloudError)
-        -> (TableVersions, Int)
+    func notify(versions: TableVersions, replica: String, scopes: TableScopes = TableScopes(), wait: Duration)
+        async throws(CloudError) -> (TableVersions, Int)
     {
-        let query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
+        var query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
+        if !scopes.isEmpty { query += "&scopes=" + Self.percentEncoded(scopes.encode()) }
         var request = HTTPClientRequest(url: baseURL + "/v1/notify?" + query)
         request.method = .GET
         let (document, received) = try await exchange(request, timeout: link.requestTimeout, quiet: wait)
@@ -142,6 +143,26 @@ struct CloudClient: Sendable {
         } catch {
             throw .badAnswer(error.message)
         }
+    }
+
+    /// `bytes` with every byte but the unreserved ones (RFC 3986 §2.3) percent-encoded.
+    static func percentEncoded(_ bytes: [UInt8]) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether the cloud answers `GET /healthz` within `timeout`: the uplink's cheap probe.

@@ -70,7 +70,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 counters.withLock { $0.connected = true }
                 uplink.count { $0.notifyPolls += 1 }
                 let (changed, received) = try await uplink.client.notify(
-                    versions: cursors, replica: store.replicaID, wait: link.notifyWait)
+                    versions: cursors, replica: store.replicaID,
+                    scopes: store.scopes.restricted(to: cursors.entries.map(\.table)), wait: link.notifyWait)
                 uplink.recordAnswer(CloudClient.Traffic(received: received), now: now())
                 failures = 0
                 guard !changed.isEmpty else { continue }

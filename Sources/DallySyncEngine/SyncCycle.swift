@@ -171,7 +171,7 @@ final class SyncCycle: Sendable {
             let cursors = try await store.cloudCursors().entries.filter { pulls.contains($0.table) }
             var request = BatchRequest(
                 batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
-                since: TableVersions(cursors), sections: [])
+                since: TableVersions(cursors), scopes: store.scopes.restricted(to: cursors.map(\.table)), sections: [])
             request.resyncing = try await store.resyncingTables().filter(pulls.contains)
             let (answer, traffic) = try await uplink.client.post(batch: request.encode())
             uplink.recordAnswer(traffic, now: now())

@@ -46,6 +46,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
     private let probes: [ProbeLoop<C>]
     private let now: @Sendable () -> Int64
     private let logger: Logger
+    private let store: ReplicaStore
 
     /// - Parameters:
     ///   - uplinks: at least one; their classes must be in `networkClasses`, which is in cost
@@ -62,6 +63,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
     ) throws {
         self.now = now
         self.logger = logger
+        self.store = store
         if link.insecureSkipVerify {
             logger.warning("[cloud] insecure_skip_verify is on: any certificate is accepted as the cloud's")
         }
@@ -216,6 +218,10 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
     // MARK: - Service
 
     public func run() async throws {
+        // Before anything is pulled: a scope changed in the config drops what left it and
+        // pulls its table again from the start (docs/CONFIG.md, scopes).
+        let changed = try await store.reconcileScopes()
+        if !changed.isEmpty { logger.info("scopes changed", metadata: ["tables": "\(changed.joined(separator: ","))"]) }
         // Shutdown cancels every loop: a request under way is abandoned (a batch in flight
         // stays recorded and is resent at the next start), the notify poll is dropped.
         await cancelWhenGracefulShutdown {

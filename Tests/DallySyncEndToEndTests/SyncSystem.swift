@@ -10,6 +10,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// A real cloud and two real gateways on 127.0.0.1, each on an ephemeral port with its own
 /// temporary data directory, and an HTTP client to call them.
@@ -53,15 +54,21 @@ final class SyncSystem: Sendable {
     let live: LiveSystem
     let cloudExtra: String
     let http: HTTPClient
+    /// Per gateway, tables declared instead of the system's (a scope of its own, …).
+    let gatewayTables: Mutex<[String: [SystemConfig.Table]]>
 
     var root: String { live.root }
     var cloudServer: ServiceRunner { live.cloudRunner }
     var cloud: Cloud<ContinuousClock>? { live.cloud }
     var config: SystemConfig { live.config }
 
-    init(config: SystemConfig = SyncSystem.config(), cloudExtra: String = SyncSystem.cloudLimits) {
+    init(
+        config: SystemConfig = SyncSystem.config(), cloudExtra: String = SyncSystem.cloudLimits,
+        gatewayTables: [String: [SystemConfig.Table]] = [:]
+    ) {
         live = LiveSystem(config: config, rootPrefix: "dally-sync-tests-")
         self.cloudExtra = cloudExtra
+        self.gatewayTables = Mutex(gatewayTables)
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -71,7 +78,8 @@ final class SyncSystem: Sendable {
     func gatewayConfig(_ id: String) throws -> GatewayConfig {
         try config.gateway(
             id, dataDirectory: live.directory(id),
-            link: .init(url: live.cloudURL, notifyWait: "10s", retryMin: "50ms", retryMax: "500ms"))
+            link: .init(url: live.cloudURL, notifyWait: "10s", retryMin: "50ms", retryMax: "500ms"),
+            tables: gatewayTables.withLock { $0[id] })
     }
 
     /// Starts (or restarts, on the same port) the cloud.

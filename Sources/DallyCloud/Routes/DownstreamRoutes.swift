@@ -22,13 +22,14 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     func changes(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
         let table = try context.parameters.require("table")
-        let query = try QueryParameters(request, allowed: ["since", "limit", "replica", "resync"])
+        let query = try QueryParameters(request, allowed: ["since", "limit", "replica", "scopes", "resync"])
         let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
+        let scopes = try scopes(query)
         let since = try query.since()
         let resyncing = try query.bool("resync", fallback: false)
         let page = try await store.changes(
             table: table, since: since, limit: try query.limit(fallback: maxPageRows, maximum: maxPageRows),
-            excludingReplica: replica, resyncing: resyncing)
+            excludingReplica: replica, scope: scopes[table], resyncing: resyncing)
         compaction.saw(gateway: gateway, table: table, since: since, resyncing: resyncing)
         return BodyCoding.response(json: page.encode(), to: request)
     }
@@ -38,8 +39,9 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// at the timeout.
     func notify(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
-        let query = try QueryParameters(request, allowed: ["versions", "wait", "replica"])
+        let query = try QueryParameters(request, allowed: ["versions", "wait", "replica", "scopes"])
         let asked = try TableVersions.parseQuery(Substring(query.string("versions") ?? ""))
+        let scopes = try scopes(query)
         let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
         let deadline = clock.now.advanced(by: try query.wait(maximum: maxWait))
         // Tables the cloud does not have never change; they are left out rather than refused,
@@ -53,7 +55,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
             for (table, cursor) in cursors.sorted(by: { $0.key < $1.key }) {
                 let current = versions[table] ?? 0
                 guard current > cursor else { continue }
-                if try await store.hasChanges(table: table, since: cursor, excludingReplica: replica) {
+                if try await store.hasChanges(table: table, since: cursor, excludingReplica: replica, scope: scopes[table]) {
                     changed.append((table, current))
                 } else {
                     // Only the asking replica's own changes: follow on from here.
@@ -71,6 +73,17 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
             case .changed?: continue
             case .timeout?, .disconnected?, .shutdown?: return Self.answer(TableVersions())
             }
+        }
+    }
+
+    /// The gateway's scopes (`scopes={"orders":{"store_id":["S12"]}}`, PROTOCOL.md §7.4),
+    /// checked against the cloud's tables; none when absent.
+    private func scopes(_ query: QueryParameters) throws(DallyError) -> [String: TypedScope] {
+        guard let text = query.string("scopes") else { return [:] }
+        do {
+            return try TableScopes.parseQuery(Substring(text)).validated({ store.schema($0) }, field: "scopes")
+        } catch {
+            throw DallyError(.badQuery, error.message, field: error.field ?? "scopes")
         }
     }
 

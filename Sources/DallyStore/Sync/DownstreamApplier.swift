@@ -26,6 +26,16 @@ enum DownstreamApplier {
         db: Database, context: inout CommitContext
     ) throws -> Int {
         guard let table = tables[page.table], !table.schema.policy.localOnly else { return 0 }
+        // A page from past the table's cursor would leave a gap: the cursor was moved back
+        // since the request left (a scope change at start, ``ReplicaStore/reconcileScopes()``,
+        // while a batch with the old scope was in flight). It is pulled again from the cursor.
+        // A resync page starts from 0, never past the cursor.
+        if let held = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT version FROM dally_cloud_cursors WHERE tbl = ?"), arguments: [page.table]),
+            page.since > held
+        {
+            return 0
+        }
         if page.resync, rows.startIndex == page.rows.startIndex { try ResyncLedger.begin(table, now: context.now, db: db) }
         let resyncing = try page.resync || ResyncLedger.isResyncing(table.schema.name, db: db)
         let columns = CloudRowWriter.positions(of: page.columns, in: table.schema)
@@ -33,6 +43,14 @@ enum DownstreamApplier {
         for row in rows {
             if resyncing { try ResyncLedger.seen(row.id, table: table.schema.name, db: db) }
             let old = try CloudRowWriter.current(row.id, table: table, db: db)
+            if row.left {
+                // Out of this gateway's scope now: drop the clean copy; a dirty one keeps its
+                // change, which goes up as usual.
+                guard let old, ScopeExit.canLeave(old) else { continue }
+                try ScopeExit.leave(old, updatedAt: row.updatedAt, table: table, db: db, context: &context)
+                applied += 1
+                continue
+            }
             if let old, old.version == nil {
                 try ConflictLog.refreshServerSide(table: table, row: row, pageColumns: page.columns, db: db)
                 continue

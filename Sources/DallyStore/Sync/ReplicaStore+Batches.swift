@@ -4,6 +4,13 @@ import Foundation
 import GRDB
 
 extension ReplicaStore {
+    /// The scopes of the replicated tables, as downstream requests carry them (PROTOCOL.md §7.4).
+    public var scopes: TableScopes {
+        TableScopes.declared(in: tables.values.map(\.schema).filter { !$0.policy.localOnly })
+    }
+}
+
+extension ReplicaStore {
     /// The batch to send next within `scope`, or nil when nothing is pending there.
     ///
     /// A batch in flight that fits the scope (sent before, answer not applied, perhaps before
@@ -85,7 +92,7 @@ extension ReplicaStore {
             }
             var request = BatchRequest(
                 batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
-                since: TableVersions(since), sections: sections)
+                since: TableVersions(since), scopes: scopes.restricted(to: since.map(\.table)), sections: sections)
             request.resyncing = try ResyncLedger.tables(db: db).filter { table in since.contains { $0.table == table } }
             let rowsJSON = JSONRows.text(sent) { [.text($0.table), .text($0.id), .int($0.seq)] }
             let batch = OutgoingBatch(

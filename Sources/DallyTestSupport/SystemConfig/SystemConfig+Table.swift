@@ -14,6 +14,12 @@ extension SystemConfig {
         public var downloadObjects: String?
         /// Further keys as TOML lines, e.g. `tombstone_ttl = "1d"`.
         public var extra: [String]
+        /// A gateway's scope as a TOML inline table, e.g. `{ store_id = "S1" }`.
+        public var scope: String?
+        /// `accept` or `reject`; nil keeps the default.
+        public var scopeWrites: String?
+        /// The cloud's scope columns.
+        public var scopeColumns: [String] = []
 
         public init(
             _ name: String, columns: [String], conflict: String? = nil, localOnly: Bool = false,
@@ -41,6 +47,9 @@ extension SystemConfig {
             if let uploadObjects { lines.append("upload_objects = \(uploadObjects)") }
             if let download { lines.append("download = \(download)") }
             if let downloadObjects { lines.append("download_objects = \(downloadObjects)") }
+            if let scope { lines.append("scope = \(scope)") }
+            if let scopeWrites { lines.append("scope_writes = \(TOMLText.string(scopeWrites))") }
+            if !scopeColumns.isEmpty { lines.append("scope_columns = \(TOMLText.array(scopeColumns))") }
             lines += extra
             return lines.joined(separator: "\n")
         }
