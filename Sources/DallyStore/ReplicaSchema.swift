@@ -149,6 +149,13 @@ enum ReplicaSchema {
             // the cloud: a resumed upload asks only about the rest.
             try db.execute(sql: "ALTER TABLE dally_object_uploads ADD COLUMN chunks_done INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v10-tinysync-marks") { db in
+            // TinySync's `last_synced` is a time; the replica's cursor is a tie-free sequence.
+            // Each TinySync answer records the time it hands out and the sequence its rows
+            // reached, so that the time, sent back, resumes exactly there (``TinySyncMarks``).
+            try db.execute(
+                sql: "CREATE TABLE dally_tinysync_marks (at INTEGER NOT NULL PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID")
+        }
         return migrator
     }
 }
