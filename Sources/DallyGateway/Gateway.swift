@@ -116,6 +116,9 @@ public struct Gateway {
         ).register(on: router)
         ObjectUploadRoute(authorizer: authorizer, store: store, receiver: receiver).register(on: router)
         BatchRoute(access: access, maxRows: config.limits.maxRowsPerBatch).register(on: router)
+        TinySyncRoute(
+            access: access, maxRows: config.limits.maxRowsPerBatch, maxAnswerRows: TinySyncRoute.defaultMaxAnswerRows
+        ).register(on: router)
         SyncRoutes(access: access, syncer: syncer).register(on: router)
         UplinkRoutes(authorizer: authorizer, syncer: syncer).register(on: router)
         FeedRoutes(

@@ -194,6 +194,13 @@ enum ReplicaSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v9-tinysync-marks") { db in
+            // TinySync's `last_synced` is a time; the replica's cursor is a tie-free sequence.
+            // Each TinySync answer records the time it hands out and the sequence its rows
+            // reached, so that the time, sent back, resumes exactly there (``TinySyncMarks``).
+            try db.execute(
+                sql: "CREATE TABLE dally_tinysync_marks (at INTEGER NOT NULL PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID")
+        }
         return migrator
     }
 }

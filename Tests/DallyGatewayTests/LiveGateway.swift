@@ -51,9 +51,15 @@ struct LiveGateway: Sendable {
     /// Starts a gateway for `config`, runs `body` against it, then stops it gracefully and
     /// closes its replica.
     static func run<C: Clock, T: Sendable>(
-        _ config: GatewayConfig, clock: C = ContinuousClock(), _ body: @Sendable (LiveGateway) async throws -> T
+        _ config: GatewayConfig, clock: C = ContinuousClock(), now: (@Sendable () -> Int64)? = nil,
+        _ body: @Sendable (LiveGateway) async throws -> T
     ) async throws -> T where C.Duration == Duration {
-        let gateway = try Gateway(config: config, logger: Logger(label: "test"), clock: clock)
+        let gateway =
+            if let now {
+                try Gateway(config: config, logger: Logger(label: "test"), clock: clock, now: now)
+            } else {
+                try Gateway(config: config, logger: Logger(label: "test"), clock: clock)
+            }
         let runner = ServiceRunner()
         var httpConfiguration = HTTPClient.Configuration()
         httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 400

@@ -1,0 +1,153 @@
+/// TinySync's times: ISO 8601 strings on the wire, milliseconds since 1970 in the replica.
+///
+/// Parsing accepts what TinySync clients send: `2014-02-14T09:12:43-0700` (the seed's form),
+/// `…Z`, `…+07:00`, `…+07`, fractional seconds of any length, and a space for the `T`. A time
+/// without a zone is read as UTC. Fractions finer than a millisecond are cut, never rounded
+/// up: an earlier cursor can only resend rows, a later one could skip them.
+///
+/// ```swift
+/// TinySyncTime.parse("2014-02-14T09:12:43-0700")   // 1392394363000
+/// TinySyncTime.format(1392394363000)               // "2014-02-14T16:12:43.000Z"
+/// ```
+enum TinySyncTime {
+    /// Milliseconds since 1970, or nil for a string that is not such a time.
+    static func parse(_ text: String) -> Int64? {
+        var scanner = Scanner(Array(text.utf8))
+        guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")),
+            let month = scanner.digits(2), scanner.take(UInt8(ascii: "-")),
+            let day = scanner.digits(2), scanner.take(UInt8(ascii: "T")) || scanner.take(UInt8(ascii: "t"))
+                || scanner.take(UInt8(ascii: " ")),
+            let hour = scanner.digits(2), scanner.take(UInt8(ascii: ":")), let minute = scanner.digits(2)
+        else { return nil }
+        var second: Int64 = 0
+        var millis: Int64 = 0
+        if scanner.take(UInt8(ascii: ":")) {
+            guard let s = scanner.digits(2) else { return nil }
+            second = s
+            if scanner.take(UInt8(ascii: ".")) || scanner.take(UInt8(ascii: ",")) {
+                guard let fraction = scanner.fractionMillis() else { return nil }
+                millis = fraction
+            }
+        }
+        guard let offsetMinutes = scanner.zone(), scanner.atEnd else { return nil }
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour <= 23, minute <= 59,
+            second <= 59
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
+        return seconds * 1000 + millis
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC: the form every answer uses, millisecond-exact.
+    static func format(_ millis: Int64) -> String {
+        let (days, msOfDay) = floorDivide(millis, 86_400_000)
+        let (year, month, day) = civilFromDays(days)
+        let hour = msOfDay / 3_600_000
+        let minute = msOfDay / 60_000 % 60
+        let second = msOfDay / 1000 % 60
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))."
+            + "\(pad(msOfDay % 1000, 3))Z"
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let r = ((a % b) + b) % b
+        return ((a - r) / b, r)
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    // Howard Hinnant's days_from_civil and civil_from_days (proleptic Gregorian calendar).
+    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index == bytes.count }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func digits(_ count: Int) -> Int64? {
+            guard index + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[index..<index + count] {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            index += count
+            return value
+        }
+
+        /// One or more digits after the decimal sign, as whole milliseconds (cut, not rounded).
+        mutating func fractionMillis() -> Int64? {
+            var millis: Int64 = 0
+            var count = 0
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                if count < 3 { millis = millis * 10 + Int64(bytes[index] - 0x30) }
+                count += 1
+                index += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in count..<max(count, 3) { millis *= 10 }
+            return millis
+        }
+
+        /// The zone's offset east of UTC in minutes: `Z`, `±HH`, `±HHMM`, `±HH:MM`, or none (UTC).
+        mutating func zone() -> Int64? {
+            if atEnd { return 0 }
+            if take(UInt8(ascii: "Z")) || take(UInt8(ascii: "z")) { return 0 }
+            let sign: Int64
+            if take(UInt8(ascii: "+")) {
+                sign = 1
+            } else if take(UInt8(ascii: "-")) {
+                sign = -1
+            } else {
+                return nil
+            }
+            guard let hours = digits(2), hours <= 23 else { return nil }
+            var minutes: Int64 = 0
+            if !atEnd {
+                _ = take(UInt8(ascii: ":"))
+                guard let m = digits(2), m <= 59 else { return nil }
+                minutes = m
+            }
+            return sign * (hours * 60 + minutes)
+        }
+    }
+}
