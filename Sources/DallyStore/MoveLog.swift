@@ -11,12 +11,14 @@ import GRDB
 /// those columns' values before the write — and only when a write changes one of them; an
 /// insert or a write that leaves them alone costs the trigger's `WHEN` test and nothing more.
 ///
-/// The log is bounded: ``prune(db:)`` keeps the newest ``retained`` entries at open. A reader
-/// whose cursor is older than the oldest entry may miss a `left` entry (it sees the row's next
-/// state instead), so a client away that long should re-read its rows.
+/// The log is bounded by a window of local sequence numbers: the trigger that logs a move also
+/// deletes the entries more than ``window`` writes old (an index seek that finds at most a few),
+/// and ``prune(db:)`` does the same at open. A reader whose cursor is older than the window may
+/// miss a `left` entry (it sees the row's next state instead), so a client away that long should
+/// re-read its rows.
 enum MoveLog {
-    /// The entries kept across a restart; a filtered reader is rarely that many moves behind.
-    static let retained = 100_000
+    /// How many local writes back the log reaches: at most this many entries, whatever the load.
+    static let window: Int64 = 1_000_000
 
     static let createStatements = [
         """
@@ -47,19 +49,18 @@ enum MoveLog {
                     BEGIN
                         INSERT OR REPLACE INTO dally_moves (seq, tbl, row_id, old)
                         VALUES (new.seq, '\(table.schema.name)', old.id, json_object(\(old)));
+                        DELETE FROM dally_moves WHERE seq <= new.seq - \(window);
                     END
                     """)
         }
         try prune(db: db)
     }
 
-    /// Drops all but the newest ``retained`` entries.
+    /// Drops the entries older than ``window`` writes.
     static func prune(db: Database) throws {
         try db.execute(
-            sql: """
-                DELETE FROM dally_moves WHERE seq < \
-                (SELECT seq FROM dally_moves ORDER BY seq DESC LIMIT 1 OFFSET ?)
-                """, arguments: [retained - 1])
+            sql: "DELETE FROM dally_moves WHERE seq <= (SELECT value FROM dally_meta WHERE key = 'last_seq') - ?",
+            arguments: [window])
     }
 
     /// SQL true when the row `alias`.id of `table` passed `filter` at local sequence `since`:
