@@ -13,7 +13,7 @@ import Hummingbird
 /// in it: its scope is ANDed with any `where=`.
 ///
 /// A filtered feed (a `where=`, or a scoped token) gives the rows that match and, as
-/// `{"table":…,"id":…,"seq":…,"left":true}`, the rows that matched at the cursor and no longer
+/// tombstone-shaped entries with `"left":true` (``LeftEntry``), the rows that matched at the cursor and no longer
 /// do; its `next_since` passes the rows it skipped. Its long-poll answers only when such an
 /// entry exists: woken by a commit to its tables, it reads the page, and with nothing in it
 /// parks again from the new cursor until its wait runs out.
@@ -144,7 +144,7 @@ struct FeedRoutes: Sendable {
             if !first { writer.raw(",") }
             first = false
             if page.left.contains(entry.row.seq) {
-                LeftEntry(table: entry.table, id: entry.row.id, seq: entry.row.seq).write(to: &writer)
+                LeftEntry(table: entry.table, id: entry.row.id, seq: entry.row.seq, updatedAt: entry.row.updatedAt).write(to: &writer)
             } else {
                 entry.row.write(to: &writer, schema: schema, table: withTable ? entry.table : nil)
             }
