@@ -90,5 +90,15 @@ struct ScopedTokenEndToEndTests {
             #expect(reply.json["next_since"]?.int == 4)
         }
     }
-}
 
+    @Test func aScopedTokenSeesAndResolvesNoConflictOfItsScopedTables() async throws {
+        try await LiveGateway.run(try FilteredFeedConfig.make()) { gw in
+            #expect(try await gw.send(.GET, "/v1/conflicts", token: phone).json["conflicts"]?.array?.isEmpty == true)
+            let listed = try await gw.send(.GET, "/v1/conflicts?table=tasks", token: phone)
+            #expect(listed.status == 403 && listed.errorCode == "forbidden")
+            let resolved = try await gw.send(.POST, "/v1/conflicts/tasks/other", token: phone, body: #"{"take":"local"}"#)
+            #expect(resolved.status == 403 && resolved.errorCode == "forbidden")
+            #expect(try await gw.send(.GET, "/v1/conflicts?table=tasks", token: app).status == 200)
+        }
+    }
+}

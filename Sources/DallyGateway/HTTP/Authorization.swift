@@ -69,6 +69,25 @@ struct Authorizer: Sendable {
         }
     }
 
+    /// Whether the caller's token is pinned to a scope on `table` (or has one that does not fit).
+    func isScoped(_ request: Request, table: String) -> Bool {
+        do {
+            return try scope(of: request, table: table) != nil
+        } catch {
+            return true
+        }
+    }
+
+    /// Refuses a token pinned to a scope on `table`, for what only a token that sees the whole
+    /// table may do (the conflict list and its resolutions hold rows of every scope).
+    func requireWholeTable(_ request: Request, table: String) throws(DallyError) {
+        guard isScoped(request, table: table) else { return }
+        throw DallyError(
+            .forbidden,
+            "this token is pinned to a scope on '\(table)'; conflicts are seen and resolved with a token that reads the whole table",
+            field: "table")
+    }
+
     /// Requires the admin token.
     func requireAdmin(_ request: Request) throws(DallyError) {
         guard case .admin = try principal(of: request) else {
