@@ -28,9 +28,13 @@ public struct Row<Values: Decodable & Sendable>: Decodable, Sendable {
     public let version: Int64?
     /// The columns, nil for a tombstone.
     public let values: Values?
+    /// In a filtered changes feed (or one read with a scoped token): the row left the filter
+    /// or scope — it is not deleted, but no longer yours to hold. It comes shaped as a
+    /// tombstone (``deleted`` true, no values), so code that drops deleted rows drops it too.
+    public let left: Bool
 
     private enum CodingKeys: String, CodingKey {
-        case table, id, seq, deleted, version, values
+        case table, id, seq, deleted, version, values, left
         case updatedAt = "updated_at"
     }
 
@@ -42,11 +46,16 @@ public struct Row<Values: Decodable & Sendable>: Decodable, Sendable {
         updatedAt = try object.decode(Int64.self, forKey: .updatedAt)
         deleted = try object.decode(Bool.self, forKey: .deleted)
         version = try object.decodeIfPresent(Int64.self, forKey: .version)
+        left = try object.decodeIfPresent(Bool.self, forKey: .left) ?? false
         // A tombstone's values are `{}`, which the app's type need not accept.
         values = deleted ? nil : try object.decode(Values.self, forKey: .values)
     }
 
-    init(table: String?, id: String, seq: Int64, updatedAt: Int64, deleted: Bool, version: Int64?, values: Values?) {
+    init(
+        table: String?, id: String, seq: Int64, updatedAt: Int64, deleted: Bool, version: Int64?, values: Values?,
+        left: Bool = false
+    ) {
+        self.left = left
         self.table = table
         self.id = id
         self.seq = seq
@@ -68,6 +77,7 @@ extension Row: Encodable where Values: Encodable {
         try object.encode(deleted, for: "deleted")
         try object.encode(version, for: "version")
         if let values { try object.encode(values, for: "values") } else { try object.encode(JSONValue.object([]), for: "values") }
+        if left { try object.encode(true, for: "left") }
     }
 }
 
@@ -78,6 +88,7 @@ extension Row where Values == JSONValue {
     /// For example: `let order = try current.decoded(as: Order.self).values`.
     public func decoded<Other: Decodable & Sendable>(as type: Other.Type) throws -> Row<Other> {
         let values = try self.values.map { try JSONCoding.convert($0, to: Other.self) }
-        return Row<Other>(table: table, id: id, seq: seq, updatedAt: updatedAt, deleted: deleted, version: version, values: values)
+        return Row<Other>(table: table, id: id, seq: seq, updatedAt: updatedAt, deleted: deleted, version: version, values: values,
+            left: left)
     }
 }

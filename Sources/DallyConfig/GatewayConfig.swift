@@ -50,6 +50,17 @@ public struct GatewayConfig: Sendable {
         public var token: String
         public var read: Set<String>
         public var write: Set<String>
+        /// The rows of each table the token is pinned to (`scope.<table> = { user_id = "u7" }`):
+        /// it reads and writes only those, whatever it asks. A table not named here is whole.
+        public var scopes: [String: RowScope] = [:]
+
+        public init(name: String, token: String, read: Set<String>, write: Set<String>, scopes: [String: RowScope] = [:]) {
+            self.name = name
+            self.token = token
+            self.read = read
+            self.write = write
+            self.scopes = scopes
+        }
 
         public func mayRead(_ table: String) -> Bool { read.contains("*") || read.contains(table) }
         public func mayWrite(_ table: String) -> Bool { write.contains("*") || write.contains(table) }
@@ -115,7 +126,7 @@ public struct GatewayConfig: Sendable {
         let networkClasses = try readNetworkClasses(root)
         let tables = try TableDeclarations.read(root, networkClasses: networkClasses)
         var tokens: Set<String> = [adminToken]
-        let clients = try readClients(root, tables: Set(tables.map(\.name)), tokens: &tokens)
+        let clients = try readClients(root, tables: tables, tokens: &tokens)
         let cloud = try CloudLink.read(root, otherTokens: tokens, networkClasses: networkClasses)
         let uplinks = try UplinkConfig.read(root, cloud: cloud, networkClasses: networkClasses)
         var config = GatewayConfig(
@@ -144,11 +155,12 @@ public struct GatewayConfig: Sendable {
 
     /// Reads `[[clients]]`; every token must be missing from `tokens`, and is added to it.
     static func readClients(
-        _ root: TOMLSection, tables: Set<String>, tokens: inout Set<String>
+        _ root: TOMLSection, tables schemas: [TableSchema], tokens: inout Set<String>
     ) throws(KeyError) -> [ClientToken] {
+        let tables = Set(schemas.map(\.name))
         var clients: [ClientToken] = []
         for section in try root.sections("clients") {
-            try section.refuseUnknownKeys(["name", "token", "read", "write"])
+            try section.refuseUnknownKeys(["name", "token", "read", "write", "scope"])
             let name = try section.requiredString("name")
             let token = try Secrets.readDistinct(section, "token", taken: &tokens)
             var rights: [Set<String>] = []
@@ -159,7 +171,8 @@ public struct GatewayConfig: Sendable {
                 }
                 rights.append(Set(names))
             }
-            clients.append(ClientToken(name: name, token: token, read: rights[0], write: rights[1]))
+            let scopes = try ScopeDeclaration.readClientScopes(section, schemas: schemas)
+            clients.append(ClientToken(name: name, token: token, read: rights[0], write: rights[1], scopes: scopes))
         }
         return clients
     }

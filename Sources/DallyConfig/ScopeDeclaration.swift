@@ -49,6 +49,23 @@ enum ScopeDeclaration {
         return scope
     }
 
+    /// A client token's `scope`: a table of scopes by table name, each read as a table's
+    /// `scope` (known, comparable columns; values that fit), e.g.
+    /// `scope = { orders = { user_id = "u7" } }`.
+    static func readClientScopes(_ section: TOMLSection, schemas: [TableSchema]) throws(KeyError) -> [String: RowScope] {
+        guard let byTable = try section.section("scope") else { return [:] }
+        var scopes: [String: RowScope] = [:]
+        for table in byTable.table.keys.sorted() {
+            guard let schema = schemas.first(where: { $0.name == table }) else {
+                throw KeyError(
+                    key: byTable.keyPath(table),
+                    reason: "unknown table '\(table)'; a token's scope is a table of scopes by table name, e.g. scope = { orders = { user_id = \"u7\" } }")
+            }
+            if let scope = try readScope(byTable, key: table, schema: schema) { scopes[table] = scope }
+        }
+        return scopes
+    }
+
     /// `scope_writes`: `"accept"` (the default) or `"reject"`.
     static func readWrites(_ section: TOMLSection) throws(KeyError) -> ScopeWrites {
         let text = try section.string("scope_writes", default: ScopeWrites.accept.rawValue)

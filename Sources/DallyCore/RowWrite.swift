@@ -20,6 +20,10 @@ public struct RowWrite: Sendable {
     /// The `seq` the writer last saw for this row; 0 means "the row must not exist". A
     /// mismatch refuses the write with `version_mismatch`.
     public let expectedSeq: Int64?
+    /// The scope of the client token writing, when it is pinned to one: the row as it is and
+    /// as written must be in it. A row outside is answered as if it did not exist (PATCH,
+    /// DELETE) or refused with `out_of_scope` (PUT), with nothing of it in the answer.
+    public var clientScope: TypedScope?
 
     public init(id: String, kind: Kind, values: [(index: Int, value: Value)], updatedAt: Int64?, expectedSeq: Int64?) {
         self.id = id

@@ -56,7 +56,7 @@ public struct Gateway {
         self.logger = logger
         openFiles = OpenFileLimit.raise()
         let store = try ReplicaStore.open(
-            directory: config.server.dataDirectory, tables: config.tables,
+            directory: config.server.dataDirectory, tables: FeedColumns.schemas(config),
             synchronousFull: config.store.synchronousFull, syncPieceRows: config.store.syncPieceRows, now: now)
         self.store = store
         let objects = try GatewayObjects(

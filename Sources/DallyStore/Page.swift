@@ -12,6 +12,10 @@ public struct Page: Sendable {
     public var nextSince: Int64
     /// Whether more rows follow this page.
     public var more: Bool
+    /// The sequences of the rows on the page that left the reader's filter: live rows that no
+    /// longer match it but matched at the reader's cursor (see ``MoveLog``). Always empty
+    /// unfiltered.
+    public var left: Set<Int64> = []
 
     public init(rows: [(table: String, row: StoredRow)], nextSince: Int64, more: Bool) {
         self.rows = rows

@@ -92,6 +92,7 @@ public final class ReplicaStore: Sendable {
             for table in tableSQL {
                 for statement in table.lifecycleIndexStatements { try db.execute(sql: statement) }
             }
+            try MoveLog.install(tableSQL, db: db)
             let replicaID = try String.fetchOne(db, sql: "SELECT value FROM dally_settings WHERE key = 'replica_id'")
             let horizons = try LifecycleLedger.all(db: db).mapValues(\.horizon)
             return (try Self.loadCommitted(tableSQL, db: db), replicaID ?? "", horizons)
@@ -237,11 +238,18 @@ public final class ReplicaStore: Sendable {
     }
 
     /// Changes (rows and tombstones) of several tables after `since`, merged in sequence order.
-    public func changes(tables names: [String], since: Int64, limit: Int) async throws -> Page {
+    ///
+    /// With `filters` (by table name), a filtered table gives the rows that pass its filter and
+    /// those that left it since `since` (``Page/left``); see ``MoveLog``.
+    public func changes(
+        tables names: [String], since: Int64, limit: Int, filters: [String: RowFilter] = [:]
+    ) async throws -> Page {
         var sqls: [TableSQL] = []
         for name in names { sqls.append(try tableSQL(name)) }
         let tables = sqls
-        return try await pool.read { db in try PageReader.changes(tables: tables, since: since, limit: limit, db: db) }
+        return try await pool.read { db in
+            try PageReader.changes(tables: tables, since: since, limit: limit, filters: filters, db: db)
+        }
     }
 
     /// Outbox depth, size and oldest first-dirty time for every table with entries.

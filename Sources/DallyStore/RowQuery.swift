@@ -10,6 +10,8 @@ public struct RowQuery: Sendable {
     /// Equality filters, ANDed: (column name, value). Names must be columns of the table.
     public var filters: [(column: String, value: Value)]
     public var includeDeleted: Bool
+    /// More conditions ANDed with ``filters``: the reading token's scope, with `IN` lists.
+    public var scope: RowFilter = .all
 
     public init(
         table: String, since: Int64 = 0, limit: Int, filters: [(column: String, value: Value)] = [],

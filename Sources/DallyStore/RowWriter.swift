@@ -25,6 +25,11 @@ enum RowWriter {
         let old = try Row.fetchOne(db.cachedStatement(sql: table.selectByID), arguments: [write.id])
             .map { RowDecoding.storedRow($0, schema: schema) }
         let liveOld = old.flatMap { $0.deleted ? nil : $0 }
+        if let scope = write.clientScope, let liveOld {
+            // Before any check that could describe the row: outside the token's scope it is
+            // answered as missing, or, for a PUT that would replace it, refused without detail.
+            try ClientScopeCheck.requireHeld(liveOld, scope: scope, kind: write.kind, schema: schema)
+        }
 
         if let expected = write.expectedSeq {
             if expected == 0, let liveOld {
@@ -59,6 +64,9 @@ enum RowWriter {
             deleted = true
         }
 
+        if let scope = write.clientScope, !deleted {
+            try ClientScopeCheck.requireWritten(values, scope: scope, id: write.id, schema: schema)
+        }
         if let scope = table.writeScope {
             try ScopeCheck.require(scope, old: liveOld, new: deleted ? nil : values, id: write.id, schema: schema)
         }

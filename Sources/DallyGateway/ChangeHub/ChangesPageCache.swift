@@ -10,14 +10,14 @@ import Synchronization
 final class ChangesPageCache: Sendable {
     private enum Entry {
         case loading(generation: Int64)
-        case ready(generation: Int64, page: ByteBuffer)
+        case ready(generation: Int64, page: CachedPage)
     }
 
     private struct State {
         var entries: [String: Entry] = [:]
         /// Callers waiting for a page being loaded. Kept apart from `entries` so that each
         /// join appends in place: thousands join one load at once.
-        var joined: [String: [CheckedContinuation<ByteBuffer, any Error>]] = [:]
+        var joined: [String: [CheckedContinuation<CachedPage, any Error>]] = [:]
     }
 
     private let state = Mutex(State())
@@ -29,10 +29,10 @@ final class ChangesPageCache: Sendable {
 
     /// The page for `key` at `generation`, loading it with `load` if nobody has.
     func page(
-        key: String, generation: Int64, load: @escaping @Sendable () async throws -> ByteBuffer
-    ) async throws -> ByteBuffer {
+        key: String, generation: Int64, load: @escaping @Sendable () async throws -> CachedPage
+    ) async throws -> CachedPage {
         enum Decision {
-            case hit(ByteBuffer)
+            case hit(CachedPage)
             case join
             case load
         }
@@ -53,7 +53,7 @@ final class ChangesPageCache: Sendable {
             return page
         case .join:
             return try await withCheckedThrowingContinuation { continuation in
-                let late: ByteBuffer?? = state.withLock { state in
+                let late: CachedPage?? = state.withLock { state in
                     switch state.entries[key] {
                     case .loading(let g) where g == generation:
                         state.joined[key, default: []].append(continuation)
@@ -73,7 +73,7 @@ final class ChangesPageCache: Sendable {
             }
         case .load:
             let result = await Result(catching: { try await load() })
-            let joined: [CheckedContinuation<ByteBuffer, any Error>] = state.withLock { state in
+            let joined: [CheckedContinuation<CachedPage, any Error>] = state.withLock { state in
                 guard case .loading(let g) = state.entries[key], g == generation else { return [] }
                 if case .success(let page) = result {
                     state.entries[key] = .ready(generation: generation, page: page)

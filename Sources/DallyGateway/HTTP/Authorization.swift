@@ -12,10 +12,33 @@ enum Principal: Sendable {
 struct Authorizer: Sendable {
     private let clients: [String: GatewayConfig.ClientToken]
     private let adminToken: String
+    /// Each scoped token's scopes, typed once against their tables: by token, then table.
+    private let scopes: [String: [String: TypedScope?]]
 
     init(config: GatewayConfig) {
         clients = Dictionary(uniqueKeysWithValues: config.clients.map { ($0.token, $0) })
         adminToken = config.adminToken
+        var scopes: [String: [String: TypedScope?]] = [:]
+        for client in config.clients {
+            for (table, scope) in client.scopes {
+                // The configuration checked every scope against its table already; should one
+                // not type all the same, the token gets nothing of the table (fail closed).
+                let schema = config.tables.first { $0.name == table }
+                scopes[client.token, default: [:]][table] = schema.flatMap { try? scope.validated(against: $0) }
+            }
+        }
+        self.scopes = scopes
+    }
+
+    /// The scope the caller's token is pinned to on `table`, nil when it reads the whole table.
+    func scope(of request: Request, table: String) throws(DallyError) -> TypedScope? {
+        guard case .client(let client) = try principal(of: request) else { return nil }
+        switch scopes[client.token]?[table] {
+        case nil: return nil
+        case .some(let typed?): return typed
+        case .some(nil):
+            throw DallyError(.forbidden, "token '\(client.name)' has a scope on '\(table)' that does not fit the table; fix the config")
+        }
     }
 
     /// The caller behind `request`'s `Authorization: Bearer …` header.
@@ -44,6 +67,25 @@ struct Authorizer: Sendable {
                     field: "table")
             }
         }
+    }
+
+    /// Whether the caller's token is pinned to a scope on `table` (or has one that does not fit).
+    func isScoped(_ request: Request, table: String) -> Bool {
+        do {
+            return try scope(of: request, table: table) != nil
+        } catch {
+            return true
+        }
+    }
+
+    /// Refuses a token pinned to a scope on `table`, for what only a token that sees the whole
+    /// table may do (the conflict list and its resolutions hold rows of every scope).
+    func requireWholeTable(_ request: Request, table: String) throws(DallyError) {
+        guard isScoped(request, table: table) else { return }
+        throw DallyError(
+            .forbidden,
+            "this token is pinned to a scope on '\(table)'; conflicts are seen and resolved with a token that reads the whole table",
+            field: "table")
     }
 
     /// Requires the admin token.

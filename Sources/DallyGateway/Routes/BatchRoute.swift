@@ -48,13 +48,16 @@ struct BatchRoute: Sendable {
             throw DallyError(.tooManyRows, "a batch holds at most \(maxRows) rows (limits.max_rows_per_batch); got \(total)")
         }
 
+        let scope = try access.authorizer.scope(of: request, table: schema.name)
         var writes: [RowWrite] = []
         writes.reserveCapacity(total)
         var refused: [(id: String?, error: DallyError)] = []
         for (kind, rows) in sections {
             for entry in rows {
                 do throws(DallyError) {
-                    writes.append(try Self.decode(entry, kind: kind, schema: schema))
+                    var write = try Self.decode(entry, kind: kind, schema: schema)
+                    write.clientScope = scope
+                    writes.append(write)
                 } catch {
                     refused.append((Self.entryID(entry), error))
                 }

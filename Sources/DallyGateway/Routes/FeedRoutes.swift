@@ -5,11 +5,18 @@ import Hummingbird
 
 /// Paged reads and the long-poll changes feed:
 /// - `GET /v1/tables/{table}/rows?since=&limit=&where=col:value&include_deleted=`
-/// - `GET /v1/tables/{table}/changes?since=&limit=&wait=`
-/// - `GET /v1/changes?tables=a,b&since=&limit=&wait=`
+/// - `GET /v1/tables/{table}/changes?since=&limit=&wait=&where=col:value`
+/// - `GET /v1/changes?tables=a,b&since=&limit=&wait=&where=col:value`
 ///
 /// All page by local sequence: the answer's `next_since` is the cursor for the next call, and
-/// `more` says whether rows remain beyond this page.
+/// `more` says whether rows remain beyond this page. A token pinned to a scope reads only rows
+/// in it: its scope is ANDed with any `where=`.
+///
+/// A filtered feed (a `where=`, or a scoped token) gives the rows that match and, as
+/// tombstone-shaped entries with `"left":true` (``LeftEntry``), the rows that matched at the cursor and no longer
+/// do; its `next_since` passes the rows it skipped. Its long-poll answers only when such an
+/// entry exists: woken by a commit to its tables, it reads the page, and with nothing in it
+/// parks again from the new cursor until its wait runs out.
 struct FeedRoutes: Sendable {
     let access: TableAccess
     let hub: ChangeHub
@@ -32,14 +39,15 @@ struct FeedRoutes: Sendable {
         let query = try QueryParameters(request, allowed: ["since", "limit", "where", "include_deleted"])
         let since = try query.since()
         try access.store.requireCursor(since, tables: [schema.name])
-        let page = try await access.store.rows(
-            RowQuery(
-                table: schema.name,
-                since: since,
-                limit: try query.limit(fallback: Self.defaultPageRows, maximum: maxPageRows),
-                filters: try query.filters(schema: schema),
-                includeDeleted: try query.bool("include_deleted", fallback: false)
-            ))
+        var rowQuery = RowQuery(
+            table: schema.name,
+            since: since,
+            limit: try query.limit(fallback: Self.defaultPageRows, maximum: maxPageRows),
+            filters: try query.filters(schema: schema),
+            includeDeleted: try query.bool("include_deleted", fallback: false)
+        )
+        rowQuery.scope.and(try access.authorizer.scope(of: request, table: schema.name))
+        let page = try await access.store.rows(rowQuery)
         // Checked again after the read: a compaction that purged past `since` meanwhile raised
         // the horizon before its deletes committed.
         try access.store.requireCursor(since, tables: [schema.name])
@@ -49,25 +57,58 @@ struct FeedRoutes: Sendable {
     /// Answers at once when a change after `since` exists; otherwise parks on the hub until one
     /// arrives, the wait runs out, the client leaves or the gateway stops.
     func changes(_ request: Request, _ context: DallyRequestContext, tables requested: [String]?) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["since", "limit", "wait", "tables"])
+        let query = try QueryParameters(request, allowed: ["since", "limit", "wait", "tables", "where"])
         let tables = try requested ?? resolveTables(request, query.list("tables"))
         let since = try query.since()
         let limit = try query.limit(fallback: Self.defaultPageRows, maximum: maxPageRows)
         let wait = try query.wait(maximum: maxWait)
         try access.store.requireCursor(since, tables: tables)
+        let filters = try feedFilters(request, query, tables: tables)
+        let read = FeedRead(tables: tables, since: since, limit: limit, filters: filters)
+        var cursor = since
 
         if hub.latest(of: tables) > since || wait == .zero {
-            return try await page(tables: tables, since: since, limit: limit)
+            let first = try await page(read, cursor: since)
+            if !first.isEmpty || wait == .zero || read.filters.isEmpty { return JSONResponse.make(first.body) }
+            cursor = first.nextSince
         }
-        let waiter = Waiter()
+        // A filtered read parks again after a commit that gave it nothing, until its deadline.
+        let deadline = ContinuousClock.now.advanced(by: wait)
         let hub = self.hub
-        let reason = try await DisconnectWatcher.watching(context.channel, onDisconnect: { waiter.resume(.disconnected) }) {
-            try await hub.wait(waiter, tables: tables, since: since, timeout: wait)
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { break }
+            let waiter = Waiter()
+            let parked = cursor
+            let reason = try await DisconnectWatcher.watching(context.channel, onDisconnect: { waiter.resume(.disconnected) }) {
+                try await hub.wait(waiter, tables: tables, since: parked, timeout: remaining)
+            }
+            guard reason == .changed else { break }
+            let next = try await page(read, cursor: cursor)
+            if !next.isEmpty || read.filters.isEmpty { return JSONResponse.make(next.body) }
+            cursor = max(cursor, next.nextSince)
         }
-        switch reason {
-        case .changed: return try await page(tables: tables, since: since, limit: limit)
-        case .timeout, .shutdown, .disconnected: return JSONResponse.make(emptyPage(since: since))
+        return JSONResponse.make(encode(Page(rows: [], nextSince: cursor, more: false), key: "changes", since: since, withTable: true))
+    }
+
+    /// The `where=` clauses (each on a column with a move log, see ``FeedColumns``) ANDed with
+    /// the token's scope, for each of `tables` that has a condition.
+    private func feedFilters(_ request: Request, _ query: QueryParameters, tables: [String]) throws(DallyError) -> [String: RowFilter] {
+        var filters: [String: RowFilter] = [:]
+        for table in tables {
+            guard let schema = access.store.schema(table) else { continue }
+            let clauses = try query.filters(schema: schema)
+            for clause in clauses where !schema.scopeColumns.contains(clause.column) {
+                throw DallyError(
+                    .badQuery,
+                    "the changes feed of '\(table)' cannot filter on '\(clause.column)'; list it in the table's scope_columns to filter feeds on it",
+                    field: "where")
+            }
+            var filter = RowFilter(equalities: clauses)
+            filter.and(try access.authorizer.scope(of: request, table: table))
+            if !filter.isEmpty { filters[table] = filter }
         }
+        return filters
     }
 
     /// `tables=a,b`: each must exist and be readable; absent, every table the token may read.
@@ -86,16 +127,18 @@ struct FeedRoutes: Sendable {
         return tables
     }
 
-    private func page(tables: [String], since: Int64, limit: Int) async throws -> Response {
-        let generation = hub.latest(of: tables)
-        let key = "\(tables.joined(separator: ","))|\(since)|\(limit)"
+    /// The encoded page of `read` from `cursor`, shared with equal reads.
+    private func page(_ read: FeedRead, cursor: Int64) async throws -> CachedPage {
+        let generation = hub.latest(of: read.tables)
         let store = access.store
-        let body = try await pageCache.page(key: key, generation: generation) {
-            let page = try await store.changes(tables: tables, since: since, limit: limit)
-            try store.requireCursor(since, tables: tables)
-            return ByteBuffer(bytes: encode(page, key: "changes", since: since, withTable: true).bytes)
+        return try await pageCache.page(key: read.cacheKey(cursor: cursor), generation: generation) {
+            let page = try await store.changes(tables: read.tables, since: cursor, limit: read.limit, filters: read.filters)
+            // Checked after the read too: a compaction purging past `since` meanwhile raised the
+            // horizon before its deletes committed.
+            try store.requireCursor(read.since, tables: read.tables)
+            let body = ByteBuffer(bytes: encode(page, key: "changes", since: read.since, withTable: true).bytes)
+            return CachedPage(body: body, nextSince: page.nextSince, isEmpty: page.rows.isEmpty)
         }
-        return JSONResponse.make(body)
     }
 
     private func encode(_ page: Page, key: StaticString, since: Int64, withTable: Bool) -> JSONWriter {
@@ -103,10 +146,16 @@ struct FeedRoutes: Sendable {
         writer.raw("{\"")
         writer.raw(key)
         writer.raw("\":[")
-        for (i, entry) in page.rows.enumerated() {
-            if i > 0 { writer.raw(",") }
+        var first = true
+        for entry in page.rows {
             guard let schema = access.store.schema(entry.table) else { continue }
-            entry.row.write(to: &writer, schema: schema, table: withTable ? entry.table : nil)
+            if !first { writer.raw(",") }
+            first = false
+            if page.left.contains(entry.row.seq) {
+                LeftEntry(table: entry.table, id: entry.row.id, seq: entry.row.seq, updatedAt: entry.row.updatedAt).write(to: &writer)
+            } else {
+                entry.row.write(to: &writer, schema: schema, table: withTable ? entry.table : nil)
+            }
         }
         writer.raw("],\"since\":")
         writer.int(since)
@@ -118,7 +167,4 @@ struct FeedRoutes: Sendable {
         return writer
     }
 
-    private func emptyPage(since: Int64) -> JSONWriter {
-        encode(Page(rows: [], nextSince: since, more: false), key: "changes", since: since, withTable: true)
-    }
 }

@@ -36,10 +36,11 @@ struct ObjectRoutes: Sendable {
             bodySeq = seq
         }
         let expectedSeq = try RowRoutes.expectedSeq(request, body: bodySeq)
+        let scope = try access.authorizer.scope(of: request, table: schema.name)
         do {
             let outcome = try await receiver.receive(request) { manifest in
                 try await access.store.writeObject(
-                    manifest, table: schema.name, id: id, column: column, expectedSeq: expectedSeq)
+                    manifest, table: schema.name, id: id, column: column, expectedSeq: expectedSeq, clientScope: scope)
             }
             var response = JSONResponse.row(outcome.row, schema: schema)
             if outcome.created { response.status = .created }
@@ -53,7 +54,7 @@ struct ObjectRoutes: Sendable {
     /// it is not here and a fetcher is configured.
     func read(_ request: Request, _ context: DallyRequestContext, head: Bool) async throws -> Response {
         let (schema, id, column, index) = try target(request, context, write: false)
-        guard let row = try await access.store.row(table: schema.name, id: id), !row.deleted else {
+        guard let row = try await access.visibleRow(request, schema: schema, id: id) else {
             throw DallyError(.notFound, "no row '\(id)' in '\(schema.name)'", field: "id")
         }
         guard let reference = Self.reference(row.values[index]) else {

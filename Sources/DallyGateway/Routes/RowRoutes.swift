@@ -21,9 +21,10 @@ struct RowRoutes: Sendable {
         let id = context.parameters.get("id") ?? ""
         let body = try await access.jsonBody(request)
         let decoded = try RowWrite.decode(body, id: id, kind: kind, schema: schema)
-        let write = RowWrite(
+        var write = RowWrite(
             id: decoded.id, kind: decoded.kind, values: decoded.values, updatedAt: decoded.updatedAt,
             expectedSeq: try Self.expectedSeq(request, body: decoded.expectedSeq))
+        write.clientScope = try access.authorizer.scope(of: request, table: schema.name)
         do {
             let row = try await access.store.write(write, table: schema.name)
             return JSONResponse.row(row, schema: schema)
@@ -36,7 +37,7 @@ struct RowRoutes: Sendable {
         let schema = try access.schema(request, context, write: false)
         let id = context.parameters.get("id") ?? ""
         guard Identifier.isValidRowID(id) else { throw DallyError.invalidRowID(id) }
-        guard let row = try await access.store.row(table: schema.name, id: id), !row.deleted else {
+        guard let row = try await access.visibleRow(request, schema: schema, id: id) else {
             throw DallyError(.notFound, "no row '\(id)' in '\(schema.name)'", field: "id")
         }
         return JSONResponse.row(row, schema: schema)

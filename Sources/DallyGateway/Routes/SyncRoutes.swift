@@ -50,11 +50,13 @@ struct SyncRoutes: Sendable {
             guard client.mayRead(table) else {
                 throw DallyError(.forbidden, "token '\(client.name)' may not read table '\(table)'", field: "table")
             }
+            try access.authorizer.requireWholeTable(request, table: table)
         }
         let records = try await access.store.conflicts(
             table: table, includeResolved: try query.bool("all", fallback: false),
             limit: try query.limit(fallback: 100, maximum: 1000))
-        let listed = records.filter { client.mayRead($0.table) }.compactMap { record in
+        // A scoped token sees no conflict of its scoped tables: records hold rows of every scope.
+        let listed = records.filter { client.mayRead($0.table) && !access.authorizer.isScoped(request, table: $0.table) }.compactMap { record in
             access.store.schema(record.table).map { ConflictDocument(record, schema: $0) }
         }
         return try JSONResponse.encoded(["conflicts": listed])
@@ -63,6 +65,7 @@ struct SyncRoutes: Sendable {
     /// Body `{"take":"local"}`, `{"take":"server"}` or `{"values":{…}}` (a full row, as PUT).
     func resolve(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
+        try access.authorizer.requireWholeTable(request, table: schema.name)
         let id = try context.parameters.require("id")
         let body = try await access.jsonBody(request)
         let resolution: ConflictResolution
@@ -81,6 +84,7 @@ struct SyncRoutes: Sendable {
 
     func dismiss(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
+        try access.authorizer.requireWholeTable(request, table: schema.name)
         try await access.store.dismissConflict(table: schema.name, id: try context.parameters.require("id"))
         return Response(status: .noContent)
     }

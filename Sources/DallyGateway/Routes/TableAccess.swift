@@ -22,6 +22,16 @@ struct TableAccess: Sendable {
         return schema
     }
 
+    /// The live row `id` of `schema`'s table if the caller may see it: nil when it does not
+    /// exist, is deleted, or lies outside the caller's token scope — alike, so that a scoped
+    /// token cannot tell a row outside its scope from a missing one.
+    func visibleRow(_ request: Request, schema: TableSchema, id: String) async throws -> StoredRow? {
+        let scope = try authorizer.scope(of: request, table: schema.name)
+        guard let row = try await store.row(table: schema.name, id: id), !row.deleted else { return nil }
+        if let scope, !scope.matches({ schema.columnIndex($0).map { row.values[$0] } }) { return nil }
+        return row
+    }
+
     /// The request body parsed as JSON, nil when it is empty.
     ///
     /// - Throws: `body_too_large` past `limits.max_body_bytes`, `malformed_json` with the byte

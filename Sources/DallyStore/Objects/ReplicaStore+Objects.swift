@@ -77,11 +77,14 @@ extension ReplicaStore {
     /// the row keeps its other columns (a patch), or is created with them null. Commit
     /// observers, the change feed and the outbox see it as any row write.
     ///
-    /// - Parameter expectedSeq: as for ``write(_:table:)``.
+    /// - Parameters:
+    ///   - expectedSeq: as for ``write(_:table:)``.
+    ///   - clientScope: the writing token's scope, as ``RowWrite/clientScope``.
     /// - Throws: ``DallyError`` `object_column` when `column` is not an `OBJECT` column,
     ///   `version_mismatch`; a refused write records nothing, not even the object.
     public func writeObject(
-        _ manifest: ObjectManifest, table: String, id: String, column: String, expectedSeq: Int64?
+        _ manifest: ObjectManifest, table: String, id: String, column: String, expectedSeq: Int64?,
+        clientScope: TypedScope? = nil
     ) async throws -> ObjectWriteOutcome {
         let sql = try tableSQL(table)
         let index = try Self.objectColumn(column, of: sql.schema)
@@ -90,9 +93,10 @@ extension ReplicaStore {
             let current = try Row.fetchOne(db.cachedStatement(sql: sql.selectByID), arguments: [id])
                 .map { RowDecoding.storedRow($0, schema: sql.schema) }
             let exists = current.map { !$0.deleted } ?? false
-            let write = RowWrite(
+            var write = RowWrite(
                 id: id, kind: exists ? .patch : .put, values: [(index, .json(manifest.reference.jsonText))],
                 updatedAt: nil, expectedSeq: expectedSeq)
+            write.clientScope = clientScope
             let outcome = try RowWriter.apply(write, table: sql, db: db, context: &context)
             return ObjectWriteOutcome(row: outcome.row, created: !exists)
         }
