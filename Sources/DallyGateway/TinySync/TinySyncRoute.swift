@@ -101,6 +101,14 @@ struct TinySyncRoute: Sendable {
             do throws(DallyError) {
                 try access.authorizer.requireTable(request, table: schema.name, write: false)
                 if entity.rowCount > 0 { try access.authorizer.requireTable(request, table: schema.name, write: true) }
+                // The endpoint lists every deletion of a table and writes by TinySync's looser
+                // rules; it does not apply a token's pinned scope yet, so such a token is kept out
+                // rather than shown rows it may not see.
+                if try access.authorizer.scope(of: request, table: schema.name) != nil {
+                    throw DallyError(
+                        .forbidden,
+                        "this token is pinned to a scope on '\(schema.name)'; /v1/tinysync does not serve scoped tokens yet: use the rows and changes routes")
+                }
             } catch {
                 throw DallyError(error.code, error.message, field: field)
             }
