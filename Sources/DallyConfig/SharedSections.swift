@@ -85,6 +85,9 @@ public struct StoreSettings: Sendable, Equatable {
     /// How often upkeep purges old tombstones (and, at a gateway, removes retained rows):
     /// `compact_interval`, default one hour, the first pass one interval after start.
     public var compactInterval: Duration = .seconds(3600)
+    /// Gateway only: local writes are refused (`507 insufficient_storage`) while the data
+    /// directory's filesystem has less free than this (`min_free_bytes`, default 64 MiB; 0 off).
+    public var minFreeBytes: Int64 = 64 << 20
 
     /// Rows per sync transaction unless configured.
     public static let defaultSyncPieceRows = 256
@@ -105,11 +108,13 @@ public struct StoreSettings: Sendable, Equatable {
         guard let section = try root.section("store") else { return store }
         try section.refuseUnknownKeys(
             gateway
-                ? ["synchronous", "sync_piece_rows", "compact_interval"]
+                ? ["synchronous", "sync_piece_rows", "compact_interval", "min_free_bytes"]
                 : ["synchronous", "backend", "url", "password_env", "pool_size", "compact_interval"])
         store.compactInterval = try section.duration("compact_interval", default: store.compactInterval, minimum: .seconds(1))
         if !gateway { store.backend = try readBackend(section, environment: environment) }
         if gateway {
+            store.minFreeBytes = Int64(
+                try section.int("min_free_bytes", default: Int(store.minFreeBytes), range: 0...(1 << 50)))
             store.syncPieceRows = try section.int(
                 "sync_piece_rows", default: StoreSettings.defaultSyncPieceRows, range: 1...100_000)
         }

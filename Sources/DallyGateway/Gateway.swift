@@ -57,7 +57,8 @@ public struct Gateway {
         openFiles = OpenFileLimit.raise()
         let store = try ReplicaStore.open(
             directory: config.server.dataDirectory, tables: FeedColumns.schemas(config),
-            synchronousFull: config.store.synchronousFull, syncPieceRows: config.store.syncPieceRows, now: now)
+            synchronousFull: config.store.synchronousFull, syncPieceRows: config.store.syncPieceRows,
+            minFreeBytes: config.store.minFreeBytes, now: now)
         self.store = store
         let objects = try GatewayObjects(
             store: store, settings: config.objects, chunking: chunking, synchronousFull: config.store.synchronousFull)

@@ -1,3 +1,4 @@
+import DallyCore
 import GRDB
 import Synchronization
 
@@ -46,6 +47,8 @@ final class GroupCommit: Sendable {
     private let state = Mutex(State())
     private let maxOperationsPerCommit: Int
     private let synchronousFull: Bool
+    /// Refuses local writes below the filesystem's free-space floor; nil: no floor.
+    private let freeSpace: FreeSpaceFloor?
     private let begin: @Sendable () -> CommitContext
     private let committed: @Sendable (CommitContext) -> Void
     /// How long local writes waited for their commit, and how long sync work held the writer.
@@ -59,10 +62,12 @@ final class GroupCommit: Sendable {
         writer: DatabasePool,
         synchronousFull: Bool,
         maxOperationsPerCommit: Int = 512,
+        freeSpace: FreeSpaceFloor? = nil,
         begin: @escaping @Sendable () -> CommitContext,
         committed: @escaping @Sendable (CommitContext) -> Void
     ) {
         self.writer = writer
+        self.freeSpace = freeSpace
         self.maxOperationsPerCommit = maxOperationsPerCommit
         self.synchronousFull = synchronousFull
         self.begin = begin
@@ -76,6 +81,8 @@ final class GroupCommit: Sendable {
     func perform<T: Sendable>(
         lane: Lane = .local, _ operation: @escaping @Sendable (Database, inout CommitContext) throws -> T
     ) async throws -> T {
+        // Local writes stop at the free-space floor; sync work goes on, as it drains the outbox.
+        if case .local = lane { try freeSpace?.check() }
         let box = ResultBox<T>()
         return try await withCheckedThrowingContinuation { continuation in
             let pending = Pending(
@@ -159,10 +166,21 @@ final class GroupCommit: Sendable {
                 committed(context)
                 for (pending, outcome) in zip(group, outcomes) { pending.finish(outcome) }
             case .failure(let error):
-                for pending in group { pending.finish(error) }
+                for pending in group { pending.finish(Self.translate(error)) }
             }
             commitNext()
         }
+    }
+
+    /// A full disk (or the database's `max_page_count`) as the error a client can act on:
+    /// `507 insufficient_storage`. The transaction or savepoint rolled back, so nothing of the
+    /// write is saved, and everything committed before stays readable.
+    static func translate(_ error: any Error) -> any Error {
+        let full = error is DiskFull || (error as? DatabaseError)?.resultCode == .SQLITE_FULL
+        guard full else { return error }
+        return DallyError(
+            .insufficientStorage,
+            "the gateway's disk is full: the write was not saved (reads go on). Free space in the data directory's filesystem, then write again")
     }
 
     /// Runs each operation of `group` in its own savepoint; a failing one rolls back alone.
@@ -174,15 +192,24 @@ final class GroupCommit: Sendable {
         outcomes.reserveCapacity(group.count)
         for pending in group {
             let before = context
+            var diskFull = false
             do {
                 try db.inSavepoint {
-                    try pending.apply(db, &context)
+                    do {
+                        try pending.apply(db, &context)
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+                        diskFull = true
+                        throw error
+                    }
                     return .commit
                 }
                 outcomes.append(nil)
             } catch {
+                // SQLite rolls the whole transaction back on a full disk: every operation of the
+                // group fails with it, none is answered as saved.
+                if diskFull { throw DiskFull() }
                 context = before
-                outcomes.append(error)
+                outcomes.append(translate(error))
             }
         }
         if context.lastSeq != start.lastSeq {
@@ -191,6 +218,9 @@ final class GroupCommit: Sendable {
         return (outcomes, context)
     }
 }
+
+/// A group whose transaction SQLite rolled back for a full disk.
+private struct DiskFull: Error {}
 
 /// Carries an operation's result from the writer's queue to the caller; written once before
 /// the commit completes and read once after, so the two never overlap.

@@ -67,6 +67,7 @@ public final class ReplicaStore: Sendable {
         tables: [TableSchema],
         synchronousFull: Bool = true,
         syncPieceRows: Int = ReplicaStore.defaultSyncPieceRows,
+        minFreeBytes: Int64 = 0,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) throws -> ReplicaStore {
         let (pool, path, lock) = try DatabaseFiles.openPool(
@@ -99,7 +100,7 @@ public final class ReplicaStore: Sendable {
         }
         return ReplicaStore(
             directory: directory, path: path, replicaID: replicaID, tables: tableSQL, pool: pool, initial: initial,
-            horizons: horizons,
+            horizons: horizons, freeSpace: FreeSpaceFloor(directory: directory, minFreeBytes: minFreeBytes),
             lock: lock, synchronousFull: synchronousFull, syncPieceRows: syncPieceRows, now: now)
     }
 
@@ -110,8 +111,8 @@ public final class ReplicaStore: Sendable {
 
     private init(
         directory: String, path: String, replicaID: String, tables: [TableSQL], pool: DatabasePool,
-        initial: CommitLedger.State, horizons: [String: Int64], lock: DataDirectoryLock, synchronousFull: Bool,
-        syncPieceRows: Int, now: @escaping @Sendable () -> Int64
+        initial: CommitLedger.State, horizons: [String: Int64], freeSpace: FreeSpaceFloor, lock: DataDirectoryLock,
+        synchronousFull: Bool, syncPieceRows: Int, now: @escaping @Sendable () -> Int64
     ) {
         self.horizons = Mutex(horizons)
         self.now = now
@@ -127,6 +128,7 @@ public final class ReplicaStore: Sendable {
         self.groupCommit = GroupCommit(
             writer: pool,
             synchronousFull: synchronousFull,
+            freeSpace: freeSpace,
             begin: { CommitContext(lastSeq: ledger.lastSeq, now: now()) },
             committed: { ledger.record($0) }
         )

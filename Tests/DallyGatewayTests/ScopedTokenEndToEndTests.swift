@@ -101,4 +101,15 @@ struct ScopedTokenEndToEndTests {
             #expect(try await gw.send(.GET, "/v1/conflicts?table=tasks", token: app).status == 200)
         }
     }
+
+    @Test func aScopedTokenIsKeptOutOfTinySyncWhichDoesNotApplyItsScope() async throws {
+        try await LiveGateway.run(try FilteredFeedConfig.make()) { gw in
+            try await seed(gw)
+            let body = #"{"last_synced":null,"entities":[{"name":"tasks","scope":{},"created":[],"updated":[],"deleted":[]}]}"#
+            let refused = try await gw.send(.POST, "/v1/tinysync", token: phone, body: body)
+            #expect(refused.status == 403 && refused.errorCode == "forbidden")
+            #expect(!refused.body.contains("other"))
+            #expect(try await gw.send(.POST, "/v1/tinysync", token: app, body: body).status == 200)
+        }
+    }
 }

@@ -179,3 +179,51 @@ struct DataLifecycleTests {
     defer { try? store.close() }
     #expect(try store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 2)
 }
+
+@Test func aFullDiskRefusesTheWriteAsInsufficientStorageAndLosesNothingAcknowledged() async throws {
+    let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders])
+    defer { try? store.close() }
+    for i in 0..<20 { _ = try await store.write(put("r\(i)", [(0, .text("row \(i)"))]), table: "orders") }
+    // SQLite's own page limit stands in for a full filesystem: the writer gets SQLITE_FULL.
+    try await store.pool.writeWithoutTransaction { db in
+        let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        try db.execute(sql: "PRAGMA max_page_count = \(pages + 2)")
+    }
+    var acknowledged: [String] = []
+    var refusal: DallyError?
+    let big = String(repeating: "x", count: 3_000)
+    for i in 0..<200 {
+        do {
+            _ = try await store.write(put("big\(i)", [(0, .text(big))]), table: "orders")
+            acknowledged.append("big\(i)")
+        } catch let error as DallyError {
+            refusal = error
+            break
+        }
+    }
+    #expect(refusal?.code == .insufficientStorage)
+    for id in acknowledged + (0..<20).map({ "r\($0)" }) {
+        #expect(try await store.row(table: "orders", id: id) != nil, "row \(id) was acknowledged")
+    }
+    #expect(try await store.row(table: "orders", id: "big\(acknowledged.count)") == nil)
+    try await store.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
+    _ = try await store.write(put("after", [(0, .text("room again"))]), table: "orders")
+    #expect(try await store.row(table: "orders", id: "after") != nil)
+}
+
+@Test func belowTheFreeSpaceFloorLocalWritesAreRefusedAndSyncAndReadsGoOn() async throws {
+    let directory = temporaryDirectory()
+    let free = try #require(FreeSpaceFloor.freeBytes(of: directory))
+    let store = try ReplicaStore.open(directory: directory, tables: [orders], minFreeBytes: free * 2)
+    defer { try? store.close() }
+    await #expect(throws: DallyError.self) { _ = try await store.write(put("a", [(0, .text("Ada"))]), table: "orders") }
+    do {
+        _ = try await store.write(put("a", [(0, .text("Ada"))]), table: "orders")
+    } catch let error as DallyError {
+        #expect(error.code == .insufficientStorage)
+    }
+    #expect(try await store.row(table: "orders", id: "a") == nil)
+    // Pages from the cloud still apply: sync is what drains the outbox.
+    _ = try await store.applyChanges([ordersPage(version: 1, [ordersRow("c1", version: 1, ["Cy", 1, true])])])
+    #expect(try await store.row(table: "orders", id: "c1") != nil)
+}
