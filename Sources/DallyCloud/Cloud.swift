@@ -73,6 +73,9 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         }
     }
 
+    /// How long a stopping cloud waits for requests under way before it cancels them.
+    public static var gracefulShutdownLimit: Duration { .seconds(30) }
+
     /// Milliseconds since 1970 by the system clock.
     public static func wallClock() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
@@ -195,8 +198,14 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
                     "tables": "\(config.tables.count)", "gateways": "\(config.gateways.count)",
                 ])
         }
-        let group = ServiceGroup(
-            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A request that never ends (one waiting on a database connection that PostgreSQL's
+        // restart left hanging) must not keep a stopping node alive for ever: after this the
+        // rest is cancelled, and the node exits.
+        configuration.maximumGracefulShutdownDuration = Self.gracefulShutdownLimit
+        configuration.maximumCancellationDuration = .seconds(5)
+        let group = ServiceGroup(configuration: configuration)
         do {
             try await group.run()
         } catch {
