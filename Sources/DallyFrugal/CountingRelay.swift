@@ -188,7 +188,11 @@ public final class CountingRelay: Sendable {
         let connected = upstream
             .connect(host: host, port: port)
         connected.assumeIsolated().whenFailure { _ in clientSide.detach() }
-        return connected.map { upstream in ledger.connected(connection, upstream: upstream) }
+        // A cut that lands while the upstream is connecting finds only the client's channel;
+        // the upstream must not outlive it, or the server side would wait for bytes forever.
+        return connected.map { upstream in
+            if !ledger.connected(connection, upstream: upstream) { upstream.close(promise: nil) }
+        }
     }
 }
 

@@ -78,9 +78,13 @@ final class RelayLedger: Sendable {
         }
     }
 
-    func connected(_ connection: Int, upstream: any Channel) {
+    /// Records the upstream channel of `connection`; false when the client's side closed
+    /// (or was cut) while the upstream was still connecting, so the caller closes it.
+    func connected(_ connection: Int, upstream: any Channel) -> Bool {
         state.withLock { state in
+            guard state.open[connection] != nil else { return false }
             state.open[connection]?.append(upstream)
+            return true
         }
     }
 

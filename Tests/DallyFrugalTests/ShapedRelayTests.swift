@@ -63,8 +63,9 @@ struct ShapedRelayTests {
         let connected = ContinuousClock.now
         // The send blocks while the slow link drains; the cut ends it with an error.
         let sending = Task { try? await onThread { try client.send(patterned(50_000, seed: 4)) } }
-        // At 2,000 B/s, a few hundred bytes have crossed when the link drops.
-        try await Task.sleep(for: .milliseconds(300))
+        // The link drops once a few hundred bytes have crossed it (at 2,000 B/s, a fraction of
+        // a second), whatever the machine's load.
+        while relay.counts.bytesUp < 300 { try await Task.sleep(for: .milliseconds(10)) }
         await relay.cut()
         let open = ContinuousClock.now - connected
         _ = await sending.value
