@@ -2,6 +2,7 @@ import DallyConfig
 import DallyCore
 import Logging
 import PostgresNIO
+import Synchronization
 import _ConnectionPoolModule
 
 /// How the store reaches the database: connections from the pool, transactions that roll
@@ -18,19 +19,44 @@ struct PostgresAccess: Sendable {
     let reachability: DatabaseReachability
 
     /// Runs `body` on a pooled connection; fails at once with `store_unavailable` while the
-    /// database is known to be down (``DatabaseReachability``).
-    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// database is known to be down (``DatabaseReachability``), and with the same error when
+    /// the lease and `body` together take longer than ``operationLimit``.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard reachability.isReachable else { throw unavailable() }
+        let client = client
+        let logger = logger
+        let limit = Self.operationLimit
+        let unavailable = unavailable()
+        // Whether the pool had handed out a connection when the deadline passed: tells a
+        // pool that never answers from a statement that never ends.
+        let leased = LeaseMark()
         do {
-            return try await client.withConnection { connection in try await body(connection) }
+            return try await OperationDeadline(limit: limit).run(onTimeout: {
+                logger.error(
+                    "a database operation did not end in time; answering store_unavailable",
+                    metadata: ["limit_seconds": "\(limit.components.seconds)", "leased": "\(leased.isSet)"])
+                leased.close()
+                return unavailable
+            }) {
+                try await client.withConnection { connection in
+                    leased.set(connection)
+                    return try await body(connection)
+                }
+            }
         } catch {
             throw translate(error)
         }
     }
 
+    /// The longest a store operation (waiting for a pooled connection included) may take before
+    /// its caller is answered `store_unavailable`: below the 30 s a stopping node waits for
+    /// requests under way, and far above any batch's apply time (a 10,000-row batch applies in
+    /// well under a second).
+    static let operationLimit: Duration = .seconds(20)
+
     /// Runs `body` in one transaction (`READ COMMITTED`) on a pooled connection: committed
     /// when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection { connection in
             try await connection.query("BEGIN", logger: logger)
             let value: T
@@ -77,4 +103,13 @@ struct PostgresAccess: Sendable {
         let state = error.serverInfo?[.sqlState] ?? ""
         return state.hasPrefix("08") || state.hasPrefix("57P")
     }
+}
+
+/// The pooled connection an operation was handed, if any yet: the deadline closes it, so
+/// that a statement that never ends fails and the pool gets the connection back.
+final class LeaseMark: Sendable {
+    private let connection = Mutex<PostgresConnection?>(nil)
+    var isSet: Bool { connection.withLock { $0 != nil } }
+    func set(_ leased: PostgresConnection) { connection.withLock { $0 = leased } }
+    func close() { connection.withLock { $0 }?.close().whenComplete { _ in } }
 }

@@ -1,0 +1,98 @@
+import Synchronization
+
+/// Bounds how long a caller waits for one database operation, even one that never ends.
+///
+/// Right after PostgreSQL restarts, a request on a cloud node was seen to wait forever on its
+/// pooled connection (2 runs in 5 of the restart test; the database showed no query waiting),
+/// which kept the node from stopping and left its gateway to give up on the transfer. Task
+/// cancellation alone cannot end such a wait: a task group waits for a child that ignores it.
+/// So the operation runs in a task of its own and the caller waits on a continuation that
+/// whichever comes first resumes: the operation's result, or the deadline, which also
+/// cancels the operation.
+///
+/// ```swift
+/// let rows = try await OperationDeadline(limit: .seconds(20)).run(onTimeout: { unavailable() }) {
+///     try await readRows()
+/// }
+/// ```
+struct OperationDeadline: Sendable {
+    let limit: Duration
+
+    func run<T: Sendable>(
+        onTimeout: @escaping @Sendable () -> any Error,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let race = Race<T>()
+        let limit = limit
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                race.wait(continuation)
+                let work = Task {
+                    let result: Result<T, any Error>
+                    do { result = .success(try await operation()) } catch { result = .failure(error) }
+                    race.finish(with: result)
+                }
+                let timer = Task {
+                    try? await Task.sleep(for: limit)
+                    guard !Task.isCancelled else { return }
+                    race.finish(with: .failure(onTimeout()))
+                }
+                race.start(work: work, timer: timer)
+            }
+        } onCancel: {
+            // The caller's cancellation reaches the operation; its result, or its
+            // CancellationError, resumes the caller.
+            race.cancelWork()
+        }
+    }
+
+    /// The caller's continuation, resumed once by whichever ends first, and the two tasks
+    /// that race: the loser is cancelled.
+    private final class Race<T: Sendable>: Sendable {
+        private struct State {
+            var waiting: CheckedContinuation<T, any Error>?
+            var work: Task<Void, Never>?
+            var timer: Task<Void, Never>?
+            var finished = false
+            var cancelled = false
+        }
+
+        private let state = Mutex(State())
+
+        func wait(_ continuation: CheckedContinuation<T, any Error>) {
+            state.withLock { $0.waiting = continuation }
+        }
+
+        func start(work: Task<Void, Never>, timer: Task<Void, Never>) {
+            let (finished, cancelled) = state.withLock { state in
+                state.work = work
+                state.timer = timer
+                return (state.finished, state.cancelled)
+            }
+            // The operation ended, or the caller was cancelled, before the tasks were stored.
+            if finished { timer.cancel() }
+            if finished || cancelled { work.cancel() }
+        }
+
+        func finish(with result: Result<T, any Error>) {
+            let (waiting, work, timer) = state.withLock { state in
+                defer {
+                    state.waiting = nil
+                    state.finished = true
+                }
+                return (state.waiting, state.work, state.timer)
+            }
+            guard let waiting else { return }
+            work?.cancel()
+            timer?.cancel()
+            waiting.resume(with: result)
+        }
+
+        func cancelWork() {
+            state.withLock { state in
+                state.cancelled = true
+                return state.work
+            }?.cancel()
+        }
+    }
+}

@@ -1,0 +1,54 @@
+@testable import DallyCloudPostgres
+import Testing
+
+/// The bound on one database operation: a result that comes in time is returned, an operation
+/// that never ends is answered with the timeout's error and cancelled, and the caller's
+/// cancellation reaches the operation.
+@Suite struct OperationDeadlineTests {
+    struct TimedOut: Error {}
+
+    @Test func anOperationThatEndsInTimeGivesItsResult() async throws {
+        let value = try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }) { 42 }
+        #expect(value == 42)
+    }
+
+    @Test func anOperationsErrorReachesTheCaller() async throws {
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }) { throw Refused() }
+        }
+    }
+
+    @Test func anOperationThatNeverEndsIsAnsweredAtTheDeadlineAndCancelled() async throws {
+        let (cancelled, signal) = AsyncStream<Void>.makeStream()
+        await #expect(throws: TimedOut.self) {
+            try await OperationDeadline(limit: .milliseconds(20)).run(onTimeout: { TimedOut() }) {
+                // Ignores cancellation's error, as the stuck wait did: only the deadline ends
+                // the caller's wait.
+                await withTaskCancellationHandler {
+                    try? await Task.sleep(for: .seconds(3_600))
+                } onCancel: {
+                    signal.yield()
+                }
+                return 0
+            }
+        }
+        var told = false
+        for await _ in cancelled {
+            told = true
+            break
+        }
+        #expect(told)
+    }
+
+    @Test func theCallersCancellationReachesTheOperation() async throws {
+        let caller = Task {
+            try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }) {
+                try await Task.sleep(for: .seconds(3_600))
+                return 0
+            }
+        }
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+    }
+}
