@@ -125,23 +125,34 @@ public enum Outbox {
             totals[row[0]] = (row[1], row[2])
         }
         guard !totals.isEmpty else { return [] }
-        let flying = try tally(db, sql: """
-            SELECT o.tbl, COUNT(*), SUM(o.bytes) FROM dally_inflight_rows r
-            JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id GROUP BY o.tbl
-            """)
+        // In flight, and of those also parked, in one pass over the in-flight rows (at most a
+        // few batches): CROSS JOIN keeps SQLite from walking the whole outbox instead, as its
+        // planner otherwise chooses (0.75 s at 200,000 pending rows).
+        var flying: [String: (rows: Int64, bytes: Int64)] = [:]
+        var flyingParked: [String: (rows: Int64, bytes: Int64)] = [:]
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT o.tbl, COUNT(*), SUM(o.bytes), SUM(o.parked IS NOT NULL),
+                SUM(CASE WHEN o.parked IS NOT NULL THEN o.bytes ELSE 0 END)
+            FROM dally_inflight_rows r CROSS JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id
+            GROUP BY o.tbl
+            """))
+        {
+            flying[row[0]] = (row[1], row[2])
+            flyingParked[row[0]] = (row[3], row[4])
+        }
         let parked = try tally(db, sql: "SELECT tbl, COUNT(*), SUM(bytes) FROM dally_outbox WHERE parked IS NOT NULL GROUP BY tbl")
-        let blocked = try tally(db, sql: """
-            SELECT tbl, COUNT(*), SUM(bytes) FROM (
-                SELECT tbl, row_id, bytes FROM dally_outbox WHERE parked IS NOT NULL
-                UNION SELECT o.tbl, o.row_id, o.bytes FROM dally_inflight_rows r
-                    JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id
-            ) GROUP BY tbl
-            """)
+        // Parked or in flight: neither waits to go.
+        var blocked = parked
+        for (table, rows) in flying {
+            let both = flyingParked[table] ?? (0, 0)
+            let alone = blocked[table] ?? (0, 0)
+            blocked[table] = (alone.rows + rows.rows - both.rows, alone.bytes + rows.bytes - both.bytes)
+        }
         let held = atomicTables.isEmpty ? [:] : try tally(db, sql: """
             SELECT tbl, COUNT(*), SUM(bytes) FROM (
                 SELECT DISTINCT o.tbl AS tbl, o.row_id, o.bytes AS bytes FROM dally_object_uploads u
                 JOIN dally_object_refs f ON f.hash = u.hash
-                JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
+                CROSS JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
                 WHERE o.tbl IN (\(atomicTables.map { _ in "?" }.joined(separator: ", "))) AND o.parked IS NULL
                     AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
             ) GROUP BY tbl

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# A long outage's backlog: how fast it drains when the cloud comes back, and what /stats costs
+# while it waits (loopback only; every step bounded; stops by itself).
+#
+# A real `dally gateway` (127.0.0.1:18080, one table `bench`) from the release build takes
+# BACKLOG_ROWS rows in 5,000-row batch requests while its cloud is down; GET /stats is timed
+# (STATS_SAMPLES requests, one at a time) with the outbox empty, at a tenth of the backlog and
+# at all of it. Then a real `dally cloud` (127.0.0.1:18090) starts and the drain is timed until
+# the outbox is empty. In the same run, `dally-bench apply` measures the cloud's own apply rate
+# for rows of the same columns in batches of the same size (max_batch_rows): the store alone,
+# and over HTTP from one gateway sending one batch at a time — the limits the drain is held to.
+#
+# Usage:
+#   tools/bench/backlog.sh                            # build (release) + ~5 min at 1,000,000 rows
+#   SKIP_BUILD=1 BACKLOG_ROWS=100000 tools/bench/backlog.sh
+# Env knobs [defaults]: BACKLOG_ROWS [1000000] BATCH_ROWS [5000] STATS_SAMPLES [20]
+#   SYNCHRONOUS [full] DALLY_BIN [.build/release/dally] DALLY_BENCH_BIN [.build/release/dally-bench]
+#   RESULTS_DIR [/tmp/dally-bench-results/backlog-<timestamp>] KEEP_TMP [0]
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$BENCH_DIR/../.." && pwd)
+cd "$REPO"
+
+BACKLOG_ROWS=${BACKLOG_ROWS:-1000000}
+BATCH_ROWS=${BATCH_ROWS:-5000}
+STATS_SAMPLES=${STATS_SAMPLES:-20}
+SYNCHRONOUS=${SYNCHRONOUS:-full}
+RESULTS_DIR=${RESULTS_DIR:-/tmp/dally-bench-results/backlog-$(date +%Y%m%d-%H%M%S)}
+HOST=127.0.0.1
+GW=http://$HOST:18080
+CLOUD=http://$HOST:18090
+CLIENT_TOKEN=bench-client-token-0123456789
+ADMIN_TOKEN=bench-admin-token-0123456789
+COLUMNS='"name TEXT", "qty INTEGER", "price REAL", "paid BOOLEAN"'
+log() { printf '== %s\n' "$*" >&2; }
+
+command -v curl >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null; }
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  log "swift build -c release --product dally / dally-bench"
+  swift build -c release --product dally
+  swift build -c release --product dally-bench
+fi
+DALLY_BIN=${DALLY_BIN:-$REPO/.build/release/dally}
+DALLY_BENCH_BIN=${DALLY_BENCH_BIN:-$REPO/.build/release/dally-bench}
+[ -x "$DALLY_BIN" ] || { echo "no binary at $DALLY_BIN" >&2; exit 1; }
+
+TMP=$(mktemp -d /tmp/dally-backlog.XXXXXX)
+mkdir -p "$RESULTS_DIR" "$TMP/gw" "$TMP/cloud"
+TABLE="[[tables]]
+name = \"bench\"
+columns = [$COLUMNS]
+upload = { max_delay = \"1s\" }
+download = { period = \"1h\" }"
+cat >"$TMP/cloud.toml" <<EOF
+[server]
+host = "$HOST"
+port = 18090
+data_dir = "$TMP/cloud"
+log_level = "warning"
+[store]
+synchronous = "$SYNCHRONOUS"
+[limits]
+max_body_bytes = 67108864
+[admin]
+token = "$ADMIN_TOKEN"
+[[gateways]]
+id = "bench-gw"
+secret = "bench-gateway-secret-0123456789"
+$TABLE
+EOF
+cat >"$TMP/gateway.toml" <<EOF
+[server]
+host = "$HOST"
+port = 18080
+data_dir = "$TMP/gw"
+log_level = "warning"
+[store]
+synchronous = "$SYNCHRONOUS"
+[limits]
+max_body_bytes = 67108864
+[admin]
+token = "$ADMIN_TOKEN"
+[[clients]]
+name = "bench"
+token = "$CLIENT_TOKEN"
+read = ["*"]
+write = ["*"]
+[cloud]
+url = "$CLOUD"
+gateway_id = "bench-gw"
+secret = "bench-gateway-secret-0123456789"
+retry_max = "1s"
+max_batch_rows = $BATCH_ROWS
+[[uplinks]]
+name = "lan"
+class = "wired"
+probe_interval = "1s"
+$TABLE
+EOF
+
+GW_PID= CLOUD_PID=
+stop() {  # stop PID: SIGTERM, then SIGKILL after 10 s
+  local pid=$1
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$?
+  stop "$GW_PID"; stop "$CLOUD_PID"
+  cp "$TMP"/*.log "$RESULTS_DIR/" 2>/dev/null || true
+  if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_healthy() {  # wait_healthy URL PID NAME
+  local deadline=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    kill -0 "$2" 2>/dev/null || { echo "$3 died; its log:" >&2; tail -20 "$TMP/$3.log" >&2; exit 1; }
+    curl -fs --max-time 1 "$1/healthz" >/dev/null && return 0
+    sleep 0.2
+  done
+  echo "$3 did not answer within 60 s" >&2; exit 1
+}
+pending() {  # rows waiting in the gateway's outbox
+  curl -fs --max-time 5 -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" \
+    | python3 -c 'import json,sys; t=json.load(sys.stdin)["tables"]["bench"]; print(t["outbox_pending"] + t["outbox_in_flight"])'
+}
+RESULTS=$RESULTS_DIR/results.txt
+: >"$RESULTS"
+time_stats() {  # time_stats LABEL: STATS_SAMPLES sequential GET /stats, p50 and max in ms
+  local rows
+  rows=$(pending)
+  for _ in $(seq "$STATS_SAMPLES"); do
+    curl -fs -o /dev/null --max-time 10 -w '%{time_total}\n' -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats"
+  done | sort -n | awk -v label="$1" -v rows="$rows" '{ t[NR] = $1 * 1000 }
+    END { printf "RESULT stats_%s pending=%d p50_ms=%.2f max_ms=%.2f samples=%d\n", label, rows, t[int((NR + 1) / 2)], t[NR], NR }' \
+    | tee -a "$RESULTS"
+}
+write_rows() {  # write_rows FROM TO: rows FROM..<TO in BATCH_ROWS-row batch requests
+  python3 - "$GW" "$CLIENT_TOKEN" "$1" "$2" "$BATCH_ROWS" <<'PY'
+import http.client, json, sys, uuid
+base, token, first, end, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+host, port = base.removeprefix("http://").split(":")
+connection = http.client.HTTPConnection(host, int(port), timeout=300)
+for start in range(first, end, size):
+    rows = [{"id": str(uuid.uuid4()), "values": {"name": f"backlog {i}", "qty": i % 1000, "price": 2.5, "paid": False}}
+            for i in range(start, min(start + size, end))]
+    body = json.dumps({"created": rows}).encode()
+    connection.request("POST", "/v1/tables/bench/batch", body=body,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    answer = connection.getresponse()
+    text = answer.read()
+    if answer.status != 200:
+        sys.exit(f"batch at {start}: {answer.status} {text[:300]!r}")
+PY
+}
+
+"$DALLY_BIN" gateway --config "$TMP/gateway.toml" >>"$TMP/gateway.log" 2>&1 &
+GW_PID=$!
+wait_healthy "$GW" "$GW_PID" gateway
+time_stats empty
+tenth=$((BACKLOG_ROWS / 10))
+log "backlog: writing $BACKLOG_ROWS rows with the cloud down"
+write_started=$(date +%s.%N)
+write_rows 0 "$tenth"
+time_stats tenth
+write_rows "$tenth" "$BACKLOG_ROWS"
+write_s=$(python3 -c "import time; print(f'{time.time() - $write_started:.1f}')")
+echo "RESULT write rows=$BACKLOG_ROWS seconds=$write_s rows_per_s=$(python3 -c "print(round($BACKLOG_ROWS / $write_s))")" | tee -a "$RESULTS"
+time_stats full
+
+before=$(pending)
+log "drain: $before rows pending; starting the cloud"
+"$DALLY_BIN" cloud --config "$TMP/cloud.toml" >>"$TMP/cloud.log" 2>&1 &
+CLOUD_PID=$!
+drain_start=$(date +%s.%N)
+wait_healthy "$CLOUD" "$CLOUD_PID" cloud
+left=$before
+deadline=$((SECONDS + 1800))
+while [ "$left" -gt 0 ] && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; left=$(pending); done
+drain_s=$(python3 -c "import time; print(f'{time.time() - $drain_start:.1f}')")
+echo "RESULT drain rows=$before seconds=$drain_s rows_per_s=$(python3 -c "print(round($before / $drain_s))") left=$left" | tee -a "$RESULTS"
+curl -fs -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" >"$RESULTS_DIR/gateway-stats.json" || true
+stop "$GW_PID"; GW_PID=
+stop "$CLOUD_PID"; CLOUD_PID=
+
+if [ -x "$DALLY_BENCH_BIN" ]; then
+  batches=$(( (BACKLOG_ROWS + BATCH_ROWS - 1) / BATCH_ROWS ))
+  [ "$batches" -gt 200 ] && batches=200
+  log "the cloud's own apply rate: dally-bench apply, $batches batches of $BATCH_ROWS rows"
+  "$DALLY_BENCH_BIN" apply --rows-per-batch "$BATCH_ROWS" --batches "$batches" --gateways 1 \
+    --columns "name TEXT,qty INTEGER,price REAL,paid BOOLEAN" --synchronous "$SYNCHRONOUS" \
+    >"$RESULTS_DIR/apply.txt" 2>&1 || true
+  grep '^RESULT' "$RESULTS_DIR/apply.txt" | tee -a "$RESULTS" || true
+fi
+
+echo
+echo "Backlog ($DALLY_BIN; $(nproc) cores; synchronous=$SYNCHRONOUS; results in $RESULTS_DIR)"
+cat "$RESULTS"
