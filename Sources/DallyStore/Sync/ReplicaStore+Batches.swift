@@ -75,8 +75,10 @@ extension ReplicaStore {
             var sections: [BatchRequest.Section] = []
             var sent: [(table: String, id: String, seq: Int64)] = []
             var budget = maxRows
+            // From the running totals, not the outbox: DISTINCT over the outbox walks all of it
+            // (a table with only parked rows yields an empty section below and is skipped).
             let pendingTables = try String.fetchAll(
-                db, sql: "SELECT DISTINCT tbl FROM dally_outbox WHERE parked IS NULL ORDER BY tbl")
+                db, sql: "SELECT tbl FROM dally_outbox_totals WHERE entries > 0 ORDER BY tbl")
             for name in pendingTables where budget > 0 && scope.allowsUpload(name) {
                 guard let table = tables[name], !table.schema.policy.localOnly else { continue }
                 let (section, seqs) = try Self.pendingSection(table, limit: budget, db: db)
