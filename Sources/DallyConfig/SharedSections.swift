@@ -88,6 +88,9 @@ public struct StoreSettings: Sendable, Equatable {
     /// Gateway only: local writes are refused (`507 insufficient_storage`) while the data
     /// directory's filesystem has less free than this (`min_free_bytes`, default 64 MiB; 0 off).
     public var minFreeBytes: Int64 = 64 << 20
+    /// Gateway only: local writes are refused (`507 insufficient_storage`) while the replica's
+    /// files take this many bytes or more (`max_bytes`; default 0, no bound).
+    public var maxBytes: Int64 = 0
 
     /// Rows per sync transaction unless configured.
     public static let defaultSyncPieceRows = 256
@@ -108,13 +111,17 @@ public struct StoreSettings: Sendable, Equatable {
         guard let section = try root.section("store") else { return store }
         try section.refuseUnknownKeys(
             gateway
-                ? ["synchronous", "sync_piece_rows", "compact_interval", "min_free_bytes"]
+                ? ["synchronous", "sync_piece_rows", "compact_interval", "min_free_bytes", "max_bytes"]
                 : ["synchronous", "backend", "url", "password_env", "pool_size", "compact_interval"])
         store.compactInterval = try section.duration("compact_interval", default: store.compactInterval, minimum: .seconds(1))
         if !gateway { store.backend = try readBackend(section, environment: environment) }
         if gateway {
             store.minFreeBytes = Int64(
                 try section.int("min_free_bytes", default: Int(store.minFreeBytes), range: 0...(1 << 50)))
+            store.maxBytes = Int64(try section.int("max_bytes", default: 0, range: 0...(1 << 50)))
+            if store.maxBytes > 0, store.maxBytes < 1 << 20 {
+                throw KeyError(key: "store.max_bytes", reason: "\(store.maxBytes) is under 1 MiB (1048576): the replica's schema alone takes most of that; use 0 for no bound")
+            }
             store.syncPieceRows = try section.int(
                 "sync_piece_rows", default: StoreSettings.defaultSyncPieceRows, range: 1...100_000)
         }

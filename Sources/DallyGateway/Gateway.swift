@@ -58,7 +58,7 @@ public struct Gateway {
         let store = try ReplicaStore.open(
             directory: config.server.dataDirectory, tables: FeedColumns.schemas(config),
             synchronousFull: config.store.synchronousFull, syncPieceRows: config.store.syncPieceRows,
-            minFreeBytes: config.store.minFreeBytes, now: now)
+            minFreeBytes: config.store.minFreeBytes, maxBytes: config.store.maxBytes, now: now)
         self.store = store
         let objects = try GatewayObjects(
             store: store, settings: config.objects, chunking: chunking, synchronousFull: config.store.synchronousFull)

@@ -49,6 +49,8 @@ final class GroupCommit: Sendable {
     private let synchronousFull: Bool
     /// Refuses local writes below the filesystem's free-space floor; nil: no floor.
     private let freeSpace: FreeSpaceFloor?
+    /// Refuses local writes while the replica is at its size bound; nil: no bound.
+    private let ceiling: ReplicaCeiling?
     private let begin: @Sendable () -> CommitContext
     private let committed: @Sendable (CommitContext) -> Void
     /// How long local writes waited for their commit, and how long sync work held the writer.
@@ -63,11 +65,13 @@ final class GroupCommit: Sendable {
         synchronousFull: Bool,
         maxOperationsPerCommit: Int = 512,
         freeSpace: FreeSpaceFloor? = nil,
+        ceiling: ReplicaCeiling? = nil,
         begin: @escaping @Sendable () -> CommitContext,
         committed: @escaping @Sendable (CommitContext) -> Void
     ) {
         self.writer = writer
         self.freeSpace = freeSpace
+        self.ceiling = ceiling
         self.maxOperationsPerCommit = maxOperationsPerCommit
         self.synchronousFull = synchronousFull
         self.begin = begin
@@ -82,7 +86,10 @@ final class GroupCommit: Sendable {
         lane: Lane = .local, _ operation: @escaping @Sendable (Database, inout CommitContext) throws -> T
     ) async throws -> T {
         // Local writes stop at the free-space floor; sync work goes on, as it drains the outbox.
-        if case .local = lane { try freeSpace?.check() }
+        if case .local = lane {
+            try freeSpace?.check()
+            try ceiling?.check()
+        }
         let box = ResultBox<T>()
         return try await withCheckedThrowingContinuation { continuation in
             let pending = Pending(

@@ -68,6 +68,7 @@ public final class ReplicaStore: Sendable {
         synchronousFull: Bool = true,
         syncPieceRows: Int = ReplicaStore.defaultSyncPieceRows,
         minFreeBytes: Int64 = 0,
+        maxBytes: Int64 = 0,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) throws -> ReplicaStore {
         let (pool, path, lock) = try DatabaseFiles.openPool(
@@ -101,7 +102,7 @@ public final class ReplicaStore: Sendable {
         return ReplicaStore(
             directory: directory, path: path, replicaID: replicaID, tables: tableSQL, pool: pool, initial: initial,
             horizons: horizons, freeSpace: FreeSpaceFloor(directory: directory, minFreeBytes: minFreeBytes),
-            lock: lock, synchronousFull: synchronousFull, syncPieceRows: syncPieceRows, now: now)
+            ceiling: ReplicaCeiling(path: path, maxBytes: maxBytes), lock: lock, synchronousFull: synchronousFull, syncPieceRows: syncPieceRows, now: now)
     }
 
     /// Rows per sync transaction unless configured: measured to keep each under a few
@@ -111,10 +112,12 @@ public final class ReplicaStore: Sendable {
 
     private init(
         directory: String, path: String, replicaID: String, tables: [TableSQL], pool: DatabasePool,
-        initial: CommitLedger.State, horizons: [String: Int64], freeSpace: FreeSpaceFloor, lock: DataDirectoryLock,
+        initial: CommitLedger.State, horizons: [String: Int64], freeSpace: FreeSpaceFloor, ceiling: ReplicaCeiling,
+        lock: DataDirectoryLock,
         synchronousFull: Bool, syncPieceRows: Int, now: @escaping @Sendable () -> Int64
     ) {
         self.horizons = Mutex(horizons)
+        self.maxBytes = ceiling.maxBytes > 0 ? ceiling.maxBytes : nil
         self.now = now
         self.syncPieceRows = max(1, syncPieceRows)
         self.directory = directory
@@ -129,6 +132,7 @@ public final class ReplicaStore: Sendable {
             writer: pool,
             synchronousFull: synchronousFull,
             freeSpace: freeSpace,
+            ceiling: ceiling,
             begin: { CommitContext(lastSeq: ledger.lastSeq, now: now()) },
             committed: { ledger.record($0) }
         )
@@ -177,6 +181,9 @@ public final class ReplicaStore: Sendable {
 
     /// Bytes on disk of the database and its write-ahead log.
     public var sizeOnDisk: Int64 { DatabaseFiles.bytes(of: databasePath) }
+
+    /// The bound on ``sizeOnDisk`` for local writes (`store.max_bytes`); nil when unbounded.
+    public let maxBytes: Int64?
 
     func tableSQL(_ table: String) throws(DallyError) -> TableSQL {
         guard let sql = tables[table] else { throw DallyError(.unknownTable, "no table named '\(table)'") }

@@ -262,6 +262,7 @@ struct CloudConfigRefusalTests {
         expectRefusal(minimal + "[network]\nclasses = [\"wifi\"]\n", key: "network", reason: "unknown key")
         // A gateway-only key.
         expectRefusal(minimal + "[store]\nsync_piece_rows = 64\n", key: "store.sync_piece_rows", reason: "unknown key")
+        expectRefusal(minimal + "[store]\nmax_bytes = 8589934592\n", key: "store.max_bytes", reason: "unknown key")
         expectRefusal(minimal + "[cloud]\nurl = \"http://x\"\n", key: "cloud", reason: "unknown key")
         expectRefusal(minimal + "[[clients]]\nname = \"a\"\n", key: "clients", reason: "unknown key")
         expectRefusal(minimal + "[server]\nhots = \"x\"\n", key: "server.hots", reason: "unknown key")

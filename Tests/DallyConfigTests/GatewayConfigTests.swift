@@ -591,6 +591,13 @@ struct GatewayConfigRefusalTests {
         expectRefusal(minimal + "[limits]\nmax_page_rows = 100001\n", key: "limits.max_page_rows", reason: "out of range")
         expectRefusal(minimal + "[limits]\nmax_waiters = -1\n", key: "limits.max_waiters", reason: "out of range")
         expectRefusal(minimal + "[store]\nsync_piece_rows = 0\n", key: "store.sync_piece_rows", reason: "out of range")
+        expectRefusal(minimal + "[store]\nmax_bytes = 4096\n", key: "store.max_bytes", reason: "under 1 MiB")
+        expectRefusal(minimal + "[store]\nmax_bytes = -1\n", key: "store.max_bytes", reason: "out of range")
+    }
+
+    @Test func theReplicasSizeBound() throws {
+        #expect(try parse(minimal).store.maxBytes == 0)
+        #expect(try parse(minimal + "[store]\nmax_bytes = 8589934592\n").store.maxBytes == 8 << 30)
     }
 
     @Test func badSynchronousMode() {

@@ -227,3 +227,37 @@ struct DataLifecycleTests {
     _ = try await store.applyChanges([ordersPage(version: 1, [ordersRow("c1", version: 1, ["Cy", 1, true])])])
     #expect(try await store.row(table: "orders", id: "c1") != nil)
 }
+
+@Test func atTheReplicasSizeBoundLocalWritesAreRefusedAndSyncAndReadsGoOn() async throws {
+    let directory = temporaryDirectory()
+    // A bound the freshly opened replica already passes.
+    let store = try ReplicaStore.open(directory: directory, tables: [orders], maxBytes: 1)
+    defer { try? store.close() }
+    #expect(store.maxBytes == 1)
+    do {
+        _ = try await store.write(put("a", [(0, .text("Ada"))]), table: "orders")
+        Issue.record("a write past store.max_bytes was saved")
+    } catch let error as DallyError {
+        #expect(error.code == .insufficientStorage)
+        #expect(error.message.contains("store.max_bytes"))
+    }
+    #expect(try await store.row(table: "orders", id: "a") == nil)
+    // Pages from the cloud still apply: sync is what drains the outbox.
+    _ = try await store.applyChanges([ordersPage(version: 1, [ordersRow("c1", version: 1, ["Cy", 1, true])])])
+    #expect(try await store.row(table: "orders", id: "c1") != nil)
+}
+
+@Test func theSizeBoundFollowsTheFilesAsTheyGrowAndShrink() throws {
+    let directory = temporaryDirectory()
+    let path = directory + "/replica.sqlite"
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(count: 1_000)))
+    let ceiling = ReplicaCeiling(path: path, maxBytes: 3_000, interval: .zero)
+    try ceiling.check()
+    // The WAL counts: both files are disk the replica takes.
+    #expect(FileManager.default.createFile(atPath: path + "-wal", contents: Data(count: 2_500)))
+    #expect(throws: DallyError.self) { try ceiling.check() }
+    try FileManager.default.removeItem(atPath: path + "-wal")
+    try ceiling.check()
+    // No bound: never refuses.
+    try ReplicaCeiling(path: path, maxBytes: 0, interval: .zero).check()
+}

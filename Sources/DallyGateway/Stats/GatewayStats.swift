@@ -38,7 +38,7 @@ struct GatewayStats: Sendable {
             store.schema(name).map { (name, $0.policy) }
         })
         return StatsDocument(
-            uptimeSeconds: (now - startedAt) / 1000, storeBytes: store.sizeOnDisk, lastSeq: store.lastSeq,
+            uptimeSeconds: (now - startedAt) / 1000, storeBytes: store.sizeOnDisk, storeMaxBytes: store.maxBytes, lastSeq: store.lastSeq,
             writer: WriterStats(store.writerTimings), waiters: (hub.waiting, hub.limit), openFiles: openFiles,
             sync: sync, uplinks: syncer?.uplinkSnapshots ?? [],
             tables: store.tableNames.map { table in
@@ -131,6 +131,9 @@ struct GatewayStats: Sendable {
         registry.gauge("dally_longpoll_waiters_limit", help: "The most long-poll requests that may wait.")
             .set(Int64(hub.limit))
         registry.gauge("dally_store_bytes", help: "Size of the replica's files on disk.").set(store.sizeOnDisk)
+        if let maxBytes = store.maxBytes {
+            registry.gauge("dally_store_max_bytes", help: "store.max_bytes: local writes are refused at this size.").set(maxBytes)
+        }
         let objectTotals = try await store.objectTotals()
         let chunkTotals = try await objects.chunkStore.totals()
         registry.gauge("dally_objects", help: "Objects the replica knows.").set(objectTotals.objects)

@@ -8,6 +8,8 @@ import DallySyncEngine
 struct StatsDocument: Encodable {
     let uptimeSeconds: Int64
     let storeBytes: Int64
+    /// `store.max_bytes`; nil when local writes have no size bound.
+    let storeMaxBytes: Int64?
     let lastSeq: Int64
     let writer: WriterStats
     let waiters: (current: Int, limit: Int)
@@ -23,6 +25,7 @@ struct StatsDocument: Encodable {
         try object.encode(uptimeSeconds, for: "uptime_s")
         var store = object.nestedContainer(keyedBy: CodingName.self, forKey: CodingName("store"))
         try store.encode(storeBytes, for: "bytes")
+        try store.encode(storeMaxBytes, for: "max_bytes")
         try store.encode(lastSeq, for: "last_seq")
         try store.encode(writer, for: "writer")
         try object.encode(entries: [("current", waiters.current), ("limit", waiters.limit)], for: "waiters")
