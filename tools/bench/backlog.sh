@@ -99,38 +99,7 @@ probe_interval = "1s"
 $TABLE
 EOF
 
-GW_PID= CLOUD_PID=
-stop() {  # stop PID: SIGTERM, then SIGKILL after 10 s
-  local pid=$1
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-  local rc=$?
-  stop "$GW_PID"; stop "$CLOUD_PID"
-  cp "$TMP"/*.log "$RESULTS_DIR/" 2>/dev/null || true
-  if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-wait_healthy() {  # wait_healthy URL PID NAME
-  local deadline=$((SECONDS + 60))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    kill -0 "$2" 2>/dev/null || { echo "$3 died; its log:" >&2; tail -20 "$TMP/$3.log" >&2; exit 1; }
-    curl -fs --max-time 1 "$1/healthz" >/dev/null && return 0
-    sleep 0.2
-  done
-  echo "$3 did not answer within 60 s" >&2; exit 1
-}
-pending() {  # rows waiting in the gateway's outbox
-  curl -fs --max-time 5 -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" \
-    | python3 -c 'import json,sys; t=json.load(sys.stdin)["tables"]["bench"]; print(t["outbox_pending"] + t["outbox_in_flight"])'
-}
+source "$BENCH_DIR/servers.sh"
 RESULTS=$RESULTS_DIR/results.txt
 : >"$RESULTS"
 time_stats() {  # time_stats LABEL: STATS_SAMPLES sequential GET /stats, p50 and max in ms

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import DallyCore
-import Synchronization
 
 /// Refuses local writes while the data directory's filesystem has less free space than the
 /// floor (`[store] min_free_bytes`), so that the gateway says `507 insufficient_storage`
@@ -18,15 +17,12 @@ import Synchronization
 /// try floor.check()   // throws insufficient_storage below 64 MiB free
 /// ```
 public final class FreeSpaceFloor: Sendable {
-    let directory: String
     let minFreeBytes: Int64
-    let interval: Duration
-    private let last = Mutex<(at: ContinuousClock.Instant, free: Int64)?>(nil)
+    private let free: ThrottledReading<Int64?>
 
     public init(directory: String, minFreeBytes: Int64, interval: Duration = .seconds(1)) {
-        self.directory = directory
         self.minFreeBytes = minFreeBytes
-        self.interval = interval
+        self.free = ThrottledReading(interval: interval) { Self.freeBytes(of: directory) }
     }
 
     /// Bytes an unprivileged process may still write on the directory's filesystem; nil when
@@ -39,13 +35,7 @@ public final class FreeSpaceFloor: Sendable {
 
     public func check() throws(DallyError) {
         guard minFreeBytes > 0 else { return }
-        let now = ContinuousClock.now
-        let free: Int64? = last.withLock { last in
-            if let last, now - last.at < interval { return last.free }
-            guard let free = Self.freeBytes(of: directory) else { return nil }
-            last = (now, free)
-            return free
-        }
+        let free = self.free.value
         guard let free, free < minFreeBytes else { return }
         throw DallyError(
             .insufficientStorage,

@@ -1,5 +1,4 @@
 import DallyCore
-import Synchronization
 
 /// Refuses local writes while the replica's files (`replica.sqlite` and its WAL, what `/stats`
 /// reports as `store_bytes`) take `[store] max_bytes` or more, so that a box whose cloud is
@@ -17,26 +16,17 @@ import Synchronization
 /// try ceiling.check()   // throws insufficient_storage at 8 GiB or more
 /// ```
 public final class ReplicaCeiling: Sendable {
-    let path: String
     let maxBytes: Int64
-    let interval: Duration
-    private let last = Mutex<(at: ContinuousClock.Instant, bytes: Int64)?>(nil)
+    private let size: ThrottledReading<Int64>
 
     public init(path: String, maxBytes: Int64, interval: Duration = .seconds(1)) {
-        self.path = path
         self.maxBytes = maxBytes
-        self.interval = interval
+        self.size = ThrottledReading(interval: interval) { DatabaseFiles.bytes(of: path) }
     }
 
     public func check() throws(DallyError) {
         guard maxBytes > 0 else { return }
-        let now = ContinuousClock.now
-        let bytes = last.withLock { last in
-            if let last, now - last.at < interval { return last.bytes }
-            let bytes = DatabaseFiles.bytes(of: path)
-            last = (now, bytes)
-            return bytes
-        }
+        let bytes = size.value
         guard bytes >= maxBytes else { return }
         throw DallyError(
             .insufficientStorage,

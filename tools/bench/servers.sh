@@ -1,0 +1,36 @@
+# Shared by the benchmark scripts that run a real gateway and cloud (sourced, not run): stop
+# and clean up the servers, wait for one to answer, and read the gateway's outbox depth.
+# Expects GW, CLOUD (URLs), TMP (the run's scratch directory, logs in it), RESULTS_DIR and
+# ADMIN_TOKEN; the caller sets GW_PID and CLOUD_PID as it starts the servers.
+GW_PID= CLOUD_PID=
+stop() {  # stop PID: SIGTERM, then SIGKILL after 10 s
+  local pid=$1
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$?
+  stop "$GW_PID"; stop "$CLOUD_PID"
+  cp "$TMP"/*.log "$RESULTS_DIR/" 2>/dev/null || true
+  if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_healthy() {  # wait_healthy URL PID NAME
+  local deadline=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    kill -0 "$2" 2>/dev/null || { echo "$3 died; its log:" >&2; tail -20 "$TMP/$3.log" >&2; exit 1; }
+    curl -fs --max-time 1 "$1/healthz" >/dev/null && return 0
+    sleep 0.2
+  done
+  echo "$3 did not answer within 60 s" >&2; exit 1
+}
+pending() {  # rows waiting in the gateway's outbox
+  curl -fs --max-time 5 -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" \
+    | python3 -c 'import json,sys; t=json.load(sys.stdin)["tables"]["bench"]; print(t["outbox_pending"] + t["outbox_in_flight"])'
+}
