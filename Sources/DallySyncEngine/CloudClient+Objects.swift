@@ -96,17 +96,73 @@ extension CloudClient {
     }
 
     /// One chunk's bytes (`GET /v1/chunks/{hash}`), checked against its hash.
-    func chunk(_ hash: ContentHash) async throws(CloudError) -> ([UInt8], Traffic) {
+    func chunk(_ hash: ContentHash, partials: PartialDownloads? = nil) async throws(CloudError) -> ([UInt8], Traffic) {
+        let earlier = partials?.take(hash)
         var request = HTTPClientRequest(url: baseURL + "/v1/chunks/\(hash.hex)")
         request.method = .GET
-        let (response, bytes, received) = try await send(
-            request, timeout: link.requestTimeout, maxAnswer: ObjectManifest.maxChunkBytes)
-        guard (200..<300).contains(response.status.code) else {
-            let _ = try Self.json(bytes, status: response.status)
+        if let earlier { request.headers.add(name: "Range", value: "bytes=\(earlier.bytes.count)-") }
+        let tap = AnswerTap()
+        let response: HTTPClientResponse
+        let answer: ByteBuffer
+        do {
+            (response, answer) = try await sendRaw(
+                request, timeout: link.requestTimeout, maxAnswer: ObjectManifest.maxChunkBytes, tap: tap)
+        } catch {
+            if let partials, let kept = Self.kept(tap.received, after: earlier) { partials.keep(hash, kept) }
+            throw error
+        }
+        let encoded: [UInt8]
+        var resumed = 0
+        switch response.status.code {
+        case 206:
+            guard let earlier, Self.continues(response, earlier) else {
+                throw .badAnswer("chunk \(hash): a partial answer that does not continue what was kept")
+            }
+            encoded = earlier.bytes + Array(buffer: answer)
+            resumed = earlier.bytes.count
+        case 200..<300:
+            encoded = Array(buffer: answer)
+        default:
+            let _ = try Self.json(Self.decodedError(answer, response), status: response.status)
             throw .badAnswer("status \(response.status.code) for chunk \(hash)")
         }
+        let bytes = try Self.decoded(ByteBuffer(bytes: encoded), response: response, maxAnswer: ObjectManifest.maxChunkBytes)
         guard ContentHash.of(bytes) == hash else { throw .badAnswer("chunk \(hash) arrived with other bytes") }
-        return (bytes, Traffic(received: received))
+        var traffic = Traffic(received: answer.readableBytes)
+        traffic.resumedDown = resumed
+        return (bytes, traffic)
+    }
+
+    /// What to keep of a cut answer for the next attempt: the bytes kept before and those that
+    /// came, when the answer was the chunk (200) or the rest of it (206 from where it stopped).
+    static func kept(
+        _ received: (response: HTTPClientResponse?, body: ByteBuffer), after earlier: PartialDownloads.Partial?
+    ) -> PartialDownloads.Partial? {
+        guard let response = received.response else { return earlier }
+        let coding = coding(of: response)
+        switch response.status.code {
+        case 200:
+            return PartialDownloads.Partial(bytes: Array(buffer: received.body), coding: coding)
+        case 206:
+            guard let earlier, continues(response, earlier) else { return nil }
+            return PartialDownloads.Partial(bytes: earlier.bytes + Array(buffer: received.body), coding: coding)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether a 206 answer goes on from the end of `earlier`, in the same encoding.
+    static func continues(_ response: HTTPClientResponse, _ earlier: PartialDownloads.Partial) -> Bool {
+        guard coding(of: response) == earlier.coding,
+            let range = response.headers.first(name: "Content-Range"), range.hasPrefix("bytes ")
+        else { return false }
+        let first = range.dropFirst(6).prefix { $0 != "-" }
+        return Int(first) == earlier.bytes.count
+    }
+
+    /// An error answer's body, decoded when it can be (an error is JSON, small).
+    private static func decodedError(_ answer: ByteBuffer, _ response: HTTPClientResponse) -> [UInt8] {
+        (try? decoded(answer, response: response, maxAnswer: 1 << 20)) ?? Array(buffer: answer)
     }
 
     private func postJSON(_ body: [UInt8], path: String) async throws(CloudError) -> (JSONValue, Traffic) {

@@ -16,11 +16,14 @@ struct CloudClient: Sendable {
         var sentRaw = 0
         var sentCompressed = 0
         var received = 0
+        /// Answer bytes not fetched again: kept from a cut attempt, the rest asked by `Range`.
+        var resumedDown = 0
 
         mutating func add(_ other: Traffic) {
             sentRaw += other.sentRaw
             sentCompressed += other.sentCompressed
             received += other.received
+            resumedDown += other.resumedDown
         }
     }
 
@@ -203,6 +206,17 @@ struct CloudClient: Sendable {
         _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
         maxAnswer: Int
     ) async throws(CloudError) -> (HTTPClientResponse, [UInt8], Int) {
+        let (response, answer) = try await sendRaw(request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswer)
+        let bytes = try Self.decoded(answer, response: response, maxAnswer: maxAnswer)
+        return (response, bytes, answer.readableBytes)
+    }
+
+    /// ``send(_:body:timeout:quiet:maxAnswer:)`` without decoding the answer: its body as it was
+    /// on the wire; `tap` sees it arrive.
+    func sendRaw(
+        _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
+        maxAnswer: Int, tap: AnswerTap? = nil
+    ) async throws(CloudError) -> (HTTPClientResponse, ByteBuffer) {
         var request = request
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         request.headers.add(name: "Accept-Encoding", value: "zstd, deflate")
@@ -210,7 +224,7 @@ struct CloudClient: Sendable {
         let answer: ByteBuffer
         do {
             (response, answer) = try await watch.exchange(
-                request, body: body, on: http, allowance: timeout, quiet: quiet, maxAnswer: maxAnswer
+                request, body: body, on: http, allowance: timeout, quiet: quiet, maxAnswer: maxAnswer, tap: tap
             ).parts
         } catch {
             nodeFailed(request.url)
@@ -219,15 +233,23 @@ struct CloudClient: Sendable {
         // A proxy or load balancer in front of a node that is down, or a node without its
         // database: the next node may serve.
         if [.badGateway, .serviceUnavailable, .gatewayTimeout].contains(response.status) { nodeFailed(request.url) }
-        let coding = response.headers.first(name: "Content-Encoding").flatMap { ContentCoding(header: $0) } ?? .identity
+        return (response, answer)
+    }
+
+    /// The answer's body with its `Content-Encoding` undone.
+    static func decoded(_ answer: ByteBuffer, response: HTTPClientResponse, maxAnswer: Int) throws(CloudError) -> [UInt8] {
+        let coding = coding(of: response)
         do {
-            let bytes = try answer.withUnsafeReadableBytes { raw throws(DecompressionError) in
+            return try answer.withUnsafeReadableBytes { raw throws(DecompressionError) in
                 try Decompressor.decompress(raw, coding: coding, maxOutput: maxAnswer)
             }
-            return (response, bytes, answer.readableBytes)
         } catch {
             throw .badAnswer("\(coding.rawValue) body: \(error)")
         }
+    }
+
+    static func coding(of response: HTTPClientResponse) -> ContentCoding {
+        response.headers.first(name: "Content-Encoding").flatMap { ContentCoding(header: $0) } ?? .identity
     }
 
     /// Moves requests on from the node `url` was sent to.

@@ -13,7 +13,8 @@ public struct LinkEstimate: Sendable, Equatable, Encodable {
     public var samples: Int64 = 0
     /// Request body bytes handed to the link in requests that then failed.
     public var wastedBytes: Int64 = 0
-    /// Bytes of cut chunk uploads the cloud kept, which the resumed upload did not send again.
+    /// Bytes of cut chunk transfers not sent again: of uploads, what the cloud kept; of
+    /// downloads, what the gateway kept and asked the rest of by `Range`.
     public var resumedBytes: Int64 = 0
 
     public init() {}

@@ -60,7 +60,7 @@ final class LinkModel: Sendable {
         state.withLock { $0.estimate.wastedBytes += Int64(bytes) }
     }
 
-    /// Counts bytes of a cut upload that the cloud kept, so that they were not sent again.
+    /// Counts bytes of a cut transfer that were kept, so that they were not sent again.
     func resumed(_ bytes: Int) {
         state.withLock { $0.estimate.resumedBytes += Int64(bytes) }
     }

@@ -15,6 +15,8 @@ import Synchronization
 final class ObjectFetcher: Sendable {
     private let store: ReplicaStore
     private let chunks: any ChunkStore
+    /// What arrived of chunk downloads that were cut, for the next attempt to resume.
+    private let partials = PartialDownloads()
     private let intakes: ObjectIntakes
     private let schemas: [String: TableSchema]
     private let uplinks: [Uplink]
@@ -62,11 +64,13 @@ final class ObjectFetcher: Sendable {
         let here = try await chunks.present(unique)
         for hash in unique where !here.contains(hash) {
             try uplink.requireUsable(at: now(), stop: stop)
-            let (bytes, traffic) = try await uplink.client.chunk(hash)
+            let (bytes, traffic) = try await uplink.client.chunk(hash, partials: partials)
             _ = try await chunks.put(hash, bytes: bytes, now: now())
+            if traffic.resumedDown > 0 { uplink.client.watch.model.resumed(traffic.resumedDown) }
             record(traffic, on: uplink) { counters in
                 counters.chunksFetched += 1
                 counters.bytesFetched += Int64(bytes.count)
+                counters.bytesNotRefetched += Int64(traffic.resumedDown)
             }
         }
     }

@@ -27,6 +27,9 @@ public struct ObjectTransferCounters: Sendable, Equatable {
     public var fetched: Int64 = 0
     public var chunksFetched: Int64 = 0
     public var bytesFetched: Int64 = 0
+    /// Bytes of cut chunk downloads that were kept and not fetched again (the rest came by
+    /// `Range`).
+    public var bytesNotRefetched: Int64 = 0
     public var onDemandFetches: Int64 = 0
     public var fetchFailures: Int64 = 0
 
@@ -47,6 +50,7 @@ public struct ObjectTransferCounters: Sendable, Equatable {
         fetched = fetches.fetched
         chunksFetched = fetches.chunksFetched
         bytesFetched = fetches.bytesFetched
+        bytesNotRefetched = fetches.bytesNotRefetched
         onDemandFetches = fetches.onDemandFetches
         fetchFailures = fetches.fetchFailures
     }
@@ -59,7 +63,8 @@ public struct ObjectTransferCounters: Sendable, Equatable {
             ("object_resumed_transfers", resumedTransfers), ("object_bytes_not_resent", bytesNotResent),
             ("object_uploads_withdrawn", withdrawn), ("object_walks_paused", walksPaused),
             ("objects_fetched", fetched), ("object_chunks_fetched", chunksFetched),
-            ("object_bytes_fetched", bytesFetched), ("object_on_demand_fetches", onDemandFetches),
+            ("object_bytes_fetched", bytesFetched), ("object_bytes_not_refetched", bytesNotRefetched),
+            ("object_on_demand_fetches", onDemandFetches),
             ("object_fetch_failures", fetchFailures),
         ]
     }

@@ -46,9 +46,10 @@ struct TransferWatch: Sendable {
     /// - Parameters:
     ///   - allowance: the fixed part of the bound (`request_timeout`).
     ///   - quiet: how long the answer may rightly take once the body is sent (a long-poll).
+    ///   - tap: given the answer's head and each piece of its body as they arrive.
     func exchange(
         _ request: HTTPClientRequest, body: [UInt8]?, on http: HTTPClient, allowance: Duration, quiet: Duration,
-        maxAnswer: Int
+        maxAnswer: Int, tap: AnswerTap? = nil
     ) async throws(Failure) -> Answer {
         let timer = self.timer
         let progress = TransferProgress(bodyBytes: body?.count ?? 0, start: timer.elapsed())
@@ -70,6 +71,7 @@ struct TransferWatch: Sendable {
                     let response = try await http.execute(watched, deadline: .distantFuture)
                     let head = timer.elapsed()
                     progress.headArrived(at: head)
+                    tap?.head(response)
                     var collected = ByteBuffer()
                     for try await piece in response.body {
                         progress.received(piece.readableBytes, at: timer.elapsed())
@@ -77,6 +79,7 @@ struct TransferWatch: Sendable {
                             return .failure(.answerTooLarge(maxAnswer))
                         }
                         collected.writeImmutableBuffer(piece)
+                        tap?.append(piece)
                     }
                     return .success((Answer(response: response, body: collected), head))
                 } catch {

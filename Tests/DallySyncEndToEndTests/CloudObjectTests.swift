@@ -263,6 +263,42 @@ import Testing
         }
     }
 
+    @Test func aCutChunkDownloadResumesByRangeInTheEncodingItStartedIn() async throws {
+        try await ObjectCloud.run { cloud in
+            let text = Array(String(repeating: "words that compress, over and over. ", count: 500).utf8)
+            let hash = ContentHash.of(text)
+            #expect(try await cloud.putChunk(text).status == 201)
+            let path = "/v1/chunks/\(hash.hex)"
+
+            let head = try await cloud.request(.GET, path, headers: [("Range", "bytes=0-99")])
+            #expect(head.status == 206)
+            #expect(head.bytes == Array(text[0..<100]))
+            #expect(head.headers.first(name: "Content-Range") == "bytes 0-99/\(text.count)")
+            #expect(head.headers.first(name: "Accept-Ranges") == "bytes")
+            let rest = try await cloud.request(.GET, path, headers: [("Range", "bytes=100-")])
+            #expect(rest.status == 206)
+            #expect(head.bytes + rest.bytes == text)
+
+            // Compressed, the range is of the compressed bytes, and the pieces make the whole.
+            let zstd = [("Accept-Encoding", "zstd")]
+            let whole = try await cloud.request(.GET, path, headers: zstd)
+            let first = try await cloud.request(.GET, path, headers: zstd + [("Range", "bytes=0-9")])
+            let second = try await cloud.request(.GET, path, headers: zstd + [("Range", "bytes=10-")])
+            #expect(first.headers.first(name: "Content-Encoding") == "zstd")
+            #expect(second.headers.first(name: "Content-Range") == "bytes 10-\(whole.bytes.count - 1)/\(whole.bytes.count)")
+            #expect(first.bytes + second.bytes == whole.bytes)
+            #expect(try Decompressor.decompress(first.bytes + second.bytes, coding: .zstd, maxOutput: 1 << 20) { _ in nil } == text)
+
+            // Past the end: 416, the size in Content-Range, the usual JSON error.
+            let beyond = try await cloud.request(.GET, path, headers: [("Range", "bytes=\(text.count)-")])
+            #expect(beyond.status == 416)
+            #expect(beyond.errorCode == "range_not_satisfiable")
+            #expect(beyond.headers.first(name: "Content-Range") == "bytes */\(text.count)")
+            // A header that is not a byte range is ignored: the whole chunk.
+            #expect(try await cloud.request(.GET, path, headers: [("Range", "lines=1-2")]).bytes == text)
+        }
+    }
+
     @Test func hashesInPathsAndCredentialsAreChecked() async throws {
         try await ObjectCloud.run { cloud in
             for path in ["/v1/chunks/abc", "/v1/chunks/\(String(repeating: "g", count: 64))", "/v1/objects/..%2Fcloud.sqlite"] {

@@ -60,6 +60,42 @@ import Testing
         }
     }
 
+    @Test func aDownloadCutHalfWayResumesByRangeWithoutFetchingTheDonePartAgain() async throws {
+        let lines = Self.lines + [#"target_request_time = "60s""#]
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: lines) { system in
+            // Written on gw-b, which reaches the cloud directly; gw-a fetches it over the slow link.
+            try await system.startDirectGateway()
+            let object = TestObject(size: 480_000, seed: 9)
+            try await system.putPhoto("p3", object, on: "gw-b")
+            try await system.syncUntil("photos", on: "gw-b") {
+                try await system.syncCounter("objects_uploaded", on: "gw-b") == 1
+            }
+            let downBefore = system.relay.counts.bytesDown
+            let fetching = Task { try await system.base.sync("gw-a", table: "photos") }
+            // Bounded polling on the relay's count: cut once half the object has come down.
+            for _ in 0..<600 where system.relay.counts.bytesDown - downBefore < object.size / 2 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(system.relay.counts.bytesDown - downBefore >= object.size / 2)
+            await system.relay.cut()
+            _ = try await fetching.value
+            try await system.syncUntil("photos") { try await system.syncCounter("objects_fetched") == 1 }
+
+            let stats = try await system.stats()
+            #expect((stats["sync"]?["object_bytes_not_refetched"]?.int ?? 0) >= 8_192, "\(stats["sync"] ?? .null)")
+            let uplink = try await system.uplink()
+            #expect((uplink["resumed_bytes"]?.int ?? 0) >= 8_192, "\(uplink)")
+            // Counted at the relay: the object came down once, plus headers, manifests, pages
+            // and what the cut lost in the relay's own queue.
+            let down = system.relay.counts.bytesDown - downBefore
+            #expect(down < object.size * 105 / 100, "\(down) bytes down for \(object.size); \(uplink)")
+            // And it is whole: read back through gw-a.
+            let read = try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/rows/p3/objects/image")
+            #expect(read.status == 200)
+            #expect(read.headers.first(name: "ETag") == "\"\(object.hash.hex)\"")
+        }
+    }
+
     @Test func aWideRowBacklogDrainsOverALinkTooSlowForOneBatchInTheOldDeadline() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines + [#"target_request_time = "2s""#])
         { system in

@@ -57,10 +57,20 @@ final class SlowLinkSystem: Sendable {
         try await system.base.shutdown()
     }
 
-    /// Streams `object` into `photos/<row>.image`; fails the test unless it is stored.
-    func putPhoto(_ row: String, _ object: TestObject) async throws {
+    /// Starts gateway `gw-b`, whose uplink reaches the cloud directly (no relay): a writer
+    /// whose objects `gw-a` then downloads over the slow link.
+    func startDirectGateway() async throws {
+        let config = try base.config.gateway(
+            "gw-b", dataDirectory: base.live.directory("gw-b"),
+            link: .init(url: base.live.cloudURL, notifyNetworks: [], retryMin: "100ms", retryMax: "500ms"),
+            uplinks: [.init("direct", class: "satellite", url: base.live.cloudURL)], classes: ["satellite"])
+        try await base.live.startGateway("gw-b", config)
+    }
+
+    /// Streams `object` into `photos/<row>.image` on `gateway`; fails the test unless it is stored.
+    func putPhoto(_ row: String, _ object: TestObject, on gateway: String = "gw-a") async throws {
         var request = HTTPClientRequest(
-            url: "http://127.0.0.1:\(base.live.port(of: "gw-a"))/v1/tables/photos/rows/\(row)/objects/image")
+            url: "http://127.0.0.1:\(base.live.port(of: gateway))/v1/tables/photos/rows/\(row)/objects/image")
         request.method = .PUT
         request.headers.add(name: "Authorization", value: "Bearer \(SyncSystem.clientToken)")
         request.body = .bytes(ByteBuffer(bytes: object.bytes(at: 0, count: object.size)))
@@ -80,15 +90,17 @@ final class SlowLinkSystem: Sendable {
         try await stats()["uplinks"]?.array?.first { $0["name"]?.string == "sat" } ?? .null
     }
 
-    func syncCounter(_ name: String) async throws -> Int64 {
-        try await stats()["sync"]?[name]?.int ?? -1
+    func syncCounter(_ name: String, on gateway: String = "gw-a") async throws -> Int64 {
+        try await base.gateway(gateway, .GET, "/stats", token: SyncSystem.gatewayAdmin).json["sync"]?[name]?.int ?? -1
     }
 
     /// Sync-now of `table` until `done` holds, at most `attempts` times: a sync-now answers
     /// `queued` when a transfer failed, and the engine retries after its backoff.
-    func syncUntil(_ table: String, attempts: Int = 20, _ done: () async throws -> Bool) async throws {
+    func syncUntil(
+        _ table: String, on gateway: String = "gw-a", attempts: Int = 20, _ done: () async throws -> Bool
+    ) async throws {
         for _ in 0..<attempts {
-            _ = try await base.sync("gw-a", table: table)
+            _ = try await base.sync(gateway, table: table)
             if try await done() { return }
         }
         throw TestFailure("\(table) did not finish syncing in \(attempts) sync-now calls")
