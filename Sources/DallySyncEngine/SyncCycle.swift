@@ -187,8 +187,19 @@ final class SyncCycle: Sendable {
         }
     }
 
+    /// A batch and how its sending ended.
+    private struct Sent: Sendable {
+        let batch: OutgoingBatch
+        let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
+    }
+
     /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
     /// changes wait downstream.
+    ///
+    /// A backlog drains pipelined: when a batch came back full, the next one is built and sent
+    /// while its answer is applied, so the gateway's writer, the link and the cloud work at the
+    /// same time. That next batch carries no pulls (its cursors would be read before the answer
+    /// moved them); what it leaves unpulled is pulled at the end of the cycle.
     private func sendBatches(
         on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
     ) async throws -> Bool {
@@ -197,22 +208,28 @@ final class SyncCycle: Sendable {
         var batches = 0
         let model = uplink.client.watch.model
         let target = uplink.config.timings.targetRequestTime
-        // Each batch sized so that it takes about target_request_time on the measured link.
-        while batches < Self.maxBatchesPerCycle,
-            let batch = try await store.nextBatch(
-                gateway: link.gatewayID, maxRows: model.batchRows(limit: rowLimit, target: target), scope: scope)
-        {
-            batches += 1
-            noteAttempt(batch, on: uplink)
-            let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
-            do {
-                result = .success(try await send(batch, on: uplink))
-            } catch {
-                result = .failure(error)
+        let gateway = link.gatewayID
+        var ahead: Task<Sent?, any Error>?
+        // A cycle that ends early (an error, a stop) leaves the batch ahead in flight: it is
+        // resent, or asked about, at the next wake.
+        defer { ahead?.cancel() }
+        while batches < Self.maxBatchesPerCycle {
+            // Each batch sized so that it takes about target_request_time on the measured link.
+            let maxRows = model.batchRows(limit: rowLimit, target: target)
+            let sent: Sent
+            if let running = ahead {
+                ahead = nil
+                guard let next = try await running.value else { break }
+                sent = next
+            } else {
+                guard let batch = try await store.nextBatch(gateway: gateway, maxRows: maxRows, scope: scope) else { break }
+                sent = Sent(batch: batch, result: await attempt(batch, on: uplink))
             }
+            let batch = sent.batch
+            batches += 1
             let answer: BatchAnswer
             let traffic: CloudClient.Traffic
-            switch result {
+            switch sent.result {
             case .success(let exchange):
                 (answer, traffic) = exchange
             case .failure(.refused(413, let code, _)) where batch.rows > 1:
@@ -236,11 +253,21 @@ final class SyncCycle: Sendable {
             }
             uplink.recordAnswer(traffic, now: now())
             if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
+            if batch.rows >= maxRows, batches < Self.maxBatchesPerCycle {
+                let nextRows = model.batchRows(limit: rowLimit, target: target)
+                ahead = Task { [store, scope] in
+                    guard let next = try await store.nextBatch(
+                        gateway: gateway, maxRows: nextRows, scope: scope.withoutPulls, excluding: [batch.batchID])
+                    else { return nil }
+                    return Sent(batch: next, result: await self.attempt(next, on: uplink))
+                }
+            }
             try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
             let applied = try await store.applyAnswer(answer)
             report.add(applied)
             unpulled.subtract(batch.pulls)
-            more = applied.more
+            // Only a batch that asked for pages can say more wait (a pipelined one asks none).
+            if !batch.pulls.isEmpty { more = applied.more }
             counters.withLock { counters in
                 counters.lastUplink[batch.batchID] = nil
                 counters.batchesSent += 1
@@ -250,6 +277,16 @@ final class SyncCycle: Sendable {
             }
         }
         return more
+    }
+
+    /// Sends `batch`, counting the attempt; how it ended.
+    private func attempt(_ batch: OutgoingBatch, on uplink: Uplink) async -> Result<(BatchAnswer, CloudClient.Traffic), CloudError> {
+        noteAttempt(batch, on: uplink)
+        do {
+            return .success(try await send(batch, on: uplink))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Posts `batch`; a batch sent before, whose body is worth a round trip, is first asked

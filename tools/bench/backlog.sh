@@ -14,6 +14,8 @@
 #   tools/bench/backlog.sh                            # build (release) + ~5 min at 1,000,000 rows
 #   SKIP_BUILD=1 BACKLOG_ROWS=100000 tools/bench/backlog.sh
 # Env knobs [defaults]: BACKLOG_ROWS [1000000] BATCH_ROWS [5000] STATS_SAMPLES [20]
+#   IDS [uuid]: row ids random (uuid, v4-like) or time-ordered (ordered, v7-like); the cloud's
+#   apply rate is measured with the same kind
 #   SYNCHRONOUS [full] DALLY_BIN [.build/release/dally] DALLY_BENCH_BIN [.build/release/dally-bench]
 #   RESULTS_DIR [/tmp/dally-bench-results/backlog-<timestamp>] KEEP_TMP [0]
 set -euo pipefail
@@ -25,6 +27,8 @@ cd "$REPO"
 BACKLOG_ROWS=${BACKLOG_ROWS:-1000000}
 BATCH_ROWS=${BATCH_ROWS:-5000}
 STATS_SAMPLES=${STATS_SAMPLES:-20}
+IDS=${IDS:-uuid}
+case $IDS in uuid|ordered) ;; *) echo "IDS must be uuid or ordered" >&2; exit 2 ;; esac
 SYNCHRONOUS=${SYNCHRONOUS:-full}
 RESULTS_DIR=${RESULTS_DIR:-/tmp/dally-bench-results/backlog-$(date +%Y%m%d-%H%M%S)}
 HOST=127.0.0.1
@@ -112,13 +116,17 @@ time_stats() {  # time_stats LABEL: STATS_SAMPLES sequential GET /stats, p50 and
     | tee -a "$RESULTS"
 }
 write_rows() {  # write_rows FROM TO: rows FROM..<TO in BATCH_ROWS-row batch requests
-  python3 - "$GW" "$CLIENT_TOKEN" "$1" "$2" "$BATCH_ROWS" <<'PY'
-import http.client, json, sys, uuid
-base, token, first, end, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+  python3 - "$GW" "$CLIENT_TOKEN" "$1" "$2" "$BATCH_ROWS" "$IDS" <<'PY'
+import http.client, json, sys, time, uuid
+base, token, first, end, size, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+stamp = int(time.time() * 1000)
+def row_id(i):
+    # ordered: a millisecond stamp then a counter, as UUIDv7 orders ids by time.
+    return str(uuid.uuid4()) if kind == "uuid" else f"{stamp:012x}-{i:012x}"
 host, port = base.removeprefix("http://").split(":")
 connection = http.client.HTTPConnection(host, int(port), timeout=300)
 for start in range(first, end, size):
-    rows = [{"id": str(uuid.uuid4()), "values": {"name": f"backlog {i}", "qty": i % 1000, "price": 2.5, "paid": False}}
+    rows = [{"id": row_id(i), "values": {"name": f"backlog {i}", "qty": i % 1000, "price": 2.5, "paid": False}}
             for i in range(start, min(start + size, end))]
     body = json.dumps({"created": rows}).encode()
     connection.request("POST", "/v1/tables/bench/batch", body=body,
@@ -163,12 +171,12 @@ if [ -x "$DALLY_BENCH_BIN" ]; then
   batches=$(( (BACKLOG_ROWS + BATCH_ROWS - 1) / BATCH_ROWS ))
   [ "$batches" -gt 200 ] && batches=200
   log "the cloud's own apply rate: dally-bench apply, $batches batches of $BATCH_ROWS rows"
-  "$DALLY_BENCH_BIN" apply --rows-per-batch "$BATCH_ROWS" --batches "$batches" --gateways 1 \
+  "$DALLY_BENCH_BIN" apply --rows-per-batch "$BATCH_ROWS" --batches "$batches" --ids "$IDS" \
     --columns "name TEXT,qty INTEGER,price REAL,paid BOOLEAN" --synchronous "$SYNCHRONOUS" \
     >"$RESULTS_DIR/apply.txt" 2>&1 || true
   grep '^RESULT' "$RESULTS_DIR/apply.txt" | tee -a "$RESULTS" || true
 fi
 
 echo
-echo "Backlog ($DALLY_BIN; $(nproc) cores; synchronous=$SYNCHRONOUS; results in $RESULTS_DIR)"
+echo "Backlog ($DALLY_BIN; $(nproc) cores; synchronous=$SYNCHRONOUS; ids=$IDS; results in $RESULTS_DIR)"
 cat "$RESULTS"

@@ -21,6 +21,10 @@ public struct BatchScope: Sendable {
         self.pullsRiding = pullsRiding
     }
 
+    /// The same uploads, with nothing coming down in the answer: for a batch built while the
+    /// answer before it is still being applied, whose cursors would be read too early.
+    public var withoutPulls: BatchScope { BatchScope(uploads: uploads, pulls: [], pullsRiding: nil) }
+
     /// Every synced table, both ways.
     public static let everything = BatchScope(uploads: nil, pulls: nil)
 

@@ -25,11 +25,14 @@ extension ReplicaStore {
     /// record goes through the writer, in the sync lane, as set-based inserts. A row written
     /// between the two steps is recorded with the sequence number it was read at, so its answer
     /// keeps the newer state pending (``AnswerApplier``), as for a write while the batch flies.
-    public func nextBatch(gateway: String, maxRows: Int, scope: BatchScope = .everything) async throws
-        -> OutgoingBatch?
-    {
+    ///
+    /// `excluding` names batches in flight not to resend: ones the caller has sent and is
+    /// applying the answer of while it builds the next (a pipelined drain).
+    public func nextBatch(
+        gateway: String, maxRows: Int, scope: BatchScope = .everything, excluding: Set<String> = []
+    ) async throws -> OutgoingBatch? {
         while true {
-            switch try await planBatch(gateway: gateway, maxRows: maxRows, scope: scope) {
+            switch try await planBatch(gateway: gateway, maxRows: maxRows, scope: scope, excluding: excluding) {
             case nil:
                 return nil
             case .resend(let batch):
@@ -56,12 +59,14 @@ extension ReplicaStore {
         let createdAt: Int64
     }
 
-    private func planBatch(gateway: String, maxRows: Int, scope: BatchScope) async throws -> BatchPlan? {
+    private func planBatch(gateway: String, maxRows: Int, scope: BatchScope, excluding: Set<String>) async throws
+        -> BatchPlan?
+    {
         let tables = self.tables
         let replicaID = self.replicaID
         let createdAt = now()
         return try await pool.read { db -> BatchPlan? in
-            for flight in try Self.inFlight(db: db) where scope.fits(flight) {
+            for flight in try Self.inFlight(db: db) where scope.fits(flight) && !excluding.contains(flight.batchID) {
                 guard let body = try Data.fetchOne(
                     db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
                 else { continue }
