@@ -56,54 +56,9 @@ name = \"bench\"
 columns = [$COLUMNS]
 upload = { max_delay = \"1s\" }
 download = { period = \"1h\" }"
-cat >"$TMP/cloud.toml" <<EOF
-[server]
-host = "$HOST"
-port = 18090
-data_dir = "$TMP/cloud"
-log_level = "warning"
-[store]
-synchronous = "$SYNCHRONOUS"
-[limits]
-max_body_bytes = 67108864
-[admin]
-token = "$ADMIN_TOKEN"
-[[gateways]]
-id = "bench-gw"
-secret = "bench-gateway-secret-0123456789"
-$TABLE
-EOF
-cat >"$TMP/gateway.toml" <<EOF
-[server]
-host = "$HOST"
-port = 18080
-data_dir = "$TMP/gw"
-log_level = "warning"
-[store]
-synchronous = "$SYNCHRONOUS"
-[limits]
-max_body_bytes = 67108864
-[admin]
-token = "$ADMIN_TOKEN"
-[[clients]]
-name = "bench"
-token = "$CLIENT_TOKEN"
-read = ["*"]
-write = ["*"]
-[cloud]
-url = "$CLOUD"
-gateway_id = "bench-gw"
-secret = "bench-gateway-secret-0123456789"
-retry_max = "1s"
-max_batch_rows = $BATCH_ROWS
-[[uplinks]]
-name = "lan"
-class = "wired"
-probe_interval = "1s"
-$TABLE
-EOF
-
 source "$BENCH_DIR/servers.sh"
+GW_PORT=18080 CLOUD_PORT=18090 MAX_BODY_BYTES=67108864 GW_CLOUD_EXTRA="max_batch_rows = $BATCH_ROWS"
+write_configs
 RESULTS=$RESULTS_DIR/results.txt
 : >"$RESULTS"
 time_stats() {  # time_stats LABEL: STATS_SAMPLES sequential GET /stats, p50 and max in ms

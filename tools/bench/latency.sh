@@ -55,52 +55,9 @@ name = "bench"
 columns = ["name TEXT", "qty INTEGER", "price REAL", "paid BOOLEAN"]
 upload = { max_delay = "2s" }
 download = { period = "1h" }'
-cat >"$TMP/cloud.toml" <<EOF
-[server]
-host = "$HOST"
-port = 18090
-data_dir = "$TMP/cloud"
-log_level = "warning"
-[store]
-synchronous = "$SYNCHRONOUS"
-[admin]
-token = "$ADMIN_TOKEN"
-[[gateways]]
-id = "bench-gw"
-secret = "bench-gateway-secret-0123456789"
-$TABLE
-EOF
-cat >"$TMP/gateway.toml" <<EOF
-[server]
-host = "$HOST"
-port = 18080
-data_dir = "$TMP/gw"
-log_level = "warning"
-[store]
-synchronous = "$SYNCHRONOUS"
-${PIECE_ROWS:+sync_piece_rows = $PIECE_ROWS}
-[limits]
-max_body_bytes = 16777216
-[admin]
-token = "$ADMIN_TOKEN"
-[[clients]]
-name = "bench"
-token = "$CLIENT_TOKEN"
-read = ["*"]
-write = ["*"]
-[cloud]
-url = "$CLOUD"
-gateway_id = "bench-gw"
-secret = "bench-gateway-secret-0123456789"
-retry_max = "1s"
-[[uplinks]]
-name = "lan"
-class = "wired"
-probe_interval = "1s"
-$TABLE
-EOF
-
 source "$BENCH_DIR/servers.sh"
+GW_PORT=18080 CLOUD_PORT=18090 MAX_BODY_BYTES=16777216 GW_STORE_EXTRA="${PIECE_ROWS:+sync_piece_rows = $PIECE_ROWS}"
+write_configs
 ulimit -n "$(ulimit -Hn)"
 start_cloud() {
   "$DALLY_BIN" cloud --config "$TMP/cloud.toml" >>"$TMP/cloud.log" 2>&1 &

@@ -1,7 +1,8 @@
 # Shared by the benchmark scripts that run a real gateway and cloud (sourced, not run): stop
 # and clean up the servers, wait for one to answer, and read the gateway's outbox depth.
 # Expects GW, CLOUD (URLs), TMP (the run's scratch directory, logs in it), RESULTS_DIR and
-# ADMIN_TOKEN; the caller sets GW_PID and CLOUD_PID as it starts the servers.
+# ADMIN_TOKEN; the caller sets GW_PID and CLOUD_PID as it starts the servers. It also writes
+# the two servers' configuration files (write_configs).
 GW_PID= CLOUD_PID=
 stop() {  # stop PID: SIGTERM, then SIGKILL after 10 s
   local pid=$1
@@ -33,4 +34,58 @@ wait_healthy() {  # wait_healthy URL PID NAME
 pending() {  # rows waiting in the gateway's outbox
   curl -fs --max-time 5 -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" \
     | python3 -c 'import json,sys; t=json.load(sys.stdin)["tables"]["bench"]; print(t["outbox_pending"] + t["outbox_in_flight"])'
+}
+
+# write_configs: $TMP/cloud.toml and $TMP/gateway.toml for one bench table ($TABLE): the cloud
+# on $CLOUD_PORT, the gateway `bench-gw` on $GW_PORT with one wired uplink to it, both on $HOST
+# with `synchronous = $SYNCHRONOUS` and bodies up to $MAX_BODY_BYTES. Optional lines:
+# $GW_STORE_EXTRA (the gateway's [store]), $GW_CLOUD_EXTRA (its [cloud]).
+write_configs() {
+  cat >"$TMP/cloud.toml" <<EOF
+[server]
+host = "$HOST"
+port = $CLOUD_PORT
+data_dir = "$TMP/cloud"
+log_level = "warning"
+[store]
+synchronous = "$SYNCHRONOUS"
+[limits]
+max_body_bytes = $MAX_BODY_BYTES
+[admin]
+token = "$ADMIN_TOKEN"
+[[gateways]]
+id = "bench-gw"
+secret = "bench-gateway-secret-0123456789"
+$TABLE
+EOF
+  cat >"$TMP/gateway.toml" <<EOF
+[server]
+host = "$HOST"
+port = $GW_PORT
+data_dir = "$TMP/gw"
+log_level = "warning"
+[store]
+synchronous = "$SYNCHRONOUS"
+${GW_STORE_EXTRA:-}
+[limits]
+max_body_bytes = $MAX_BODY_BYTES
+[admin]
+token = "$ADMIN_TOKEN"
+[[clients]]
+name = "bench"
+token = "$CLIENT_TOKEN"
+read = ["*"]
+write = ["*"]
+[cloud]
+url = "$CLOUD"
+gateway_id = "bench-gw"
+secret = "bench-gateway-secret-0123456789"
+retry_max = "1s"
+${GW_CLOUD_EXTRA:-}
+[[uplinks]]
+name = "lan"
+class = "wired"
+probe_interval = "1s"
+$TABLE
+EOF
 }
