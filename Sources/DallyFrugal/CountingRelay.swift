@@ -113,6 +113,9 @@ public final class CountingRelay: Sendable {
             channel.close(promise: nil)
             try? await channel.closeFuture.get()
         }
+        // Reads the cut connections made while closing booked the link too: free it again, or
+        // the next connection's bytes would wait behind bytes that will never cross.
+        throttle?.clear()
     }
 
     /// Stops listening and closes every relayed connection at once (what is in flight is

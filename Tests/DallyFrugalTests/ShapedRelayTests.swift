@@ -16,7 +16,7 @@ struct ShapedRelayTests {
         // Two connections, each sending 10,000 bytes up and receiving 10,000 back: 40,000 bytes
         // on one 20,000 B/s link, so at least 2 s (less the first slice's head start).
         let server = PeerThread {
-            let sockets = [try listener.accept(), try listener.accept()]
+            let sockets = [try listener.acceptSkippingStrangers(), try listener.acceptSkippingStrangers()]
             defer { sockets.forEach { $0.close() } }
             for socket in sockets { _ = try socket.receive(exactly: 10_000) }
             for socket in sockets { try socket.send(patterned(10_000, seed: 1)) }
@@ -51,13 +51,17 @@ struct ShapedRelayTests {
         let listener = try TestListener()
         let relay = CountingRelay(name: "slow", now: { 0 }, shape: LinkShape(bytesPerSecond: 2_000))
         let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
+        // Each step names itself when it fails, so that a failure says which side stalled.
+        @Sendable func step<T>(_ name: String, _ body: () throws -> T) throws -> T {
+            do { return try body() } catch { throw SocketError(description: "\(name): \(error)") }
+        }
         let server = PeerThread {
-            let cut = try listener.accept()
-            let rest = try cut.receiveUntilEnd()
+            let cut = try step("accepting the first connection") { try listener.acceptSkippingStrangers() }
+            let rest = try step("reading the cut connection to its end") { try cut.receiveUntilEnd() }
             cut.close()
-            let next = try listener.accept()
+            let next = try step("accepting the connection after the cut") { try listener.acceptSkippingStrangers() }
             defer { next.close() }
-            return (rest.count, try next.receive(exactly: 100))
+            return (rest.count, try step("reading the 100 bytes after the cut") { try next.receive(exactly: 100) })
         }
         let client = try TestSocket.connect(port: port)
         let connected = ContinuousClock.now

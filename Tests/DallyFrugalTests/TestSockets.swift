@@ -132,6 +132,25 @@ final class TestListener: Sendable {
         return try TestSocket(fd: client)
     }
 
+    /// The next connection that is this test's, for a test whose client speaks first. Ports
+    /// come from the system's ephemeral range, so a listener may get a port another test's
+    /// server just gave up while a gateway of that test still retries it: such a stray
+    /// connection opens with an HTTP request line (seen with `MSG_PEEK`, nothing is consumed)
+    /// and is closed and skipped, instead of holding the test until its socket times out.
+    func acceptSkippingStrangers() throws -> TestSocket {
+        let methods = ["GET ", "POST", "PUT ", "HEAD", "DELE", "PATC"].map { Array($0.utf8) }
+        while true {
+            let socket = try accept()
+            var head = [UInt8](repeating: 0, count: 4)
+            let n = head.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, 4, Int32(MSG_PEEK | MSG_WAITALL)) }
+            if n == 4, methods.contains(head) {
+                socket.close()
+                continue
+            }
+            return socket
+        }
+    }
+
     func close() { posixClose(fd) }
 }
 
