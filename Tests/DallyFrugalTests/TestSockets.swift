@@ -98,8 +98,11 @@ final class TestSocket: Sendable {
     func close() { posixClose(fd) }
 }
 
-/// A listening socket on 127.0.0.1 at a port the system picks.
+/// A listening socket on 127.0.0.1 at a free port outside the system's ephemeral range.
 final class TestListener: Sendable {
+    /// Where listeners bind: below the ephemeral range, above the well-known services.
+    static let ports = 20_000...32_000
+
     let fd: Int32
     let port: Int
 
@@ -110,13 +113,24 @@ final class TestListener: Sendable {
         if var size = receiveBuffer {
             setsockopt(socketFD, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        // A port below the system's ephemeral range (32768–60999 here): ports in it are what
+        // other tests' servers bind (port 0) and give up, and a gateway of such a test that
+        // still retries its "down" cloud would connect here, holding a test that waits for its
+        // own peer until the socket times out (seen in CI, twice).
+        var bound: Int32 = -1
+        for _ in 0..<200 where bound != 0 {
+            var address = loopback(port: Int.random(in: Self.ports))
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
-        guard bound == 0, listen(socketFD, 16) == 0 else { throw SocketError.last("bind/listen") }
+        guard bound == 0, listen(socketFD, 16) == 0 else {
+            let error = SocketError.last("bind/listen")
+            posixClose(socketFD)
+            throw error
+        }
         var local = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &local) {
@@ -132,11 +146,10 @@ final class TestListener: Sendable {
         return try TestSocket(fd: client)
     }
 
-    /// The next connection that is this test's, for a test whose client speaks first. Ports
-    /// come from the system's ephemeral range, so a listener may get a port another test's
-    /// server just gave up while a gateway of that test still retries it: such a stray
-    /// connection opens with an HTTP request line (seen with `MSG_PEEK`, nothing is consumed)
-    /// and is closed and skipped, instead of holding the test until its socket times out.
+    /// The next connection that is this test's, for a test whose client speaks first: a stray
+    /// connection (see ``ports``; a second guard) opens with an HTTP request line, seen with
+    /// `MSG_PEEK` (nothing is consumed), and is closed and skipped instead of holding the test
+    /// until its socket times out.
     func acceptSkippingStrangers() throws -> TestSocket {
         let methods = ["GET ", "POST", "PUT ", "HEAD", "DELE", "PATC"].map { Array($0.utf8) }
         while true {
