@@ -76,7 +76,7 @@ struct CloudObjectStoreTests {
     }
 
     @Test(arguments: Backend.allCases) func objectsAndChunksOutliveARestart(_ backend: Backend) async throws {
-        let place = try CloudPlace(backend)
+        let place = try await CloudPlace(backend)
         let object = try ChunkedObject(seed: 3)
         let first = try await place.open(tables: Self.tables)
         try await object.putChunks(first, now: 1_000)

@@ -308,7 +308,7 @@ struct CloudStoreBatchTests {
     }
 
     @Test(arguments: Backend.allCases) func reopeningKeepsVersionsRowsAndTheRecordOfAnswers(_ backend: Backend) async throws {
-        let place = try CloudPlace(backend)
+        let place = try await CloudPlace(backend)
         let batch = cloudBatch("b1", [cloudSection("notes", ["body"], [cloudPut("n1", ["a"]), cloudPut("n2", ["b"])])])
         do {
             let cloud = try await place.open()

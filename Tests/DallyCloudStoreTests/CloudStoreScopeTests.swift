@@ -203,7 +203,7 @@ struct CloudStoreScopeTests {
     }
 
     @Test(arguments: Backend.allCases) func theMoveLogSurvivesAReopen(_ backend: Backend) async throws {
-        let place = try CloudPlace(backend)
+        let place = try await CloudPlace(backend)
         let first = try await place.open(tables: scopeTables)
         try await writeThreeStores(first)
         try first.close()

@@ -40,10 +40,10 @@ struct CloudPlace: Sendable {
     let directory: String
     let database: PostgresSettings?
 
-    init(_ backend: Backend) throws {
+    init(_ backend: Backend) async throws {
         self.backend = backend
         directory = temporaryDirectory()
-        database = backend == .postgresql ? try PostgresCluster.shared().createDatabase() : nil
+        database = backend == .postgresql ? try await offPool { try PostgresCluster.shared().createDatabase() } : nil
     }
 
     func open(tables: [TableSchema] = cloudTables) async throws -> any CloudStore {

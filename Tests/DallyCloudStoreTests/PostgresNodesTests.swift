@@ -13,7 +13,7 @@ struct PostgresNodesTests {
     static func nodes(_ count: Int, tables: [TableSchema] = cloudTables) async throws
         -> (PostgresSettings, [PostgresCloudStore])
     {
-        let database = try PostgresCluster.shared().createDatabase()
+        let database = try await offPool { try PostgresCluster.shared().createDatabase() }
         // Opened at once: the migrations must serialise on their advisory lock.
         let stores = try await withThrowingTaskGroup(of: PostgresCloudStore.self) { group in
             for _ in 0..<count {
@@ -109,9 +109,9 @@ struct PostgresNodesTests {
 
     @Test func aDatabaseLostWhileRunningIsUnavailableAndTheStoreComesBackOnItsOwn() async throws {
         // A cluster of its own: this one is stopped under the store.
-        let cluster = try PostgresCluster.start()
+        let cluster = try await offPool { try PostgresCluster.start() }
         defer { cluster.stop() }
-        let database = try cluster.createDatabase()
+        let database = try await offPool { try cluster.createDatabase() }
         let node = try await PostgresCloudStore.open(database, tables: cloudTables, logger: quietLogger)
         let other = try await PostgresCloudStore.open(database, tables: cloudTables, logger: quietLogger)
         defer {
@@ -120,7 +120,7 @@ struct PostgresNodesTests {
         }
         _ = try await node.send(cloudBatch("before", [cloudSection("notes", ["body"], [cloudPut("a", ["1"])])]))
 
-        try cluster.stopServer()
+        try await offPool { try cluster.stopServer() }
         // The node's listener notices first, and from then on the node refuses at once.
         #expect(await eventually { !node.access.reachability.isReachable })
         await #expect {
@@ -128,7 +128,7 @@ struct PostgresNodesTests {
         } throws: { error in
             (error as? DallyError)?.code == .storeUnavailable
         }
-        try cluster.startServer()
+        try await offPool { try cluster.startServer() }
 
         // The same batch, resent until the pool has reconnected, applies once.
         let during = cloudBatch("during", [cloudSection("notes", ["body"], [cloudPut("b", ["2"])])])

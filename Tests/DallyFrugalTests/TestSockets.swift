@@ -8,8 +8,10 @@ import Synchronization
 
 /// Blocking loopback sockets for the relay's tests: plain POSIX calls on threads of their own,
 /// so the relay is exercised by peers that share nothing with it (no NIO on either end).
-/// Every socket times out after 30 s, so a relay that stalls fails a test instead of hanging it
-/// (generous: the whole suite runs in parallel on two cores).
+/// Every socket times out after 120 s, so a relay that stalls fails a test instead of hanging it.
+/// Generous on purpose: the whole suite runs in parallel on two cores, and at its start hundreds
+/// of tests opening stores keep Swift's two pool threads busy for most of a minute (relay tests
+/// took 46–58 s there), so the peer a socket waits for can be that late.
 struct SocketError: Error, CustomStringConvertible {
     let description: String
 
@@ -24,7 +26,7 @@ final class TestSocket: Sendable {
 
     init(fd: Int32) throws {
         self.fd = fd
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
         let size = socklen_t(MemoryLayout<timeval>.size)
         guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, size) == 0,
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, size) == 0
@@ -115,8 +117,8 @@ final class TestListener: Sendable {
         }
         // A port below the system's ephemeral range (32768–60999 here): ports in it are what
         // other tests' servers bind (port 0) and give up, and a gateway of such a test that
-        // still retries its "down" cloud would connect here, holding a test that waits for its
-        // own peer until the socket times out (seen in CI, twice).
+        // still retried its "down" cloud would connect here. A guard: the relay tests' CI
+        // failures turned out to be late peers (see `TestSocket`), not strays.
         var bound: Int32 = -1
         for _ in 0..<200 where bound != 0 {
             var address = loopback(port: Int.random(in: Self.ports))

@@ -33,9 +33,9 @@ import Testing
     }
 
     @Test(.enabled(if: enabled)) func aNodeKilledMidBatchLosesNothingAndAppliesNothingTwice() async throws {
-        let system = try CloudNodesSystem(cluster: try PostgresCluster.shared())
+        let system = try await offPool { try CloudNodesSystem(cluster: try PostgresCluster.shared()) }
         do {
-            try system.start()
+            try await offPool { try system.start() }
             var expected: Set<String> = []
             for id in CloudNodesSystem.gatewayIDs {
                 try await system.write(id, prefix: "\(id)-1", count: 200)
@@ -64,11 +64,11 @@ import Testing
 
     @Test(.enabled(if: enabled)) func postgresRestartedUnderLoadLosesNothing() async throws {
         // A cluster of its own: this test restarts it.
-        let cluster = try PostgresCluster.start()
+        let cluster = try await offPool { try PostgresCluster.start() }
         defer { cluster.stop() }
-        let system = try CloudNodesSystem(cluster: cluster)
+        let system = try await offPool { try CloudNodesSystem(cluster: cluster) }
         do {
-            try system.start()
+            try await offPool { try system.start() }
             var expected: Set<String> = []
             for round in 0..<6 {
                 for id in CloudNodesSystem.gatewayIDs {
@@ -79,7 +79,7 @@ import Testing
                 async let b: Int = system.sync("gw-b")
                 async let c: Int = system.sync("gw-c")
                 if round == 2 {
-                    try cluster.stopServer()
+                    try await offPool { try cluster.stopServer() }
                     // Without its database a node answers batches 503 with Retry-After, and lives on.
                     let batch = BatchRequest(
                         batchID: "outage", gateway: "gw-a", replica: "probe", since: TableVersions([]),
@@ -92,7 +92,7 @@ import Testing
                     #expect(refused.status == 503)
                     #expect(refused.headers.first(name: "Retry-After") == "1")
                     #expect(refused.errorCode == "store_unavailable")
-                    try cluster.startServer()
+                    try await offPool { try cluster.startServer() }
                 }
                 _ = await (a, b, c)
             }

@@ -64,7 +64,9 @@ final class CloudNodesSystem: @unchecked Sendable {
 
     /// Stops every process still running and the HTTP client.
     func shutdown() async throws {
-        for process in nodes + gateways.values where process.process.isRunning { _ = process.terminate() }
+        let running = (nodes + gateways.values).filter(\.process.isRunning)
+        // Waiting for exits blocks: off the cooperative pool.
+        try await offPool { for process in running { _ = process.terminate() } }
         try await http.shutdown()
     }
 

@@ -39,7 +39,8 @@ import Testing
         let template = try Self.template(system)
         try template.write(toFile: system.root + "/gw-a.toml.template", atomically: true, encoding: .utf8)
 
-        let first = try GatewayProcess(config: try configFile(system, cloudURL: "http://127.0.0.1:\(proxyServer.port)"))
+        let firstConfig = try configFile(system, cloudURL: "http://127.0.0.1:\(proxyServer.port)")
+        let first = try await offPool { try GatewayProcess(config: firstConfig) }
         let rows = (0..<30).map { #"{"id":"k\#($0)","values":{"customer":"c\#($0)","total":\#($0)}}"# }
         let saved = try await call(system, Endpoint(port: first.port), .POST, "/v1/tables/orders/batch", #"{"created":[\#(rows.joined(separator: ","))]}"#)
         #expect(saved.json["saved"]?.array?.count == 30)
@@ -94,7 +95,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: system.root, withIntermediateDirectories: true)
         let template = try Self.template(system, extra: "[store]\nsync_piece_rows = 1")
         try template.write(toFile: system.root + "/gw-a.toml.template", atomically: true, encoding: .utf8)
-        let first = try GatewayProcess(config: try configFile(system, cloudURL: cloudURL))
+        let firstConfig = try configFile(system, cloudURL: cloudURL)
+        let first = try await offPool { try GatewayProcess(config: firstConfig) }
         let count = 4_000
         let rows = (0..<count).map { #"{"id":"p\#($0)","values":{"customer":"c\#($0)","total":\#($0)}}"# }
         let saved = try await call(

@@ -36,7 +36,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let config = root + "/gateway.toml"
         try system(root).gatewayTOML("gw-a", dataDirectory: root + "/gw").write(toFile: config, atomically: true, encoding: .utf8)
-        let gateway = try GatewayProcess(config: config)
+        let gateway = try await offPool { try GatewayProcess(config: config) }
         let http = HTTPClient.shared
         let base = "http://127.0.0.1:\(gateway.port)"
 
@@ -75,7 +75,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let config = root + "/cloud.toml"
         try system(root).cloudTOML(dataDirectory: root + "/cloud").write(toFile: config, atomically: true, encoding: .utf8)
-        let cloud = try GatewayProcess(config: config, command: "cloud")
+        let cloud = try await offPool { try GatewayProcess(config: config, command: "cloud") }
         let status = await Task.detached { cloud.terminate() }.value
         #expect(status == 0)
         let lines = try jsonLines(cloud.log)

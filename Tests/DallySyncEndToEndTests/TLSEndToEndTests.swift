@@ -112,7 +112,7 @@ import Testing
             of: "[server]\n",
             with: "[server]\nhost = \"127.0.0.1\"\ntls_cert = \"\(certificates.serverCertificate)\"\ntls_key = \"\(certificates.serverKey)\"\n")
         try toml.write(toFile: root + "/gateway.toml", atomically: true, encoding: .utf8)
-        let gateway = try GatewayProcess(config: root + "/gateway.toml")
+        let gateway = try await offPool { try GatewayProcess(config: root + "/gateway.toml") }
         #expect(try certificates.presentedSubject(port: gateway.port).contains("dally-server-1"))
 
         // A client connected before the reload, over HTTPS with the private CA.
