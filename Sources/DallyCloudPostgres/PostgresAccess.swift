@@ -2,7 +2,6 @@ import DallyConfig
 import DallyCore
 import Logging
 import PostgresNIO
-import Synchronization
 import _ConnectionPoolModule
 
 /// How the store reaches the database: connections from the pool, transactions that roll
@@ -103,13 +102,4 @@ struct PostgresAccess: Sendable {
         let state = error.serverInfo?[.sqlState] ?? ""
         return state.hasPrefix("08") || state.hasPrefix("57P")
     }
-}
-
-/// The pooled connection an operation was handed, if any yet: the deadline closes it, so
-/// that a statement that never ends fails and the pool gets the connection back.
-final class LeaseMark: Sendable {
-    private let connection = Mutex<PostgresConnection?>(nil)
-    var isSet: Bool { connection.withLock { $0 != nil } }
-    func set(_ leased: PostgresConnection) { connection.withLock { $0 = leased } }
-    func close() { connection.withLock { $0 }?.close().whenComplete { _ in } }
 }

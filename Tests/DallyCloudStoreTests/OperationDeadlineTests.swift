@@ -44,7 +44,11 @@ import Testing
     @Test func theCallersCancellationReachesTheOperation() async throws {
         let caller = Task {
             try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }) {
-                try await Task.sleep(for: .seconds(3_600))
+                // Waits until cancelled: a stream nobody feeds ends its loop only then.
+                let (never, feed) = AsyncStream<Void>.makeStream()
+                for await _ in never {}
+                withExtendedLifetime(feed) {}
+                try Task.checkCancellation()
                 return 0
             }
         }

@@ -24,7 +24,7 @@ struct CountingRelayTests {
         // Three request/response exchanges on one connection: requests of 100, 200, 300 bytes,
         // answers of 1000, 2000, 3000 (each with a 4-byte length prefix).
         let server = PeerThread {
-            let socket = try listener.acceptSkippingStrangers()
+            let socket = try listener.accept()
             defer { socket.close() }
             var seen: [Int] = []
             for exchange in 1...3 {
@@ -85,7 +85,7 @@ struct CountingRelayTests {
         // still holds part of it when the upstream's end of stream arrives.
         let answer = patterned(8 << 20, seed: 7)
         let server = PeerThread {
-            let socket = try listener.acceptSkippingStrangers()
+            let socket = try listener.accept()
             _ = try socket.receiveFrame()
             try socket.send(answer)
             // "Connection: close": gone at once, with the answer still in flight.
@@ -117,7 +117,7 @@ struct CountingRelayTests {
         let upload = patterned(size, seed: 1)
         let download = patterned(size, seed: 2)
         let server = PeerThread {
-            let socket = try listener.acceptSkippingStrangers()
+            let socket = try listener.accept()
             defer { socket.close() }
             Thread.sleep(forTimeInterval: 0.3)
             let received = try socket.receive(exactly: size)
@@ -149,7 +149,7 @@ struct CountingRelayTests {
         let relay = CountingRelay(name: "test", now: clock.now)
         let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
         let server = PeerThread {
-            let socket = try listener.acceptSkippingStrangers()
+            let socket = try listener.accept()
             defer { socket.close() }
             for _ in 1...2 {
                 _ = try socket.receiveFrame()

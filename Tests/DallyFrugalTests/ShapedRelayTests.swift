@@ -16,7 +16,7 @@ struct ShapedRelayTests {
         // Two connections, each sending 10,000 bytes up and receiving 10,000 back: 40,000 bytes
         // on one 20,000 B/s link, so at least 2 s (less the first slice's head start).
         let server = PeerThread {
-            let sockets = [try listener.acceptSkippingStrangers(), try listener.acceptSkippingStrangers()]
+            let sockets = [try listener.accept(), try listener.accept()]
             defer { sockets.forEach { $0.close() } }
             for socket in sockets { _ = try socket.receive(exactly: 10_000) }
             for socket in sockets { try socket.send(patterned(10_000, seed: 1)) }
@@ -56,10 +56,10 @@ struct ShapedRelayTests {
             do { return try body() } catch { throw SocketError(description: "\(name): \(error)") }
         }
         let server = PeerThread {
-            let cut = try step("accepting the first connection") { try listener.acceptSkippingStrangers() }
+            let cut = try step("accepting the first connection") { try listener.accept() }
             let rest = try step("reading the cut connection to its end") { try cut.receiveUntilEnd() }
             cut.close()
-            let next = try step("accepting the connection after the cut") { try listener.acceptSkippingStrangers() }
+            let next = try step("accepting the connection after the cut") { try listener.accept() }
             defer { next.close() }
             return (rest.count, try step("reading the 100 bytes after the cut") { try next.receive(exactly: 100) })
         }

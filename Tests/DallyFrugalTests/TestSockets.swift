@@ -100,11 +100,8 @@ final class TestSocket: Sendable {
     func close() { posixClose(fd) }
 }
 
-/// A listening socket on 127.0.0.1 at a free port outside the system's ephemeral range.
+/// A listening socket on 127.0.0.1 at a port the system picks.
 final class TestListener: Sendable {
-    /// Where listeners bind: below the ephemeral range, above the well-known services.
-    static let ports = 20_000...32_000
-
     let fd: Int32
     let port: Int
 
@@ -115,17 +112,10 @@ final class TestListener: Sendable {
         if var size = receiveBuffer {
             setsockopt(socketFD, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        // A port below the system's ephemeral range (32768–60999 here): ports in it are what
-        // other tests' servers bind (port 0) and give up, and a gateway of such a test that
-        // still retried its "down" cloud would connect here. A guard: the relay tests' CI
-        // failures turned out to be late peers (see `TestSocket`), not strays.
-        var bound: Int32 = -1
-        for _ in 0..<200 where bound != 0 {
-            var address = loopback(port: Int.random(in: Self.ports))
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard bound == 0, listen(socketFD, 16) == 0 else {
@@ -146,24 +136,6 @@ final class TestListener: Sendable {
         let client = posixAccept(fd)
         guard client >= 0 else { throw SocketError.last("accept") }
         return try TestSocket(fd: client)
-    }
-
-    /// The next connection that is this test's, for a test whose client speaks first: a stray
-    /// connection (see ``ports``; a second guard) opens with an HTTP request line, seen with
-    /// `MSG_PEEK` (nothing is consumed), and is closed and skipped instead of holding the test
-    /// until its socket times out.
-    func acceptSkippingStrangers() throws -> TestSocket {
-        let methods = ["GET ", "POST", "PUT ", "HEAD", "DELE", "PATC"].map { Array($0.utf8) }
-        while true {
-            let socket = try accept()
-            var head = [UInt8](repeating: 0, count: 4)
-            let n = head.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, 4, Int32(MSG_PEEK | MSG_WAITALL)) }
-            if n == 4, methods.contains(head) {
-                socket.close()
-                continue
-            }
-            return socket
-        }
     }
 
     func close() { posixClose(fd) }
