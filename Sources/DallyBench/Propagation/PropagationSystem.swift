@@ -12,7 +12,7 @@ import NIOHTTP1
 /// directory under `root`, and the HTTP client the samples use.
 struct PropagationSystem {
     let live: LiveSystem
-    let http: HTTPClient
+    let http: BenchHTTP
 
     /// Gateway A's and B's base URLs.
     var a: String { "http://127.0.0.1:\(live.port(of: BenchConfigs.gatewayID(0)))" }
@@ -43,14 +43,14 @@ struct PropagationSystem {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        return PropagationSystem(live: live, http: http)
+        return PropagationSystem(live: live, http: BenchHTTP(client: http))
     }
 
     /// Shuts the client down, stops the cloud (its notify hub answers the gateways' parked
     /// polls), then the gateways, and closes every store; reports the first error.
     func stop() async throws {
         var failure: (any Error)?
-        do { try await http.shutdown() } catch { failure = failure ?? error }
+        do { try await http.client.shutdown() } catch { failure = failure ?? error }
         do { try await live.shutdown(cloudFirst: true) } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
@@ -71,10 +71,10 @@ struct PropagationSystem {
                 // Let the long-poll reach B and park before the clock starts.
                 try await Task.sleep(for: .milliseconds(2))
                 let start = clock.now
-                let put = try await Self.call(.PUT, a + "/v1/tables/orders/rows/\(id)", body: Self.row(i), http: http)
+                let put = try await http.call(.PUT, a + "/v1/tables/orders/rows/\(id)", body: BenchHTTP.order(i))
                 guard (200..<300).contains(put.status) else { throw BenchError("PUT on A: \(put.status) \(put.text)") }
                 let written = clock.now
-                let sync = try await Self.call(.POST, a + "/v1/tables/orders/sync", body: nil, http: http)
+                let sync = try await http.call(.POST, a + "/v1/tables/orders/sync")
                 let synced = clock.now
                 guard sync.status == 200, sync.json["status"] == .string("synced") else {
                     throw BenchError("sync-now on A: \(sync.status) \(sync.text)")
@@ -98,8 +98,8 @@ struct PropagationSystem {
     private func latestCursor(_ base: String) async throws -> Int64 {
         var since: Int64 = 0
         while true {
-            let page = try await Self.call(
-                .GET, base + "/v1/tables/orders/changes?since=\(since)&wait=0&limit=1000", body: nil, http: http)
+            let page = try await http.call(
+                .GET, base + "/v1/tables/orders/changes?since=\(since)&wait=0&limit=1000")
             guard page.status == 200, case .int(let next) = page.json["next_since"] else {
                 throw BenchError("changes on B: \(page.status) \(page.text)")
             }
@@ -110,14 +110,14 @@ struct PropagationSystem {
 
     /// Long-polls `base`'s changes feed from `since` until a page holds row `id`; when that
     /// page arrived, and the cursor after it.
-    private static func awaitRow(_ id: String, on base: String, since: Int64, wait: Int, http: HTTPClient) async throws
+    private static func awaitRow(_ id: String, on base: String, since: Int64, wait: Int, http: BenchHTTP) async throws
         -> (ContinuousClock.Instant, Int64)
     {
         var since = since
         let deadline = ContinuousClock.now + .seconds(2 * wait)
         while ContinuousClock.now < deadline {
-            let page = try await call(
-                .GET, base + "/v1/tables/orders/changes?since=\(since)&wait=\(wait)", body: nil, http: http)
+            let page = try await http.call(
+                .GET, base + "/v1/tables/orders/changes?since=\(since)&wait=\(wait)")
             let arrived = ContinuousClock.now
             guard page.status == 200, case .int(let next) = page.json["next_since"] else {
                 throw BenchError("long-poll on B: \(page.status) \(page.text)")
@@ -128,39 +128,5 @@ struct PropagationSystem {
             }
         }
         throw BenchError("row \(id) did not reach gateway B within \(2 * wait) s")
-    }
-
-    /// `{"values":{…}}` of a new order.
-    private static func row(_ i: Int) -> [UInt8] {
-        Array(
-            """
-            {"values":{"customer":"customer-\(i)","total":\(Double(i % 10_000) / 100 + 1),"paid":\(i % 2 == 0),\
-            "items":[{"sku":"SKU-\(1000 + i % 9000)","qty":\(1 + i % 5),"price":9.95}]}}
-            """.utf8)
-    }
-
-    struct Reply {
-        var status: Int
-        var text: String
-        var json: JSONValue
-    }
-
-    /// A request with the client token.
-    private static func call(_ method: HTTPMethod, _ url: String, body: [UInt8]?, http: HTTPClient) async throws
-        -> Reply
-    {
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(BenchConfigs.clientToken)")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        let response = try await http.execute(request, timeout: .seconds(300))
-        let bytes = try await response.body.collect(upTo: 64 << 20)
-        let text = String(buffer: bytes)
-        return Reply(
-            status: Int(response.status.code), text: String(text.prefix(500)),
-            json: (try? JSONParser.parse(text)) ?? .null)
     }
 }

@@ -7,19 +7,24 @@ extension SystemConfig {
         public var networkClass: String
         public var url: String
         public var probeInterval: String
+        /// Sends as soon as changes exist while usable, instead of at the tables' `max_delay`.
+        public var eager: Bool
 
-        public init(_ name: String, class networkClass: String, url: String, probeInterval: String = "off") {
+        public init(
+            _ name: String, class networkClass: String, url: String, probeInterval: String = "off", eager: Bool = false
+        ) {
             self.name = name
             self.networkClass = networkClass
             self.url = url
             self.probeInterval = probeInterval
+            self.eager = eager
         }
 
         var toml: String {
             [
                 "[[uplinks]]", "name = \(TOMLText.string(name))", "class = \(TOMLText.string(networkClass))",
                 "url = \(TOMLText.string(url))", "probe_interval = \(TOMLText.string(probeInterval))",
-            ].joined(separator: "\n")
+            ].joined(separator: "\n") + (eager ? "\neager = true" : "")
         }
     }
 }

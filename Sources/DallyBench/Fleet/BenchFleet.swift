@@ -1,0 +1,109 @@
+import ArgumentParser
+import DallyLogging
+import Foundation
+
+/// `dally-bench fleet`: what one change costs the cloud as the fleet of gateways that follow
+/// its table grows.
+///
+/// A `dally cloud` child process (so its CPU time is its own) and `--gateways` gateways in this
+/// process, each with an eager uplink and a notify long-poll, all following `orders`. Rows are
+/// written at `--rate` a second, each on a random gateway; every other gateway is told and
+/// pulls it. Reported: propagation to one watcher gateway (PUT until its changes feed holds the
+/// row) and the cloud's CPU time per change.
+struct BenchFleet: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Measure the cloud's CPU per change and propagation as the number of gateways grows."
+    )
+
+    @Option(name: .long, help: "Gateways, the watcher included (at least 2).")
+    var gateways = 10
+
+    @Option(name: .long, help: "Rows written a second, across the gateways.")
+    var rate = 5.0
+
+    @Option(name: .long, help: "Seconds of counted writes.")
+    var seconds = 20.0
+
+    @Option(name: .long, help: "Seconds of writes first, not counted.")
+    var warmup = 3.0
+
+    @Option(name: .long, help: "The dally executable the cloud runs as (default: next to dally-bench).")
+    var dally: String?
+
+    @Option(name: .long, help: "SQLite synchronous mode of the cloud and the gateways: full or normal (the default).")
+    var synchronous = "normal"
+
+    @Option(name: .long, help: "Log level of the gateways (to standard error).")
+    var logLevel = "error"
+
+    @Flag(name: .long, help: "Keep the temporary data directories.")
+    var keep = false
+
+    func validate() throws {
+        guard gateways >= 2 else { throw ValidationError("--gateways: at least 2 (a watcher and a writer)") }
+        guard rate > 0, seconds > 0, warmup >= 0 else { throw ValidationError("--rate, --seconds: above 0") }
+        guard ["full", "normal"].contains(synchronous) else { throw ValidationError("--synchronous: full or normal") }
+    }
+
+    func run() async throws {
+        LogOutput.bootstrap(level: logLevel)
+        let executable = dally ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("dally").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw BenchError("no dally executable at \(executable): build it (swift build -c release --product dally) or pass --dally")
+        }
+        let root = try BenchOutput.temporaryDirectory("fleet")
+        print(
+            """
+            dally-bench fleet: \(gateways) gateways (1 watcher) in this process, a dally cloud process (SQLite), \
+            \(rate) rows/s for \(seconds) s (+\(warmup) s warm-up), synchronous=\(synchronous), \
+            \(ProcessInfo.processInfo.activeProcessorCount) cores
+            data under \(root)
+            """)
+        let outcome: Result<FleetFigures, any Error>
+        do {
+            let system = try await FleetSystem.start(
+                root: root, gateways: gateways, dally: executable, synchronousFull: synchronous == "full",
+                logLevel: logLevel)
+            do {
+                outcome = .success(try await system.measure(rate: rate, seconds: seconds, warmup: warmup))
+            } catch {
+                outcome = .failure(error)
+            }
+            try await system.stop()
+        } catch {
+            if !keep { try? FileManager.default.removeItem(atPath: root) }
+            throw error
+        }
+        if keep { print("kept \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
+        report(try outcome.get())
+    }
+
+    private func report(_ figures: FleetFigures) {
+        let changes = Double(max(figures.changes, 1))
+        let cloudPerChange = figures.cloudCPU * 1000 / changes
+        let gatewaysPerChange = figures.gatewaysCPU * 1000 / changes
+        let p = figures.propagation
+        print("")
+        BenchOutput.table([
+            ["gateways", "changes", "propagation p50 ms", "p99 ms", "max ms", "cloud CPU ms/change",
+             "per gateway", "gateways' CPU ms/change"],
+            [String(gateways), String(figures.changes), BenchOutput.figure(p.percentile(50)),
+             BenchOutput.figure(p.percentile(99)), BenchOutput.figure(p.max), BenchOutput.figure(cloudPerChange),
+             BenchOutput.figure(cloudPerChange / Double(gateways)), BenchOutput.figure(gatewaysPerChange)],
+        ])
+        print(
+            "cloud CPU \(BenchOutput.figure(figures.cloudCPU)) s and gateways' \(BenchOutput.figure(figures.gatewaysCPU)) s "
+                + "over \(BenchOutput.figure(figures.seconds)) s")
+        print("")
+        print(
+            BenchOutput.resultLine(
+                "fleet_\(gateways)",
+                BenchOutput.percentileFields(p, [50, 99]) + [
+                    ("cloud_cpu_ms_per_change", BenchOutput.figure(cloudPerChange)),
+                    ("gateways_cpu_ms_per_change", BenchOutput.figure(gatewaysPerChange)),
+                    ("changes", String(figures.changes)),
+                ]))
+    }
+}

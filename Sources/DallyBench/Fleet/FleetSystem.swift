@@ -1,0 +1,172 @@
+import AsyncHTTPClient
+import DallyCore
+import DallyGateway
+import DallyTestSupport
+import Foundation
+import Logging
+import Synchronization
+
+/// One `dally cloud` child process and `gateways` gateways in this process, each with an eager
+/// uplink and a notify long-poll, all following `orders`. Gateway 0 is the watcher: it only
+/// receives; the others take the writes.
+struct FleetSystem {
+    let cloud: CloudProcess
+    let live: LiveSystem
+    let http: BenchHTTP
+    let gateways: Int
+
+    static func start(root: String, gateways: Int, dally: String, synchronousFull: Bool, logLevel: String)
+        async throws -> FleetSystem
+    {
+        let columns = BenchConfigs.orderColumns
+        let system = BenchConfigs.system(
+            gateways: gateways, columns: columns, synchronousFull: synchronousFull, logLevel: logLevel)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+        let http = BenchHTTP(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+        let live = LiveSystem(
+            config: system, root: root, label: "dally.bench", gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
+        var cloud: CloudProcess?
+        do {
+            let cloudDirectory = live.directory("cloud")
+            try FileManager.default.createDirectory(atPath: cloudDirectory, withIntermediateDirectories: true)
+            let configPath = cloudDirectory + ".toml"
+            // The cloud logs at info at least: its log file is where a failed start is read from.
+            let text = system.cloudTOML(dataDirectory: cloudDirectory, extra: "[limits]\nmax_waiters = 100000")
+            try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+            let started = try await CloudProcess(dally: dally, config: configPath, http: http)
+            cloud = started
+            for n in 0..<gateways {
+                let id = BenchConfigs.gatewayID(n)
+                let config = try system.gateway(
+                    id, dataDirectory: live.directory(id),
+                    link: .init(url: started.url, notifyWait: "60s", retryMin: "50ms", retryMax: "1s"),
+                    uplinks: [.init("lan", class: "lan", url: started.url, eager: true)], classes: ["lan"],
+                    file: "<bench gateway \(n + 1)>")
+                try await live.startGateway(id, try Gateway(config: config, logger: Logger(label: "dally.\(id)")))
+            }
+            let fleet = FleetSystem(cloud: started, live: live, http: http, gateways: gateways)
+            try await fleet.waitForNotifyPolls()
+            return fleet
+        } catch {
+            cloud?.stop()
+            try? await live.shutdown()
+            try? await http.client.shutdown()
+            throw error
+        }
+    }
+
+    /// Stops the cloud first (it answers the gateways' parked polls), then the gateways.
+    func stop() async throws {
+        cloud.stop()
+        var failure: (any Error)?
+        do { try await live.shutdown() } catch { failure = error }
+        do { try await http.client.shutdown() } catch { failure = failure ?? error }
+        if let failure { throw failure }
+    }
+
+    /// Waits until every gateway holds its notify long-poll at the cloud.
+    private func waitForNotifyPolls() async throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        var waiting: Int64 = 0
+        while ContinuousClock.now < deadline {
+            let stats = try await http.call(.GET, cloud.url + "/stats", token: BenchConfigs.cloudAdminToken)
+            if case .int(let parked) = stats.json["notify"]?["waiting"] { waiting = parked }
+            if waiting >= gateways { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw BenchError("only \(waiting) of \(gateways) gateways hold a notify long-poll after two minutes")
+    }
+
+    private func base(_ n: Int) -> String { "http://127.0.0.1:\(live.port(of: BenchConfigs.gatewayID(n)))" }
+
+    // MARK: - Measuring
+
+    /// Writes `rate` rows a second, each on a random gateway but the watcher, for `warmup` and
+    /// then `seconds` seconds; times each counted row until the watcher's feed holds it, and
+    /// the CPU both processes spent from the first counted write until the last arrived.
+    func measure(rate: Double, seconds: Double, warmup: Double) async throws -> FleetFigures {
+        let total = Int(((warmup + seconds) * rate).rounded())
+        let first = Int((warmup * rate).rounded())
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let arrivals = Arrivals()
+        let watcher = Task { [http, watcherBase = base(0)] in
+            try await Self.watch(watcherBase, run: run, http: http, arrivals: arrivals)
+        }
+        defer { watcher.cancel() }
+        var starts: [Int: ContinuousClock.Instant] = [:]
+        var figures = FleetFigures()
+        var cpuAtStart = (cloud: 0.0, gateways: 0.0)
+        var windowStart = ContinuousClock.now
+        let clock = ContinuousClock()
+        let origin = clock.now
+        var random = SystemRandomNumberGenerator()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<total {
+                try await clock.sleep(until: origin + .seconds(Double(i) / rate))
+                if i == first {
+                    cpuAtStart = (try cloud.cpuSeconds, ProcessCPU.seconds)
+                    windowStart = clock.now
+                }
+                let target = base(Int.random(in: 1..<gateways, using: &random))
+                starts[i] = clock.now
+                group.addTask { [http] in
+                    let put = try await http.call(
+                        .PUT, target + "/v1/tables/orders/rows/fleet-\(run)-\(i)", body: BenchHTTP.order(i))
+                    guard (200..<300).contains(put.status) else { throw BenchError("PUT: \(put.status) \(put.text)") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let deadline = clock.now + .seconds(60)
+        while arrivals.times.withLock({ $0.count }) < total {
+            guard clock.now < deadline else {
+                throw BenchError("\(total - arrivals.times.withLock { $0.count }) of \(total) rows did not reach the watcher within 60 s")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let arrived = arrivals.times.withLock { $0 }
+        figures.cloudCPU = try cloud.cpuSeconds - cpuAtStart.cloud
+        figures.gatewaysCPU = ProcessCPU.seconds - cpuAtStart.gateways
+        figures.seconds = (clock.now - windowStart).benchSeconds
+        for i in first..<total {
+            guard let start = starts[i], let end = arrived[i] else { continue }
+            figures.propagation.add(end - start)
+        }
+        figures.changes = total - first
+        return figures
+    }
+
+    /// Long-polls the watcher's feed from its end, noting when each of this run's rows arrives.
+    private static func watch(
+        _ base: String, run: String, http: BenchHTTP, arrivals: Arrivals
+    ) async throws {
+        let prefix = "fleet-\(run)-"
+        var since: Int64 = 0
+        var caughtUp = false
+        while !Task.isCancelled {
+            let page = try await http.call(
+                .GET, base + "/v1/tables/orders/changes?since=\(since)&wait=\(caughtUp ? 30 : 0)&limit=1000")
+            let now = ContinuousClock.now
+            guard page.status == 200, case .int(let next) = page.json["next_since"] else {
+                throw BenchError("long-poll on the watcher: \(page.status) \(page.text)")
+            }
+            since = next
+            caughtUp = page.json["more"] != .bool(true)
+            guard case .array(let changes) = page.json["changes"] else { continue }
+            arrivals.times.withLock { arrivals in
+                for change in changes {
+                    guard case .string(let id) = change["id"], id.hasPrefix(prefix),
+                        let i = Int(id.dropFirst(prefix.count)), arrivals[i] == nil
+                    else { continue }
+                    arrivals[i] = now
+                }
+            }
+        }
+    }
+
+    /// When each row of the run reached the watcher, by write number.
+    final class Arrivals: Sendable {
+        let times = Mutex<[Int: ContinuousClock.Instant]>([:])
+    }
+}
