@@ -146,7 +146,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             counters: objectCounters, now: now
         ).register(on: router)
         DownstreamRoutes(
-            store: store, authenticator: authenticator, hub: hub, compaction: compaction, clock: clock,
+            store: store, authenticator: authenticator, hub: hub, pages: SharedPages(store: store, counters: counters),
+            counters: counters, compaction: compaction, clock: clock,
             maxPageRows: config.limits.maxPageRows, maxWait: config.limits.maxWait
         ).register(on: router)
         CloudOperationsRoutes(

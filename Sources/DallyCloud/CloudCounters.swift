@@ -12,6 +12,12 @@ final class CloudCounters: Sendable {
         var rejected: Int64 = 0
         var downstreamRows: Int64 = 0
         var bodyBytes: Int64 = 0
+        /// Downstream pages read from the store for gateways, and pages served from another
+        /// gateway's read of the same cursor (``SharedPages``).
+        var pageReads: Int64 = 0
+        var pagesShared: Int64 = 0
+        /// Pages sent inside notify answers.
+        var inlinePages: Int64 = 0
     }
 
     private let counts = Mutex(Snapshot())
@@ -60,6 +66,21 @@ final class CloudCounters: Sendable {
             .increment(by: delta.downstreamRows)
         registry.counter("dally_cloud_batch_body_bytes_total", help: "Bytes of upload batch bodies received, as sent (compressed).")
             .increment(by: delta.bodyBytes)
+    }
+
+    func recordPage(shared: Bool) {
+        counts.withLock { shared ? ($0.pagesShared += 1) : ($0.pageReads += 1) }
+        registry.counter(
+            "dally_cloud_downstream_pages_total",
+            help: "Downstream pages served to gateways, by whether the store was read for it or another gateway's read was shared.",
+            labels: [("source", shared ? "shared" : "read")]
+        ).increment()
+    }
+
+    func recordInline(pages: Int) {
+        counts.withLock { $0.inlinePages += Int64(pages) }
+        registry.counter("dally_cloud_inline_pages_total", help: "Downstream pages sent inside notify answers.")
+            .increment(by: Int64(pages))
     }
 
     var snapshot: Snapshot { counts.withLock { $0 } }

@@ -57,7 +57,8 @@ enum PostgresPageReader {
             fetched.append(
                 ChangePage.ChangedRow(
                     id: try cells[0].decode(String.self), version: try cells[1].decode(Int64.self),
-                    updatedAt: try cells[2].decode(Int64.self), deleted: deleted, values: values))
+                    updatedAt: try cells[2].decode(Int64.self), deleted: deleted, values: values,
+                    origin: try cells[4 + schema.columns.count].decode(String.self)))
         }
         return .bounded(
             table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: fetched)

@@ -11,14 +11,15 @@ package struct PostgresTableSQL: Sendable {
     let schema: TableSchema
     let sqlTable: String
     let sqlColumns: [String]
-    /// `id, version, updated_at, deleted, c_…`: what a page reads, columns in schema order.
+    /// `id, version, updated_at, deleted, c_…, origin`: what a page reads, columns in schema
+    /// order; `origin` last, by which a page shared among gateways leaves out each one's rows.
     let pageList: String
 
     init(schema: TableSchema) {
         self.schema = schema
         sqlTable = Self.quote("t_\(schema.name)")
         sqlColumns = schema.columns.map { Self.quote("c_\($0.name)") }
-        pageList = (["id", "version", "updated_at", "deleted"] + sqlColumns).joined(separator: ", ")
+        pageList = (["id", "version", "updated_at", "deleted"] + sqlColumns + ["origin"]).joined(separator: ", ")
     }
 
     /// The current rows among `$1` (a text array of ids): the ruling's facts, then the given

@@ -70,7 +70,9 @@ enum CloudPageReader {
                     values.append(RowDecoding.value(row[4 + i], type: column.type).wireJSON)
                 }
             }
-            return ChangePage.ChangedRow(id: row[0], version: row[1], updatedAt: row[2], deleted: deleted, values: values)
+            return ChangePage.ChangedRow(
+                id: row[0], version: row[1], updatedAt: row[2], deleted: deleted, values: values,
+                origin: row[4 + schema.columns.count])
         }
         return .bounded(
             table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: rows)

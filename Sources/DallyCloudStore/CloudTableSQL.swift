@@ -28,7 +28,9 @@ struct CloudTableSQL: StoredTable, Sendable {
         sqlTable = TableSQL.quote("t_\(schema.name)")
         sqlColumns = schema.columns.map { TableSQL.quote("c_\($0.name)") }
         selectCurrent = "SELECT version, updated_at, deleted, origin, batch FROM \(sqlTable) WHERE id = ?"
-        let list = (["id", "version", "updated_at", "deleted"] + sqlColumns).joined(separator: ", ")
+        // `origin` last: the values sit at 4..., and a page shared among gateways leaves out
+        // each asker's own rows by it.
+        let list = (["id", "version", "updated_at", "deleted"] + sqlColumns + ["origin"]).joined(separator: ", ")
         selectChanges = "SELECT \(list) FROM \(sqlTable) WHERE version > ? ORDER BY version LIMIT ?"
         selectForeignChanges =
             "SELECT \(list) FROM \(sqlTable) WHERE version > ? AND origin <> ? ORDER BY version LIMIT ?"

@@ -133,33 +133,26 @@ public final class SQLiteCloudStore: CloudStore {
     public func apply(_ batch: BatchRequest, fingerprint: UInt64, pageRows: Int, now: Int64) async throws -> BatchAnswer {
         let tables = self.tables
         let scopes = try batch.scopes.validated({ tables[$0]?.schema }, field: "scopes")
+        let signed = Int64(bitPattern: fingerprint)
+        // A batch with no changes is a pull: nothing to apply, so nothing to remember. It reads
+        // one snapshot and never queues for the writer, where a fleet's pulls after every
+        // change would wait on each other and on the batches.
+        if batch.sections.isEmpty {
+            return try await pool.read { db in
+                let versions = try Self.tableVersions(tables, db: db)
+                if let replayed = try Self.replay(batch, signed: signed, scopes: scopes, tables: tables, versions: versions, pageRows: pageRows, db: db) {
+                    return replayed
+                }
+                let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: versions, pageRows: pageRows, db: db)
+                return BatchAnswer(batchID: batch.batchID, replayed: false, results: [], changes: changes)
+            }
+        }
         let (answer, touched) = try await pool.write { db -> (BatchAnswer, [String: Int64]) in
-            let signed = Int64(bitPattern: fingerprint)
             // The table counters are read in the transaction: the in-memory copy is published
             // after commit, possibly after the next batch has started.
-            var versionsAtStart: [String: Int64] = [:]
-            for name in tables.keys { versionsAtStart[name] = 0 }
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT tbl, version FROM cloud_tables")) {
-                versionsAtStart[row[0]] = row[1]
-            }
-            if let stored = try Row.fetchOne(
-                db, sql: "SELECT fingerprint, results FROM cloud_batches WHERE gateway = ? AND batch = ?",
-                arguments: [batch.gateway, batch.batchID])
-            {
-                guard (stored[0] as Int64) == signed else {
-                    throw DallyError(
-                        .batchReused,
-                        "gateway '\(batch.gateway)' already sent a different batch with id '\(batch.batchID)'; a retry must resend the same body, a new batch needs a new id")
-                }
-                let results = try BatchAnswer.decodeResults(
-                    try JSONParser.parse(Array(stored[1] as Data)), outline: batch.outline)
-                let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
-                return (BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes), [:])
-            }
-            // A batch with no changes is a pull: nothing to apply, so nothing to remember.
-            if batch.sections.isEmpty {
-                let changes = try Self.downstream(batch, scopes: scopes, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db)
-                return (BatchAnswer(batchID: batch.batchID, replayed: false, results: [], changes: changes), [:])
+            let versionsAtStart = try Self.tableVersions(tables, db: db)
+            if let replayed = try Self.replay(batch, signed: signed, scopes: scopes, tables: tables, versions: versionsAtStart, pageRows: pageRows, db: db) {
+                return (replayed, [:])
             }
             var applier = BatchApplier(batch: batch, tables: tables, versions: versionsAtStart)
             let results = try applier.apply(db: db)
@@ -172,6 +165,38 @@ public final class SQLiteCloudStore: CloudStore {
         }
         if !touched.isEmpty { publish(touched) }
         return answer
+    }
+
+    /// Every table's version in the transaction (0 for a table with no change yet).
+    private static func tableVersions(_ tables: [String: CloudTableSQL], db: Database) throws -> [String: Int64] {
+        var versions: [String: Int64] = [:]
+        for name in tables.keys { versions[name] = 0 }
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT tbl, version FROM cloud_tables")) {
+            versions[row[0]] = row[1]
+        }
+        return versions
+    }
+
+    /// The stored answer when `batch` was applied before, with a fresh downstream page; nil
+    /// when it is new.
+    ///
+    /// - Throws: `batch_reused` when the id was used for a different body.
+    private static func replay(
+        _ batch: BatchRequest, signed: Int64, scopes: [String: TypedScope], tables: [String: CloudTableSQL],
+        versions: [String: Int64], pageRows: Int, db: Database
+    ) throws -> BatchAnswer? {
+        guard let stored = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT fingerprint, results FROM cloud_batches WHERE gateway = ? AND batch = ?"),
+            arguments: [batch.gateway, batch.batchID])
+        else { return nil }
+        guard (stored[0] as Int64) == signed else {
+            throw DallyError(
+                .batchReused,
+                "gateway '\(batch.gateway)' already sent a different batch with id '\(batch.batchID)'; a retry must resend the same body, a new batch needs a new id")
+        }
+        let results = try BatchAnswer.decodeResults(try JSONParser.parse(Array(stored[1] as Data)), outline: batch.outline)
+        let changes = try downstream(batch, scopes: scopes, tables: tables, versions: versions, pageRows: pageRows, db: db)
+        return BatchAnswer(batchID: batch.batchID, replayed: true, results: results, changes: changes)
     }
 
     public func storedResults(gateway: String, batchID: String) async throws -> StoredBatchResults? {

@@ -20,6 +20,11 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// Appends bytes that are already valid JSON (a part encoded once and shared).
+    public mutating func rawBytes(_ json: [UInt8]) {
+        bytes.append(contentsOf: json)
+    }
+
     /// Appends `"key":`.
     @inline(__always) public mutating func key(_ key: String) {
         string(key)

@@ -123,7 +123,7 @@ public struct Gateway {
         SyncRoutes(access: access, syncer: syncer).register(on: router)
         UplinkRoutes(authorizer: authorizer, syncer: syncer).register(on: router)
         FeedRoutes(
-            access: access, hub: hub, pageCache: ChangesPageCache(), maxPageRows: config.limits.maxPageRows,
+            access: access, hub: hub, pageCache: SharedLoads(), maxPageRows: config.limits.maxPageRows,
             maxWait: config.limits.maxWait
         ).register(on: router)
         OperationsRoutes(

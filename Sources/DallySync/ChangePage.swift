@@ -42,14 +42,27 @@ public struct ChangePage: Sendable, Equatable {
         /// its copy; nothing was deleted.
         public var left: Bool
         public var values: [JSONValue]
+        /// The replica that wrote the row last, when the cloud read it to share the page among
+        /// gateways (``ChangePage/leavingOut(replica:)``); never on the wire.
+        public var origin: String?
 
-        public init(id: String, version: Int64, updatedAt: Int64, deleted: Bool, left: Bool = false, values: [JSONValue]) {
+        public init(
+            id: String, version: Int64, updatedAt: Int64, deleted: Bool, left: Bool = false, values: [JSONValue],
+            origin: String? = nil
+        ) {
             self.id = id
             self.version = version
             self.updatedAt = updatedAt
             self.deleted = deleted
             self.left = left
             self.values = values
+            self.origin = origin
+        }
+
+        /// Rows are equal as the wire carries them: `origin` is the cloud's bookkeeping.
+        public static func == (a: ChangedRow, b: ChangedRow) -> Bool {
+            a.id == b.id && a.version == b.version && a.updatedAt == b.updatedAt && a.deleted == b.deleted
+                && a.left == b.left && a.values == b.values
         }
 
         /// Whether the row carries values: neither a tombstone nor a row that left the scope.

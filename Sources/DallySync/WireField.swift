@@ -155,19 +155,42 @@ public struct TableVersions: Sendable, Equatable {
 /// their current versions; empty at the timeout.
 public struct NotifyAnswer: Sendable, Equatable {
     public var versions: TableVersions
+    /// Pages of the changes themselves, for the tables the gateway asked to receive inline
+    /// (`inline=`, PROTOCOL.md §7.3) whose changes fit: the gateway applies them as if it had
+    /// pulled, and pulls only the tables listed in `versions` without a page.
+    public var changes: [ChangePage]
 
-    public init(versions: TableVersions) { self.versions = versions }
+    public init(versions: TableVersions, changes: [ChangePage] = []) {
+        self.versions = versions
+        self.changes = changes
+    }
 
-    public func encode() -> [UInt8] {
-        var writer = JSONWriter(capacity: 32 + versions.entries.count * 24)
+    public func encode() -> [UInt8] { Self.encode(versions: versions, pages: changes.map { $0.encode() }) }
+
+    /// The answer with `pages` already encoded (each a page of §7.1), as the cloud shares
+    /// them among the gateways it answers.
+    public static func encode(versions: TableVersions, pages: [[UInt8]]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 32 + versions.entries.count * 24 + pages.reduce(0) { $0 + $1.count + 1 })
         writer.raw("{\"versions\":")
         versions.write(to: &writer)
+        if !pages.isEmpty {
+            writer.raw(",\"changes\":[")
+            for (i, page) in pages.enumerated() {
+                if i > 0 { writer.raw(",") }
+                writer.rawBytes(page)
+            }
+            writer.raw("]")
+        }
         writer.raw("}")
         return writer.bytes
     }
 
     public static func decode(_ document: JSONValue) throws(DallyError) -> NotifyAnswer {
         let root = try WireObject(document, path: "")
-        return NotifyAnswer(versions: try TableVersions.read(try root.required("versions"), path: "versions"))
+        var changes: [ChangePage] = []
+        for (i, page) in try root.optionalArray("changes").enumerated() {
+            changes.append(try ChangePage.decode(page, path: "changes[\(i)]"))
+        }
+        return NotifyAnswer(versions: try TableVersions.read(try root.required("versions"), path: "versions"), changes: changes)
     }
 }

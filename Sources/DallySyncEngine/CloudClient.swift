@@ -133,16 +133,20 @@ struct CloudClient: Sendable {
 
     /// Waits up to `wait` for tables to move past `versions`; the tables that did, and the
     /// answer's size on the wire.
-    func notify(versions: TableVersions, replica: String, scopes: TableScopes = TableScopes(), wait: Duration)
-        async throws(CloudError) -> (TableVersions, Int)
-    {
+    /// `GET /v1/notify`: waits up to `wait` for a table of `versions` to move past the cursor
+    /// given. Tables in `inline` may come back as pages (`changes`) to apply instead of pulling.
+    func notify(
+        versions: TableVersions, replica: String, scopes: TableScopes = TableScopes(), inline: [String] = [],
+        wait: Duration
+    ) async throws(CloudError) -> (NotifyAnswer, Int) {
         var query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
         if !scopes.isEmpty { query += "&scopes=" + Self.percentEncoded(scopes.encode()) }
+        if !inline.isEmpty { query += "&inline=" + inline.joined(separator: ",") }
         var request = HTTPClientRequest(url: baseURL + "/v1/notify?" + query)
         request.method = .GET
         let (document, received) = try await exchange(request, timeout: link.requestTimeout, quiet: wait)
         do {
-            return (try NotifyAnswer.decode(document).versions, received)
+            return (try NotifyAnswer.decode(document), received)
         } catch {
             throw .badAnswer(error.message)
         }

@@ -7,13 +7,19 @@ import Synchronization
 /// Holds one notify long-poll at the cloud, over the cheapest usable uplink whose class
 /// `notify_networks` allows (none allowed: downloads go by their periods only).
 ///
-/// A table that changed elsewhere is asked for as a pull (``SyncRequests``), which the
-/// scheduler sends over that table's own download networks.
+/// A table that changed elsewhere comes back inline, as a page applied at once, when the
+/// table may come down over the poll's uplink and nothing of it waits to be pulled (the
+/// cloud then leaves out the pull round trip, PROTOCOL.md §7.3). Otherwise it is asked for
+/// as a pull (``SyncRequests``), which the scheduler sends over that table's own download
+/// networks.
 final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
     private struct Counters {
         /// Whether the long-poll is currently held at the cloud.
         var connected = false
         var notifications: Int64 = 0
+        var inlinePages: Int64 = 0
+        /// False once the cloud refused `inline` (an older cloud): polls then go without it.
+        var cloudTakesInline = true
     }
 
     private let store: ReplicaStore
@@ -21,6 +27,10 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
     private let uplinks: [Uplink]
     private let classes: Set<String>
     private let requests: SyncRequests
+    /// Per network class, the tables whose changes may come down over it inline.
+    private let inlineTables: @Sendable (String) -> Set<String>
+    /// Applies pages that came inline, as a pull's answer is applied.
+    private let settle: @Sendable ([ChangePage], [String], Uplink, CloudClient.Traffic) async throws -> SyncReport
     /// Asks the decision loop for a new decision.
     private let poke: @Sendable () -> Void
     private let availabilityChanged: Signal
@@ -33,6 +43,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
 
     init(
         store: ReplicaStore, link: CloudLink, uplinks: [Uplink], requests: SyncRequests,
+        inlineTables: @escaping @Sendable (String) -> Set<String>,
+        settle: @escaping @Sendable ([ChangePage], [String], Uplink, CloudClient.Traffic) async throws -> SyncReport,
         poke: @escaping @Sendable () -> Void, availabilityChanged: Signal, backoff: Backoff, clock: C,
         now: @escaping @Sendable () -> Int64, logger: Logger, stop: StopFlag
     ) {
@@ -41,6 +53,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
         self.uplinks = uplinks
         classes = Set(link.notifyNetworks)
         self.requests = requests
+        self.inlineTables = inlineTables
+        self.settle = settle
         self.poke = poke
         self.availabilityChanged = availabilityChanged
         self.backoff = backoff
@@ -52,6 +66,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
 
     var connected: Bool { counters.withLock { $0.connected } }
     var notifications: Int64 { counters.withLock { $0.notifications } }
+    /// Notify answers' pages applied instead of a pull.
+    var inlinePages: Int64 { counters.withLock { $0.inlinePages } }
 
     func run() async {
         guard !classes.isEmpty else { return }
@@ -65,20 +81,39 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 continue
             }
             do {
-                var cursors = try await store.cloudCursors()
-                cursors.entries = cursors.entries.map { ($0.table, max($0.version, notified[$0.table] ?? 0)) }
+                let held = try await store.cloudCursors()
+                // Inline only where nothing is waiting to be pulled: a page from a cursor
+                // behind a notified version would be applied while that pull is pending.
+                let allowed = counters.withLock { $0.cloudTakesInline } ? inlineTables(uplink.config.networkClass) : []
+                let inline = held.entries.filter { allowed.contains($0.table) && $0.version >= notified[$0.table] ?? 0 }
+                    .map(\.table)
+                var cursors = held
+                cursors.entries = held.entries.map { ($0.table, max($0.version, notified[$0.table] ?? 0)) }
                 counters.withLock { $0.connected = true }
                 uplink.count { $0.notifyPolls += 1 }
-                let (changed, received) = try await uplink.client.notify(
+                let (answer, received) = try await uplink.client.notify(
                     versions: cursors, replica: store.replicaID,
-                    scopes: store.scopes.restricted(to: cursors.entries.map(\.table)), wait: link.notifyWait)
+                    scopes: store.scopes.restricted(to: cursors.entries.map(\.table)), inline: inline,
+                    wait: link.notifyWait)
                 uplink.recordAnswer(CloudClient.Traffic(received: received), now: now())
                 failures = 0
-                guard !changed.isEmpty else { continue }
-                for entry in changed.entries { notified[entry.table] = max(notified[entry.table] ?? 0, entry.version) }
+                guard !answer.versions.isEmpty else { continue }
                 counters.withLock { $0.notifications += 1 }
-                requests.pull(changed.entries.map(\.table))
+                let came = answer.changes.filter { inline.contains($0.table) }
+                if !came.isEmpty {
+                    _ = try await settle(came, came.map(\.table), uplink, CloudClient.Traffic(received: received))
+                    counters.withLock { $0.inlinePages += Int64(came.count) }
+                }
+                // A table that came inline moved its cursor: the next poll goes on from there.
+                let toPull = answer.versions.entries.filter { entry in !came.contains { $0.table == entry.table } }
+                guard !toPull.isEmpty else { continue }
+                for entry in toPull { notified[entry.table] = max(notified[entry.table] ?? 0, entry.version) }
+                requests.pull(toPull.map(\.table))
                 poke()
+            } catch CloudError.refused(400, .badQuery?, let message) where message.contains("'inline'") {
+                // An older cloud: poll as it expects, and pull every change.
+                logger.notice("the cloud does not send changes with notifications; pulling them instead")
+                counters.withLock { $0.cloudTakesInline = false }
             } catch {
                 counters.withLock { $0.connected = false }
                 failures += 1

@@ -175,16 +175,25 @@ final class SyncCycle: Sendable {
             request.resyncing = try await store.resyncingTables().filter(pulls.contains)
             let (answer, traffic) = try await uplink.client.post(batch: request.encode())
             uplink.recordAnswer(traffic, now: now())
-            try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
-            let applied = try await store.applyChanges(answer.changes, pulled: pulls)
+            let applied = try await settle(pulled: answer.changes, of: pulls, on: uplink, traffic: traffic)
             report.add(applied)
             more = applied.more
-            counters.withLock { counters in
-                counters.pulls += 1
-                counters.rows.add(applied)
-                counters.traffic.add(traffic)
-            }
+            counters.withLock { $0.pulls += 1 }
         }
+    }
+
+    /// Applies pages that came down for `tables` (a pull's answer, or a notify answer that
+    /// carried them inline), with the objects their atomic rows need, and counts them.
+    func settle(
+        pulled pages: [ChangePage], of tables: [String], on uplink: Uplink, traffic: CloudClient.Traffic
+    ) async throws -> SyncReport {
+        try await fetcher.fetchAtomicObjects(of: pages, on: uplink)
+        let applied = try await store.applyChanges(pages, pulled: tables)
+        counters.withLock { counters in
+            counters.rows.add(applied)
+            counters.traffic.add(traffic)
+        }
+        return applied
     }
 
     /// A batch and how its sending ended.

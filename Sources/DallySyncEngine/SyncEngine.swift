@@ -107,8 +107,16 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
             decisions.poke()
         }
         self.announce = announce
+        let rowTables = tables.map(\.name)
         notify = NotifyLoop(
-            store: store, link: link, uplinks: uplinks, requests: requests, poke: { decisions.poke() },
+            store: store, link: link, uplinks: uplinks, requests: requests,
+            inlineTables: { [scheduler] networkClass in
+                Set(rowTables.filter { scheduler.rules(of: $0)?.downloadNetworks.contains(networkClass) == true })
+            },
+            settle: { [cycle] pages, tables, uplink, traffic in
+                try await cycle.settle(pulled: pages, of: tables, on: uplink, traffic: traffic)
+            },
+            poke: { decisions.poke() },
             availabilityChanged: availabilityChanged, backoff: backoff, clock: clock, now: now, logger: logger, stop: stop)
         probes = uplinks.map { uplink in
             ProbeLoop(
@@ -146,6 +154,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         status.bytesReceived = Int64(traffic.received)
         status.notifyConnected = notify.connected
         status.notifications = notify.notifications
+        status.inlinePages = notify.inlinePages
         status.dictionariesUploaded = dictionaries.uploaded
         status.objects = ObjectTransferCounters(uploads: uploads, fetches: fetches)
         status.deadlineMisses = schedule.deadlineMisses

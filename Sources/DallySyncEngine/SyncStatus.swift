@@ -24,6 +24,8 @@ public struct SyncStatus: Sendable {
     /// Whether the notify long-poll is currently held at the cloud.
     public var notifyConnected = false
     public var notifications: Int64 = 0
+    /// Pages that came with a notification and were applied instead of a pull.
+    public var inlinePages: Int64 = 0
     /// Compression dictionaries the cloud acknowledged.
     public var dictionariesUploaded: Int64 = 0
     /// Object transfers both ways.
@@ -49,7 +51,8 @@ extension SyncStatus {
             ("rows_rejected", rejected), ("rows_received", rowsReceived), ("bytes_sent_raw", bytesSentRaw),
             ("bytes_sent_compressed", bytesSentCompressed), ("bytes_received", bytesReceived),
             ("failures", failures), ("consecutive_failures", Int64(consecutiveFailures)),
-            ("notifications", notifications), ("notify_connected", notifyConnected ? 1 : 0),
+            ("notifications", notifications), ("inline_pages", inlinePages),
+            ("notify_connected", notifyConnected ? 1 : 0),
             ("dictionaries_uploaded", dictionariesUploaded),
         ] + objects.counters
     }

@@ -171,6 +171,35 @@ struct WireRoundTripTests {
         #expect(try NotifyAnswer.decode(json(empty.encode())) == empty)
     }
 
+    @Test func aNotifyAnswerCarriesPagesInline() throws {
+        let page = ChangePage(
+            table: "orders", columns: ["customer"], since: 44, version: 45, more: false,
+            rows: [.init(id: "o7", version: 45, updatedAt: 1000, deleted: false, values: [.string("Ann")])])
+        let answer = NotifyAnswer(versions: TableVersions([("orders", 45)]), changes: [page])
+        #expect(
+            String(decoding: answer.encode(), as: UTF8.self)
+                == #"{"versions":{"orders":45},"changes":[{"table":"orders","columns":["customer"],"since":44,"version":45,"more":false,"rows":[["o7",45,1000,false,"Ann"]]}]}"#
+        )
+        #expect(try NotifyAnswer.decode(json(answer.encode())) == answer)
+        #expect(throws: DallyError.self) { try NotifyAnswer.decode(json(Array(#"{"versions":{},"changes":[1]}"#.utf8))) }
+    }
+
+    @Test func aSharedPageLeavesOutTheAskersRowsAndKeepsItsCursor() {
+        func row(_ id: String, _ version: Int64, _ origin: String) -> ChangePage.ChangedRow {
+            .init(id: id, version: version, updatedAt: 1000, deleted: false, values: [.string(id)], origin: origin)
+        }
+        let page = ChangePage(
+            table: "orders", columns: ["customer"], since: 10, version: 13, more: true,
+            rows: [row("a", 11, "gw-1/r"), row("b", 12, "gw-2/r"), row("c", 13, "gw-1/r")])
+        let forOne = page.leavingOut(replica: "gw-1/r")
+        #expect(forOne.rows.map(\.id) == ["b"])
+        #expect(forOne.version == 13)
+        #expect(forOne.more)
+        #expect(page.leavingOut(replica: "gw-3/r") == page)
+        // Origins are bookkeeping: rows compare as the wire carries them.
+        #expect(row("a", 11, "x") == row("a", 11, "y"))
+    }
+
     @Test func tableVersionsEqualityIsOrderSensitive() {
         #expect(TableVersions([("a", 1), ("b", 2)]) == TableVersions([("a", 1), ("b", 2)]))
         #expect(TableVersions([("a", 1), ("b", 2)]) != TableVersions([("b", 2), ("a", 1)]))

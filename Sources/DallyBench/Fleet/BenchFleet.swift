@@ -28,6 +28,12 @@ struct BenchFleet: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds of writes first, not counted.")
     var warmup = 3.0
 
+    @Option(name: .long, help: "Cloud nodes; more than one needs --postgres.")
+    var nodes = 1
+
+    @Flag(name: .long, help: "The cloud on PostgreSQL (a throwaway cluster in a temporary directory; PostgreSQL installed).")
+    var postgres = false
+
     @Option(name: .long, help: "The dally executable the cloud runs as (default: next to dally-bench).")
     var dally: String?
 
@@ -43,6 +49,7 @@ struct BenchFleet: AsyncParsableCommand {
     func validate() throws {
         guard gateways >= 2 else { throw ValidationError("--gateways: at least 2 (a watcher and a writer)") }
         guard rate > 0, seconds > 0, warmup >= 0 else { throw ValidationError("--rate, --seconds: above 0") }
+        guard nodes >= 1, nodes == 1 || postgres else { throw ValidationError("--nodes: 1, or more with --postgres") }
         guard ["full", "normal"].contains(synchronous) else { throw ValidationError("--synchronous: full or normal") }
     }
 
@@ -56,7 +63,8 @@ struct BenchFleet: AsyncParsableCommand {
         let root = try BenchOutput.temporaryDirectory("fleet")
         print(
             """
-            dally-bench fleet: \(gateways) gateways (1 watcher) in this process, a dally cloud process (SQLite), \
+            dally-bench fleet: \(gateways) gateways (1 watcher) in this process, \(nodes) dally cloud process(es) \
+            (\(postgres ? "PostgreSQL" : "SQLite")), \
             \(rate) rows/s for \(seconds) s (+\(warmup) s warm-up), synchronous=\(synchronous), \
             \(ProcessInfo.processInfo.activeProcessorCount) cores
             data under \(root)
@@ -64,7 +72,7 @@ struct BenchFleet: AsyncParsableCommand {
         let outcome: Result<FleetFigures, any Error>
         do {
             let system = try await FleetSystem.start(
-                root: root, gateways: gateways, dally: executable, synchronousFull: synchronous == "full",
+                root: root, gateways: gateways, nodes: nodes, postgres: postgres, dally: executable, synchronousFull: synchronous == "full",
                 logLevel: logLevel)
             do {
                 outcome = .success(try await system.measure(rate: rate, seconds: seconds, warmup: warmup))
@@ -99,7 +107,7 @@ struct BenchFleet: AsyncParsableCommand {
         print("")
         print(
             BenchOutput.resultLine(
-                "fleet_\(gateways)",
+                "fleet_\(postgres ? "pg\(nodes)" : "sqlite")_\(gateways)",
                 BenchOutput.percentileFields(p, [50, 99]) + [
                     ("cloud_cpu_ms_per_change", BenchOutput.figure(cloudPerChange)),
                     ("gateways_cpu_ms_per_change", BenchOutput.figure(gatewaysPerChange)),

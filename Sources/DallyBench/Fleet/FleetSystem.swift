@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DallyConfig
 import DallyCore
 import DallyGateway
 import DallyTestSupport
@@ -6,18 +7,20 @@ import Foundation
 import Logging
 import Synchronization
 
-/// One `dally cloud` child process and `gateways` gateways in this process, each with an eager
-/// uplink and a notify long-poll, all following `orders`. Gateway 0 is the watcher: it only
-/// receives; the others take the writes.
+/// `dally cloud` child processes (one on SQLite, or `nodes` over one PostgreSQL database) and
+/// `gateways` gateways in this process, each with an eager uplink and a notify long-poll, all
+/// following `orders`, spread over the nodes. Gateway 0 is the watcher: it only receives; the
+/// others take the writes.
 struct FleetSystem {
-    let cloud: CloudProcess
+    let clouds: [CloudProcess]
+    let cluster: PostgresCluster?
     let live: LiveSystem
     let http: BenchHTTP
     let gateways: Int
 
-    static func start(root: String, gateways: Int, dally: String, synchronousFull: Bool, logLevel: String)
-        async throws -> FleetSystem
-    {
+    static func start(
+        root: String, gateways: Int, nodes: Int, postgres: Bool, dally: String, synchronousFull: Bool, logLevel: String
+    ) async throws -> FleetSystem {
         let columns = BenchConfigs.orderColumns
         let system = BenchConfigs.system(
             gateways: gateways, columns: columns, synchronousFull: synchronousFull, logLevel: logLevel)
@@ -26,56 +29,80 @@ struct FleetSystem {
         let http = BenchHTTP(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
         let live = LiveSystem(
             config: system, root: root, label: "dally.bench", gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
-        var cloud: CloudProcess?
+        var clouds: [CloudProcess] = []
+        var cluster: PostgresCluster?
         do {
-            let cloudDirectory = live.directory("cloud")
-            try FileManager.default.createDirectory(atPath: cloudDirectory, withIntermediateDirectories: true)
-            let configPath = cloudDirectory + ".toml"
-            // The cloud logs at info at least: its log file is where a failed start is read from.
-            let text = system.cloudTOML(dataDirectory: cloudDirectory, extra: "[limits]\nmax_waiters = 100000")
-            try text.write(toFile: configPath, atomically: true, encoding: .utf8)
-            let started = try await CloudProcess(dally: dally, config: configPath, http: http)
-            cloud = started
+            var store = ""
+            if postgres {
+                let started = try PostgresCluster.start()
+                cluster = started
+                let database = try started.createDatabase("fleet")
+                store = [
+                    "[store]", "backend = \"postgresql\"",
+                    "url = \"postgres://\(database.username)@\(database.host):\(database.port)/\(database.database)\"",
+                ].joined(separator: "\n")
+            }
+            for n in 0..<nodes {
+                let directory = live.directory("cloud-\(n)")
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let configPath = directory + ".toml"
+                let text = system.cloudTOML(dataDirectory: directory, extra: store + "\n[limits]\nmax_waiters = 100000")
+                try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+                clouds.append(try await CloudProcess(dally: dally, config: configPath, http: http))
+            }
             for n in 0..<gateways {
                 let id = BenchConfigs.gatewayID(n)
+                // Each gateway on a node of its own first, the others after it.
+                let urls = (0..<nodes).map { clouds[(n + $0) % nodes].url }
+                var link = SystemConfig.CloudLink(url: urls[0], notifyWait: "60s", retryMin: "50ms", retryMax: "1s")
+                link.standbyURLs = Array(urls.dropFirst())
                 let config = try system.gateway(
-                    id, dataDirectory: live.directory(id),
-                    link: .init(url: started.url, notifyWait: "60s", retryMin: "50ms", retryMax: "1s"),
-                    uplinks: [.init("lan", class: "lan", url: started.url, eager: true)], classes: ["lan"],
+                    id, dataDirectory: live.directory(id), link: link,
+                    uplinks: [.init("lan", class: "lan", url: urls[0], eager: true)], classes: ["lan"],
                     file: "<bench gateway \(n + 1)>")
                 try await live.startGateway(id, try Gateway(config: config, logger: Logger(label: "dally.\(id)")))
             }
-            let fleet = FleetSystem(cloud: started, live: live, http: http, gateways: gateways)
+            let fleet = FleetSystem(clouds: clouds, cluster: cluster, live: live, http: http, gateways: gateways)
             try await fleet.waitForNotifyPolls()
             return fleet
         } catch {
-            cloud?.stop()
+            for cloud in clouds { cloud.stop() }
             try? await live.shutdown()
+            cluster?.stop()
             try? await http.client.shutdown()
             throw error
         }
     }
 
-    /// Stops the cloud first (it answers the gateways' parked polls), then the gateways.
+    /// Stops the clouds first (they answer the gateways' parked polls), then the gateways.
     func stop() async throws {
-        cloud.stop()
+        for cloud in clouds { cloud.stop() }
         var failure: (any Error)?
         do { try await live.shutdown() } catch { failure = error }
+        cluster?.stop()
         do { try await http.client.shutdown() } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
 
-    /// Waits until every gateway holds its notify long-poll at the cloud.
+    /// Waits until every gateway holds its notify long-poll at a cloud node.
     private func waitForNotifyPolls() async throws {
         let deadline = ContinuousClock.now + .seconds(120)
         var waiting: Int64 = 0
         while ContinuousClock.now < deadline {
-            let stats = try await http.call(.GET, cloud.url + "/stats", token: BenchConfigs.cloudAdminToken)
-            if case .int(let parked) = stats.json["notify"]?["waiting"] { waiting = parked }
+            waiting = 0
+            for cloud in clouds {
+                let stats = try await http.call(.GET, cloud.url + "/stats", token: BenchConfigs.cloudAdminToken)
+                if case .int(let parked) = stats.json["notify"]?["waiting"] { waiting += parked }
+            }
             if waiting >= gateways { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw BenchError("only \(waiting) of \(gateways) gateways hold a notify long-poll after two minutes")
+    }
+
+    /// The CPU time of every cloud node so far, in seconds.
+    private var cloudCPU: Double {
+        get throws { try clouds.reduce(0) { $0 + (try $1.cpuSeconds) } }
     }
 
     private func base(_ n: Int) -> String { "http://127.0.0.1:\(live.port(of: BenchConfigs.gatewayID(n)))" }
@@ -105,7 +132,7 @@ struct FleetSystem {
             for i in 0..<total {
                 try await clock.sleep(until: origin + .seconds(Double(i) / rate))
                 if i == first {
-                    cpuAtStart = (try cloud.cpuSeconds, ProcessCPU.seconds)
+                    cpuAtStart = (try cloudCPU, ProcessCPU.seconds)
                     windowStart = clock.now
                 }
                 let target = base(Int.random(in: 1..<gateways, using: &random))
@@ -126,7 +153,7 @@ struct FleetSystem {
             try await Task.sleep(for: .milliseconds(20))
         }
         let arrived = arrivals.times.withLock { $0 }
-        figures.cloudCPU = try cloud.cpuSeconds - cpuAtStart.cloud
+        figures.cloudCPU = try cloudCPU - cpuAtStart.cloud
         figures.gatewaysCPU = ProcessCPU.seconds - cpuAtStart.gateways
         figures.seconds = (clock.now - windowStart).benchSeconds
         for i in first..<total {

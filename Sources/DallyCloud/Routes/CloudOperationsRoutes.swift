@@ -74,7 +74,10 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
                 ("gc_runs", objects.gcRuns), ("objects_collected", objects.objectsCollected),
                 ("chunks_collected", objects.chunksCollected), ("bytes_collected", objects.bytesCollected),
             ],
-            notify: [("waiting", Int64(hub.waiting)), ("limit", Int64(hub.limit))],
+            notify: [
+                ("waiting", Int64(hub.waiting)), ("limit", Int64(hub.limit)), ("page_reads", counts.pageReads),
+                ("pages_shared", counts.pagesShared), ("inline_pages", counts.inlinePages),
+            ],
             store: [("bytes", statistics.bytesOnDisk), ("stored_answers", statistics.storedAnswers)],
             requests: requests.entries)
     }

@@ -1,6 +1,6 @@
 import NIOCore
 
-/// One encoded changes page as ``ChangesPageCache`` shares it, with what a filtered long-poll
+/// One encoded changes page as the feed's ``SharedLoads`` shares it, with what a filtered long-poll
 /// needs to know without decoding it: whether it holds an entry, and its `next_since`.
 struct CachedPage: Sendable {
     var body: ByteBuffer

@@ -20,7 +20,7 @@ import Hummingbird
 struct FeedRoutes: Sendable {
     let access: TableAccess
     let hub: ChangeHub
-    let pageCache: ChangesPageCache
+    let pageCache: SharedLoads<String, CachedPage>
     let maxPageRows: Int
     let maxWait: Duration
     static let defaultPageRows = 100
@@ -131,14 +131,14 @@ struct FeedRoutes: Sendable {
     private func page(_ read: FeedRead, cursor: Int64) async throws -> CachedPage {
         let generation = hub.latest(of: read.tables)
         let store = access.store
-        return try await pageCache.page(key: read.cacheKey(cursor: cursor), generation: generation) {
+        return try await pageCache.value(for: read.cacheKey(cursor: cursor), generation: generation) {
             let page = try await store.changes(tables: read.tables, since: cursor, limit: read.limit, filters: read.filters)
             // Checked after the read too: a compaction purging past `since` meanwhile raised the
             // horizon before its deletes committed.
             try store.requireCursor(read.since, tables: read.tables)
             let body = ByteBuffer(bytes: encode(page, key: "changes", since: read.since, withTable: true).bytes)
             return CachedPage(body: body, nextSince: page.nextSince, isEmpty: page.rows.isEmpty)
-        }
+        }.value
     }
 
     private func encode(_ page: Page, key: StaticString, since: Int64, withTable: Bool) -> JSONWriter {
