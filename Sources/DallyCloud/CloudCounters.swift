@@ -22,9 +22,18 @@ final class CloudCounters: Sendable {
 
     private let counts = Mutex(Snapshot())
     private let registry: PrometheusCollectorRegistry
+    /// Counters a gateway's every notify answer touches, made once: the registry checks a
+    /// counter's name and help text on each lookup.
+    private let pagesRead: Counter
+    private let pagesShared: Counter
+    private let inlinePages: Counter
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
+        let pages = "Downstream pages served to gateways, by whether the store was read for it or another gateway's read was shared."
+        pagesRead = registry.counter("dally_cloud_downstream_pages_total", help: pages, labels: [("source", "read")])
+        pagesShared = registry.counter("dally_cloud_downstream_pages_total", help: pages, labels: [("source", "shared")])
+        inlinePages = registry.counter("dally_cloud_inline_pages_total", help: "Downstream pages sent inside notify answers.")
     }
 
     func record(_ answer: BatchAnswer, bodyBytes: Int?) {
@@ -70,17 +79,12 @@ final class CloudCounters: Sendable {
 
     func recordPage(shared: Bool) {
         counts.withLock { shared ? ($0.pagesShared += 1) : ($0.pageReads += 1) }
-        registry.counter(
-            "dally_cloud_downstream_pages_total",
-            help: "Downstream pages served to gateways, by whether the store was read for it or another gateway's read was shared.",
-            labels: [("source", shared ? "shared" : "read")]
-        ).increment()
+        (shared ? pagesShared : pagesRead).increment()
     }
 
     func recordInline(pages: Int) {
         counts.withLock { $0.inlinePages += Int64(pages) }
-        registry.counter("dally_cloud_inline_pages_total", help: "Downstream pages sent inside notify answers.")
-            .increment(by: Int64(pages))
+        inlinePages.increment(by: Int64(pages))
     }
 
     var snapshot: Snapshot { counts.withLock { $0 } }

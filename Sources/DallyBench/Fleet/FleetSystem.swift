@@ -22,8 +22,11 @@ struct FleetSystem {
         root: String, gateways: Int, nodes: Int, postgres: Bool, dally: String, synchronousFull: Bool, logLevel: String
     ) async throws -> FleetSystem {
         let columns = BenchConfigs.orderColumns
-        let system = BenchConfigs.system(
+        var system = BenchConfigs.system(
             gateways: gateways, columns: columns, synchronousFull: synchronousFull, logLevel: logLevel)
+        // The cloud's [store] is PostgreSQL's then; `synchronous` is for the SQLite replicas.
+        let gatewayStore = system.synchronous
+        if postgres { system.synchronous = nil }
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
         let http = BenchHTTP(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
@@ -56,7 +59,9 @@ struct FleetSystem {
                 let urls = (0..<nodes).map { clouds[(n + $0) % nodes].url }
                 var link = SystemConfig.CloudLink(url: urls[0], notifyWait: "60s", retryMin: "50ms", retryMax: "1s")
                 link.standbyURLs = Array(urls.dropFirst())
-                let config = try system.gateway(
+                var gatewaySystem = system
+                gatewaySystem.synchronous = gatewayStore
+                let config = try gatewaySystem.gateway(
                     id, dataDirectory: live.directory(id), link: link,
                     uplinks: [.init("lan", class: "lan", url: urls[0], eager: true)], classes: ["lan"],
                     file: "<bench gateway \(n + 1)>")
