@@ -105,7 +105,9 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             now: now, logger: logger)
         let answers = AnswerKeeper(store: store, keep: config.keepAnswers, now: now, logger: logger)
         let collector = self.collector
-        let compaction = TombstoneCompaction(store: store, tables: config.tables, now: now, logger: logger)
+        let pages = SharedPages(store: store, counters: counters, now: now)
+        let compaction = TombstoneCompaction(
+            store: store, tables: config.tables, now: now, logger: logger, purged: { pages.forgetAll() })
         self.compaction = compaction
         self.upkeep = [
             RecurringPass("tombstone compaction", every: config.store.compactInterval, clock: clock, logger: logger) {
@@ -146,7 +148,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             counters: objectCounters, now: now
         ).register(on: router)
         DownstreamRoutes(
-            store: store, authenticator: authenticator, hub: hub, pages: SharedPages(store: store, counters: counters),
+            store: store, authenticator: authenticator, hub: hub, pages: pages,
             counters: counters, compaction: compaction, clock: clock,
             maxPageRows: config.limits.maxPageRows, maxWait: config.limits.maxWait
         ).register(on: router)

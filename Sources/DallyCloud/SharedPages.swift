@@ -1,5 +1,6 @@
 import DallyCore
 import DallySync
+import Synchronization
 
 /// One read of a table's changes from one cursor, shared by every gateway that asks for it
 /// while the table stands still.
@@ -14,9 +15,15 @@ import DallySync
 ///
 /// An entry is valid for one *generation*: the table's version in the store when it was asked
 /// for. A later commit makes it stale. A page is read from a snapshot at least as new as that
-/// version, so a shared page never misses a change its generation promised. Scoped and
-/// resyncing reads are not shared: they depend on who asks.
+/// version, so a shared page never misses a change its generation promised. A tombstone
+/// compaction moves the horizon without a commit: it forgets every page (``forgetAll()``), and
+/// an entry serves for a few seconds at most, so that a compaction on another node, which this
+/// one does not hear of, cannot keep a reader behind the new horizon from its resync for long.
+/// Scoped and resyncing reads are not shared: they depend on who asks.
 final class SharedPages: Sendable {
+    /// How long one read serves: the burst of a fleet asking after one change.
+    static let window: Int64 = 5_000
+
     /// A page as shared: the rows of every origin, and its JSON (§7.1) encoded once.
     struct Page: Sendable {
         let page: ChangePage
@@ -35,23 +42,40 @@ final class SharedPages: Sendable {
         let table: String
         let since: Int64
         let limit: Int
+        /// ``forgetAll()`` calls so far, and the window of ``window`` ms the read belongs to.
+        let epoch: Int64
+        let window: Int64
     }
 
     private let store: any CloudStore
     private let loads: SharedLoads<Key, Page>
     private let counters: CloudCounters
+    private let now: @Sendable () -> Int64
+    private let epoch = Atomic<Int64>(0)
 
-    init(store: any CloudStore, counters: CloudCounters, capacity: Int = 1024) {
+    /// - Parameter now: the wall clock, ms since 1970.
+    init(
+        store: any CloudStore, counters: CloudCounters, now: @escaping @Sendable () -> Int64, capacity: Int = 1024
+    ) {
         self.store = store
         self.counters = counters
+        self.now = now
         loads = SharedLoads(capacity: capacity)
+    }
+
+    /// Makes every page read so far stale.
+    func forgetAll() {
+        epoch.add(1, ordering: .relaxed)
     }
 
     /// `table`'s page after `since`, of at most `limit` rows, with every row's origin.
     func page(table: String, since: Int64, limit: Int) async throws -> Page {
         let store = self.store
         let (page, shared) = try await loads.value(
-            for: Key(table: table, since: since, limit: limit), generation: store.versions[table] ?? 0
+            for: Key(
+                table: table, since: since, limit: limit, epoch: epoch.load(ordering: .relaxed),
+                window: now() / Self.window),
+            generation: store.versions[table] ?? 0
         ) {
             let page = try await store.changes(
                 table: table, since: since, limit: limit, excludingReplica: nil, scope: nil, resyncing: false)

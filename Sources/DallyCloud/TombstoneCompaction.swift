@@ -18,6 +18,7 @@ public final class TombstoneCompaction: Sendable {
     let tables: [TableSchema]
     let now: @Sendable () -> Int64
     let logger: Logger
+    private let afterPurge: @Sendable () -> Void
     private let state = Mutex(State())
 
     private struct State {
@@ -34,11 +35,17 @@ public final class TombstoneCompaction: Sendable {
         let table: String
     }
 
-    init(store: any CloudStore, tables: [TableSchema], now: @escaping @Sendable () -> Int64, logger: Logger) {
+    /// - Parameter purged: told after a pass purged anything: pages read before it may hold
+    ///   what a reader behind the new horizon must now get as a resync.
+    init(
+        store: any CloudStore, tables: [TableSchema], now: @escaping @Sendable () -> Int64, logger: Logger,
+        purged: @escaping @Sendable () -> Void = {}
+    ) {
         self.store = store
         self.tables = tables
         self.now = now
         self.logger = logger
+        self.afterPurge = purged
     }
 
     /// Notes that `gateway` holds every change of each table up to its version in `since`.
@@ -69,11 +76,17 @@ public final class TombstoneCompaction: Sendable {
     /// gateway's cursors of the moment, where a batch with changes may be a resend.
     func regressed(_ batch: BatchRequest) async throws -> [String] {
         guard batch.sections.isEmpty else { return [] }
+        return try await regressed(
+            gateway: batch.gateway, cursors: batch.since.entries.filter { !batch.resyncing.contains($0.table) })
+    }
+
+    /// The tables whose cursor in `cursors` is behind one `gateway` sent before (see above):
+    /// a notify answer must not carry their changes inline, which would skip the resync.
+    func regressed(gateway: String, cursors: [(table: String, version: Int64)]) async throws -> [String] {
         try await load()
         return state.withLock { state in
-            batch.since.entries.compactMap { table, version in
-                guard version > 0, !batch.resyncing.contains(table),
-                    let known = state.known[Key(gateway: batch.gateway, table: table)], version < known.version
+            cursors.compactMap { table, version in
+                guard version > 0, let known = state.known[Key(gateway: gateway, table: table)], version < known.version
                 else { return nil }
                 return table
             }
@@ -129,6 +142,7 @@ public final class TombstoneCompaction: Sendable {
             for (table, count) in report { state.purged[table, default: 0] += count }
         }
         if !report.isEmpty {
+            afterPurge()
             logger.info("tombstone compaction", metadata: ["purged": "\(report.values.reduce(0, +))"])
         }
         return report

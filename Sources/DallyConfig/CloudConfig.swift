@@ -1,4 +1,5 @@
 import DallyCore
+import Foundation
 
 /// Everything `dally cloud` needs, read from one TOML file. Plain values: no TOML types leak
 /// past ``CloudConfig/load(path:)``.
@@ -73,18 +74,29 @@ public struct CloudConfig: Sendable {
     ///
     /// - Throws: ``ConfigError`` naming the file, key, line (where known) and reason.
     public static func load(path: String) throws(ConfigError) -> CloudConfig {
-        try ConfigFile.read(path: path, parse: parse)
+        try ConfigFile.read(path: path) { root throws(KeyError) in try parse(root) }
     }
 
     /// Validates a configuration given as TOML text; `file` names it in errors.
-    public static func parse(text: String, file: String = "<config>") throws(ConfigError) -> CloudConfig {
-        try ConfigFile.parse(text: text, file: file, parse: parse)
+    /// - Parameter environment: where `[store] password_env` is looked up (the process's
+    ///   environment unless given: tests pass their own rather than change the process's,
+    ///   which other threads read).
+    public static func parse(
+        text: String, file: String = "<config>", environment: [String: String]
+    ) throws(ConfigError) -> CloudConfig {
+        try ConfigFile.parse(text: text, file: file) { root throws(KeyError) in try parse(root, environment: environment) }
     }
 
-    static func parse(_ root: TOMLSection) throws(KeyError) -> CloudConfig {
+    public static func parse(text: String, file: String = "<config>") throws(ConfigError) -> CloudConfig {
+        try parse(text: text, file: file, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func parse(
+        _ root: TOMLSection, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(KeyError) -> CloudConfig {
         try root.refuseUnknownKeys(["server", "store", "limits", "batches", "admin", "gateways", "tables", "objects"])
         let server = try ServerSettings.read(root, defaults: .cloudDefaults)
-        let store = try StoreSettings.read(root)
+        let store = try StoreSettings.read(root, environment: environment)
         var limits = Limits()
         if let section = try limits.readShared(
             root, waiters: 1...1_000_000,

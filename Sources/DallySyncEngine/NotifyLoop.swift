@@ -84,7 +84,10 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 let held = try await store.cloudCursors()
                 // Inline only where nothing is waiting to be pulled: a page from a cursor
                 // behind a notified version would be applied while that pull is pending.
-                let allowed = counters.withLock { $0.cloudTakesInline } ? inlineTables(uplink.config.networkClass) : []
+                // Nor while a table is resyncing: its pulls come from version 0 with its own
+                // rows, and only a pull may end the resync.
+                var allowed = counters.withLock { $0.cloudTakesInline } ? inlineTables(uplink.config.networkClass) : []
+                if !allowed.isEmpty { allowed.subtract(try await store.resyncingTables()) }
                 let inline = held.entries.filter { allowed.contains($0.table) && $0.version >= notified[$0.table] ?? 0 }
                     .map(\.table)
                 var cursors = held

@@ -182,13 +182,14 @@ final class SyncCycle: Sendable {
         }
     }
 
-    /// Applies pages that came down for `tables` (a pull's answer, or a notify answer that
-    /// carried them inline), with the objects their atomic rows need, and counts them.
+    /// Applies pages that came down for `tables` (a pull's answer, or, `inline`, a notify
+    /// answer that carried them), with the objects their atomic rows need, and counts them.
     func settle(
-        pulled pages: [ChangePage], of tables: [String], on uplink: Uplink, traffic: CloudClient.Traffic
+        pulled pages: [ChangePage], of tables: [String], on uplink: Uplink, traffic: CloudClient.Traffic,
+        inline: Bool = false
     ) async throws -> SyncReport {
         try await fetcher.fetchAtomicObjects(of: pages, on: uplink)
-        let applied = try await store.applyChanges(pages, pulled: tables)
+        let applied = try await store.applyChanges(pages, pulled: tables, unlessResyncing: inline)
         counters.withLock { counters in
             counters.rows.add(applied)
             counters.traffic.add(traffic)

@@ -114,7 +114,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
                 Set(rowTables.filter { scheduler.rules(of: $0)?.downloadNetworks.contains(networkClass) == true })
             },
             settle: { [cycle] pages, tables, uplink, traffic in
-                try await cycle.settle(pulled: pages, of: tables, on: uplink, traffic: traffic)
+                try await cycle.settle(pulled: pages, of: tables, on: uplink, traffic: traffic, inline: true)
             },
             poke: { decisions.poke() },
             availabilityChanged: availabilityChanged, backoff: backoff, clock: clock, now: now, logger: logger, stop: stop)

@@ -30,4 +30,34 @@ public enum FreePort {
         guard named == 0 else { throw TestSupportError("getsockname() failed: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// A free port below the system's ephemeral range (Linux: 32768 and up), for a server
+    /// that stops and must come back on the same port while clients keep retrying it: a
+    /// client's connection attempt to a port in the ephemeral range can be given that very
+    /// port as its own and connect to itself (TCP simultaneous open), and then holds it.
+    public static func outsideEphemeralRange() throws -> Int {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_000, using: &generator)
+            if canBind(port) { return port }
+        }
+        throw TestSupportError("no free port found between 20000 and 32000")
+    }
+
+    private static func canBind(_ port: Int) -> Bool {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
 }

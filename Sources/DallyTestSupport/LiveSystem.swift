@@ -95,7 +95,9 @@ public final class LiveSystem: @unchecked Sendable {
     public func startCloud(
         _ config: CloudConfig, now: @escaping @Sendable () -> Int64 = Cloud<ContinuousClock>.wallClock
     ) async throws {
-        let port = cloudRunner.port
+        // The cloud comes back on its port while gateways retry it: outside the ephemeral
+        // range, where no retry can take the port for itself (``FreePort``).
+        let port = cloudRunner.port != 0 ? cloudRunner.port : try FreePort.outsideEphemeralRange()
         let label = label
         try await cloudRunner.start { report in
             let cloud = try Cloud(config: config, logger: Logger(label: label), now: now)

@@ -54,10 +54,11 @@ struct StoreBackendTests {
     }
 
     @Test func thePasswordComesFromTheNamedEnvironmentVariable() throws {
-        let name = "DALLY_TEST_PG_PASSWORD_\(UInt32.random(in: 0...UInt32.max))"
-        setenv(name, "from-env", 1)
-        defer { unsetenv(name) }
-        let config = try Self.parse("backend = \"postgresql\"\nurl = \"postgres://dally@db/fleet\"\npassword_env = \"\(name)\"")
+        // An environment of its own: setenv here would race other tests' child processes,
+        // which copy the process's environment as they start.
+        let config = try CloudConfig.parse(
+            text: Self.base + "[store]\nbackend = \"postgresql\"\nurl = \"postgres://dally@db/fleet\"\npassword_env = \"PGPASS_X\"",
+            file: testFileName, environment: ["PGPASS_X": "from-env"])
         guard case .postgresql(let settings) = config.store.backend else {
             Issue.record("not postgresql")
             return

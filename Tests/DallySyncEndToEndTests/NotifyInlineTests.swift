@@ -4,11 +4,15 @@ import Testing
 /// A notify answer that carries the change itself, and a page read once for every gateway at
 /// the same cursor (PROTOCOL.md §7.3), on a real cloud over HTTP.
 @Suite struct NotifyInlineTests {
-    /// The cloud alone (no gateway polls to disturb its counts), running for `body`.
+    /// The cloud alone (no gateway polls to disturb its counts), running for `body`. Its wall
+    /// clock stands still: a shared page serves within a window of it, which a slow run must
+    /// not cross between two requests.
     static func cloudOnly(_ body: (SyncSystem) async throws -> Void) async throws {
         let system = SyncSystem()
         do {
-            try await system.startCloud()
+            try await system.live.startCloud(
+                try system.config.cloud(dataDirectory: system.live.directory("cloud"), extra: SyncSystem.cloudLimits),
+                now: { 1_795_000_000_000 })
             try await body(system)
             try await system.shutdown()
         } catch {

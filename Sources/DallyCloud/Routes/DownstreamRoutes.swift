@@ -57,13 +57,20 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let query = try QueryParameters(request, allowed: ["versions", "wait", "replica", "scopes", "inline"])
         let asked = try TableVersions.parseQuery(Substring(query.string("versions") ?? ""))
         let scopes = try scopes(query)
-        let inline = try inlineTables(query)
+        var inline = try inlineTables(query)
         let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
         let deadline = clock.now.advanced(by: try query.wait(maximum: maxWait))
         // Tables the cloud does not have never change; they are left out rather than refused,
         // so one table missing from the cloud's configuration does not stop notifications.
         var cursors: [String: Int64] = [:]
         for entry in asked.entries where store.schema(entry.table) != nil { cursors[entry.table] = entry.version }
+        // A table taken inline is sent at the gateway's own cursor: it counts as seen for the
+        // tombstone horizon, unless it went back (a restored data directory), which a pull
+        // must answer with a resync instead.
+        let inlineCursors = asked.entries.filter { inline.contains($0.table) && cursors[$0.table] != nil }
+        let regressed = try await compaction.regressed(gateway: gateway, cursors: inlineCursors)
+        inline.subtract(regressed)
+        compaction.saw(gateway: gateway, since: TableVersions(inlineCursors.filter { inline.contains($0.table) }))
 
         while true {
             let versions = store.versions

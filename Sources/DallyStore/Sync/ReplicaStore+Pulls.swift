@@ -6,7 +6,12 @@ extension ReplicaStore {
     /// Applies pages of cloud changes in sync transactions of at most `syncPieceRows` rows
     /// (``DownstreamApplier``), and records that `pulled` (the tables the request asked for)
     /// were brought up to date now, with the last piece.
-    public func applyChanges(_ pages: [ChangePage], pulled: [String] = []) async throws -> SyncReport {
+    ///
+    /// - Parameter unlessResyncing: leave out pages of a table in a resync (pages that came
+    ///   with a notification: only the resync's own pulls, from version 0, may end it).
+    public func applyChanges(
+        _ pages: [ChangePage], pulled: [String] = [], unlessResyncing: Bool = false
+    ) async throws -> SyncReport {
         let tables = self.tables
         var report = SyncReport()
         var pieces: [(page: ChangePage, rows: Range<Int>, cursor: Int64)] = []
@@ -23,6 +28,7 @@ extension ReplicaStore {
         for (index, piece) in pieces.enumerated() {
             let last = index == pieces.count - 1
             report.received += try await groupCommit.perform(lane: .sync(.applyPage)) { db, context in
+                if unlessResyncing, try ResyncLedger.isResyncing(piece.page.table, db: db) { return 0 }
                 let applied = try DownstreamApplier.apply(
                     piece.page.rows[piece.rows], of: piece.page, cursor: piece.cursor, tables: tables, db: db,
                     context: &context)
