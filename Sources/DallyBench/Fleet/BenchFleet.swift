@@ -101,6 +101,12 @@ struct BenchFleet: AsyncParsableCommand {
              BenchOutput.figure(p.percentile(99)), BenchOutput.figure(p.max), BenchOutput.figure(cloudPerChange),
              BenchOutput.figure(cloudPerChange / Double(gateways)), BenchOutput.figure(gatewaysPerChange)],
         ])
+        if figures.acrossNodes.count > 0 {
+            let across = figures.acrossNodes
+            print(
+                "written on another node than the watcher's: \(across.count) changes, propagation p50 "
+                    + "\(BenchOutput.figure(across.percentile(50))) ms, p99 \(BenchOutput.figure(across.percentile(99))) ms")
+        }
         print(
             "cloud CPU \(BenchOutput.figure(figures.cloudCPU)) s and gateways' \(BenchOutput.figure(figures.gatewaysCPU)) s "
                 + "over \(BenchOutput.figure(figures.seconds)) s")
@@ -112,6 +118,8 @@ struct BenchFleet: AsyncParsableCommand {
                     ("cloud_cpu_ms_per_change", BenchOutput.figure(cloudPerChange)),
                     ("gateways_cpu_ms_per_change", BenchOutput.figure(gatewaysPerChange)),
                     ("changes", String(figures.changes)),
-                ]))
+                ] + (figures.acrossNodes.count > 0
+                    ? BenchOutput.percentileFields(figures.acrossNodes, [50, 99]).map { ("across_nodes_" + $0.0, $0.1) }
+                    : [])))
     }
 }

@@ -2,6 +2,9 @@
 struct FleetFigures {
     /// From just before a write's PUT on a gateway until the watcher gateway's feed held it.
     var propagation = Samples()
+    /// Those of the changes written on a gateway of another node than the watcher's: the
+    /// commit reached the watcher's node through PostgreSQL's LISTEN/NOTIFY.
+    var acrossNodes = Samples()
     /// Writes counted (after the warm-up).
     var changes = 0
     /// The cloud process's CPU time over the counted window, in seconds.

@@ -127,6 +127,7 @@ struct FleetSystem {
         }
         defer { watcher.cancel() }
         var starts: [Int: ContinuousClock.Instant] = [:]
+        var acrossNodes: Set<Int> = []
         var figures = FleetFigures()
         var cpuAtStart = (cloud: 0.0, gateways: 0.0)
         var windowStart = ContinuousClock.now
@@ -140,7 +141,10 @@ struct FleetSystem {
                     cpuAtStart = (try cloudCPU, ProcessCPU.seconds)
                     windowStart = clock.now
                 }
-                let target = base(Int.random(in: 1..<gateways, using: &random))
+                let writer = Int.random(in: 1..<gateways, using: &random)
+                let target = base(writer)
+                // Gateway n is on node n % nodes first; the watcher on node 0.
+                if writer % clouds.count != 0 { acrossNodes.insert(i) }
                 starts[i] = clock.now
                 group.addTask { [http] in
                     let put = try await http.call(
@@ -164,6 +168,7 @@ struct FleetSystem {
         for i in first..<total {
             guard let start = starts[i], let end = arrived[i] else { continue }
             figures.propagation.add(end - start)
+            if acrossNodes.contains(i) { figures.acrossNodes.add(end - start) }
         }
         figures.changes = total - first
         return figures
