@@ -53,9 +53,13 @@ final class SharedPages: Sendable {
     private let now: @Sendable () -> Int64
     private let epoch = Atomic<Int64>(0)
 
-    /// - Parameter now: the wall clock, ms since 1970.
+    /// - Parameters:
+    ///   - now: the wall clock, ms since 1970.
+    ///   - capacity: pages kept at most. A fleet's burst after a change needs one per table and
+    ///     cursor; gateways catching up each read pages of their own (up to `max_page_rows`
+    ///     rows, kept decoded and encoded), so the bound is what caps the memory.
     init(
-        store: any CloudStore, counters: CloudCounters, now: @escaping @Sendable () -> Int64, capacity: Int = 1024
+        store: any CloudStore, counters: CloudCounters, now: @escaping @Sendable () -> Int64, capacity: Int = 64
     ) {
         self.store = store
         self.counters = counters

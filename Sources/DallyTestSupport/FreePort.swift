@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -35,14 +36,23 @@ public enum FreePort {
     /// that stops and must come back on the same port while clients keep retrying it: a
     /// client's connection attempt to a port in the ephemeral range can be given that very
     /// port as its own and connect to itself (TCP simultaneous open), and then holds it.
+    ///
+    /// Ports are handed out in turn, never twice in one process: a server that is down for a
+    /// while keeps its port, where a random pick could give it to another test meanwhile.
     public static func outsideEphemeralRange() throws -> Int {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<200 {
-            let port = Int.random(in: 20_000..<32_000, using: &generator)
+        for _ in 0..<(ownRange.count) {
+            let port = nextOwn.withLock { next in
+                defer { next = next + 1 == ownRange.upperBound ? ownRange.lowerBound : next + 1 }
+                return next
+            }
             if canBind(port) { return port }
         }
-        throw TestSupportError("no free port found between 20000 and 32000")
+        throw TestSupportError("no free port between \(ownRange.lowerBound) and \(ownRange.upperBound)")
     }
+
+    private static let ownRange = 20_000..<32_000
+    /// Where this process's turn starts: apart from another test process's, most likely.
+    private static let nextOwn = Mutex(Int.random(in: ownRange))
 
     private static func canBind(_ port: Int) -> Bool {
         #if canImport(Glibc)

@@ -135,11 +135,8 @@ public final class PostgresCluster: Sendable {
 
     /// Runs a command to its end; its standard output.
     ///
-    /// Spawned and waited for directly (`posix_spawn`, `waitpid`), with its output in files:
-    /// Foundation's `Process` waits for a child's exit through a dispatch source, which never
-    /// fired while parallel tests held every thread of the pool (the `su` child stayed a
-    /// zombie), and `pg_ctl start` leaves a server behind that inherits the command's
-    /// descriptors, so a pipe would never reach end of file.
+    /// A ``SpawnedProcess`` with its output in files: `pg_ctl start` leaves a server behind
+    /// that inherits the command's descriptors, so a pipe would never reach end of file.
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let base = NSTemporaryDirectory() + "dally-pg-run-" + UUID().uuidString
@@ -147,27 +144,13 @@ public final class PostgresCluster: Sendable {
             try? FileManager.default.removeItem(atPath: base + ".out")
             try? FileManager.default.removeItem(atPath: base + ".err")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, base + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, base + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw TestSupportError("cannot start \(executable): error \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw TestSupportError("waiting for \(executable): errno \(errno)") }
-        }
+        let child = try SpawnedProcess(executable, arguments, standardOutput: base + ".out", standardError: base + ".err")
+        child.waitUntilExit()
         let out = FileManager.default.contents(atPath: base + ".out") ?? Data()
         let err = FileManager.default.contents(atPath: base + ".err") ?? Data()
-        // Exited normally with status 0: the low 7 bits hold no signal and the next 8 are zero.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+        guard child.succeeded else {
             throw TestSupportError(
-                "\(executable) \(arguments.joined(separator: " ")) exited with status \(status): "
+                "\(executable) \(arguments.joined(separator: " ")) exited with status \(child.terminationStatus): "
                     + String(decoding: err, as: UTF8.self))
         }
         return String(decoding: out, as: UTF8.self)

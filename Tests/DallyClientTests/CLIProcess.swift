@@ -1,3 +1,4 @@
+import DallyTestSupport
 import Foundation
 
 /// `dally client …` run as a child process, as a person or a script runs it.
@@ -19,25 +20,17 @@ struct CLIProcess {
     /// Runs `dally client <arguments>` with `environment` added to a clean one, `input` on its
     /// standard input; waits for it to exit.
     static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["client"] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         let out = NSTemporaryDirectory() + "dally-cli-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: out + ".out", contents: nil)
-        _ = FileManager.default.createFile(atPath: out + ".err", contents: nil)
-        defer { for ext in [".out", ".err"] { try? FileManager.default.removeItem(atPath: out + ext) } }
-        process.standardOutput = FileHandle(forWritingAtPath: out + ".out")
-        process.standardError = FileHandle(forWritingAtPath: out + ".err")
-        let stdin = Pipe()
-        process.standardInput = stdin
-        let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        var statuses = exited.stream.makeAsyncIterator()
-        let status = await statuses.next() ?? -1
+        defer { for ext in [".in", ".out", ".err"] { try? FileManager.default.removeItem(atPath: out + ext) } }
+        try (input ?? "").write(toFile: out + ".in", atomically: false, encoding: .utf8)
+        let executable = executable.path
+        let status = try await offPool {
+            let child = try SpawnedProcess(
+                executable, ["client"] + arguments, environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+                standardInput: out + ".in", standardOutput: out + ".out", standardError: out + ".err")
+            child.waitUntilExit()
+            return child.terminationStatus
+        }
         return Result(
             status: status, output: FileManager.default.contents(atPath: out + ".out") ?? Data(),
             stderr: (try? String(contentsOfFile: out + ".err", encoding: .utf8)) ?? "")

@@ -12,16 +12,8 @@ import Testing
     static let token = "backup-client-token-0123456789"
 
     func backup(_ dataDir: String, to destination: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = GatewayProcess.executable
-        process.arguments = ["backup", "--data-dir", dataDir, "--to", destination]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try SpawnedProcess.output(
+            GatewayProcess.executable.path, ["backup", "--data-dir", dataDir, "--to", destination], mergingErrors: true)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))

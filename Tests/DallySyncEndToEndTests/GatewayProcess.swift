@@ -1,8 +1,9 @@
+import DallyTestSupport
 import Foundation
 
 /// `dally gateway` (or `dally cloud`) as a real child process, for tests that kill or stop it.
 final class GatewayProcess: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     private(set) var port = 0
     /// The child's log (its standard error).
     let logPath: String
@@ -20,11 +21,8 @@ final class GatewayProcess: @unchecked Sendable {
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
             throw TestFailure("cannot create the gateway's log file \(logPath)")
         }
-        process.executableURL = Self.executable
-        process.arguments = [command, "--config", config, "--port", "0"]
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(
+            Self.executable.path, [command, "--config", config, "--port", "0"], standardError: logPath)
         // The log is a file, not a pipe, so the child never blocks on it; poll it for the port
         // (logged at info: the configuration must log at least that), for at most a minute.
         for _ in 0..<6_000 where port == 0 {

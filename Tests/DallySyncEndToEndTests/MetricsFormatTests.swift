@@ -1,3 +1,4 @@
+import DallyTestSupport
 import Foundation
 import Testing
 
@@ -44,19 +45,7 @@ import Testing
 
     /// Runs `promtool check metrics` on `text`; its exit status and what it printed.
     static func check(_ text: String, with promtool: String) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: promtool)
-        process.arguments = ["check", "metrics"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let (status, printed) = try SpawnedProcess.output(promtool, ["check", "metrics"], input: text, mergingErrors: true)
+        return (status, printed.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

@@ -1,3 +1,4 @@
+import DallyTestSupport
 import Foundation
 
 /// A private CA and certificates it signed, made with the real `openssl` command in a
@@ -49,22 +50,13 @@ struct TestCertificates {
 
     @discardableResult
     static func openssl(in directory: String, _ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 || arguments.first == "s_client" else {
-            throw TestFailure("openssl \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+        // In `directory`, through the shell: a child started without Foundation's Process
+        // (``SpawnedProcess``) cannot be given a working directory.
+        let quoted = ([directory, "/usr/bin/openssl"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = "cd \(quoted[0]) && exec " + quoted.dropFirst().joined(separator: " ")
+        let (status, text) = try SpawnedProcess.output("/bin/sh", ["-c", command], input: input ?? "")
+        guard status == 0 || arguments.first == "s_client" else {
+            throw TestFailure("openssl \(arguments.joined(separator: " ")) failed (\(status))")
         }
         return text
     }
