@@ -26,15 +26,23 @@ public final class SpawnedProcess: Sendable {
     /// Starts `executable` with `arguments` (without the program name), `environment` (the
     /// process's when nil), its standard input read from the file `standardInput`, and its
     /// standard output and error appended to the files given (created; `/dev/null` when nil).
+    ///
+    /// - Parameter outputDescriptor: a descriptor of this process (a pipe's write end) that
+    ///   becomes the child's standard output instead of the file `standardOutput`.
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        standardInput: String? = nil, standardOutput: String? = nil, standardError: String? = nil
+        standardInput: String? = nil, standardOutput: String? = nil, outputDescriptor: Int32? = nil,
+        standardError: String? = nil
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, standardOutput ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        if let outputDescriptor {
+            posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, standardOutput ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        }
         posix_spawn_file_actions_addopen(&actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
         // Nothing else of the test process reaches the child (a listening socket inherited by
         // a child would keep its port taken after the test closed it).

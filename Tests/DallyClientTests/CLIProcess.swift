@@ -38,16 +38,11 @@ struct CLIProcess {
 
     /// `dally client <arguments>` left running, its standard output as lines as they come.
     final class Running: @unchecked Sendable {
-        let process = Process()
+        let process: SpawnedProcess
         let lines: AsyncStream<String>
         private let pipe = Pipe()
 
         init(_ arguments: [String], environment: [String: String]) throws {
-            process.executableURL = CLIProcess.executable
-            process.arguments = ["client"] + arguments
-            process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
             let (lines, continuation) = AsyncStream<String>.makeStream()
             self.lines = lines
             let pending = LineBuffer()
@@ -60,11 +55,16 @@ struct CLIProcess {
                 }
                 for line in pending.add(data) { continuation.yield(line) }
             }
-            try process.run()
+            process = try SpawnedProcess(
+                CLIProcess.executable.path, ["client"] + arguments,
+                environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+                outputDescriptor: pipe.fileHandleForWriting.fileDescriptor)
+            // The child holds the write end now; the stream ends when it exits.
+            try pipe.fileHandleForWriting.close()
         }
 
         func stop() {
-            process.terminate()
+            kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()
         }
     }

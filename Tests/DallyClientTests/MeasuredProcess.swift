@@ -1,3 +1,4 @@
+import DallyTestSupport
 import Foundation
 
 /// A child process run to its end, and its own peak resident memory: what one `dally client`
@@ -20,18 +21,14 @@ enum MeasuredProcess {
         """
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, executable] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        var statuses = exited.stream.makeAsyncIterator()
-        guard await statuses.next() == 0 else { throw TestFailure("python3 (needed to measure memory) failed") }
+        let script = Self.script
+        let (status, text) = try await offPool {
+            try SpawnedProcess.output(
+                "/usr/bin/env", ["python3", "-c", script, executable] + arguments,
+                environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 })
+        }
+        guard status == 0 else { throw TestFailure("python3 (needed to measure memory) failed") }
+        let printed = Data(text.utf8)
         let fields = String(decoding: printed, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         guard fields.count == 2 else { throw TestFailure("unreadable measurement: \(String(decoding: printed, as: UTF8.self))") }
         return Outcome(status: Int32(fields[0]), peakMemory: fields[1] * 1024)

@@ -285,19 +285,11 @@ struct ObjectsEndToEndTests {
             try await largeObjectMemoryProbe()
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "aLargeObjectStreamsInAndOutInBoundedMemory"]
-        process.environment = ProcessInfo.processInfo.environment.merging([Self.memoryProbe: "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        var statuses = exited.stream.makeAsyncIterator()
-        let status = await statuses.next()
+        let arguments = ["--testing-library", "swift-testing", "--filter", "aLargeObjectStreamsInAndOutInBoundedMemory"]
+        let environment = ProcessInfo.processInfo.environment.merging([Self.memoryProbe: "1"]) { $1 }
+        let (status, text) = try await offPool {
+            try SpawnedProcess.output("/proc/self/exe", arguments, environment: environment)
+        }
         #expect(status == 0, "the probe failed:\n\(text)")
         let line = text.split(separator: "\n").first { $0.hasPrefix("peak RSS growth: ") }
         guard let growth = line.flatMap({ Int64($0.dropFirst("peak RSS growth: ".count)) }) else {

@@ -35,6 +35,8 @@ final class InspectingProxy: Sendable {
         var bytesUp = 0
         var bytesDown = 0
         var refuseBatches = false
+        /// Answer a notify poll that names `inline` as a cloud from before it did.
+        var refuseInline = false
         /// Paths of requests as they arrive, answered or not (a long-poll is held).
         var started: [String] = []
         /// Chunk uploads still let through before the link drops them (nil: all).
@@ -67,6 +69,9 @@ final class InspectingProxy: Sendable {
     }
 
     func refuseBatches(_ refuse: Bool) { state.withLock { $0.refuseBatches = refuse } }
+
+    /// Answers notify polls that name `inline` as an older cloud does: `400 bad_query`.
+    func refuseInline(_ refuse: Bool) { state.withLock { $0.refuseInline = refuse } }
 
     /// Lets `count` more chunk uploads through, then fails the rest (502) as a link that
     /// drops mid-transfer does; nil lets every one through again.
@@ -143,6 +148,16 @@ final class InspectingProxy: Sendable {
             outline = batch.outline
             exchange.uploads = Set(batch.sections.map(\.table))
             exchange.pulls = Set(batch.since.entries.map(\.table))
+        }
+        if path == "/v1/notify", request.uri.query?.contains("inline=") == true, state.withLock({ $0.refuseInline }) {
+            exchange.forwarded = false
+            record(exchange, up: requestBytes, down: 64)
+            return Response(
+                status: .badRequest,
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: #"{"error":{"code":"bad_query","message":"unknown query parameter 'inline'; this route takes replica, scopes, versions, wait","field":"inline"}}"#
+                    )))
         }
         let refuse = state.withLock { state in
             if path == "/v1/batches" { return state.refuseBatches }

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyTestSupport
 import Testing
 
 /// A notify answer that carries the change itself, and a page read once for every gateway at
@@ -145,6 +146,28 @@ import Testing
             #expect((after?["inline_pages"]?.int ?? 0) - (before?["inline_pages"]?.int ?? 0) >= 1)
             #expect(after?["pulls"] == before?["pulls"])
             #expect((after?["rows_received"]?.int ?? 0) - (before?["rows_received"]?.int ?? 0) == 1)
+        }
+    }
+
+    /// A cloud from before `inline` refuses the parameter: the gateway polls without it and
+    /// pulls what it is told of.
+    @Test func aGatewayOnAnOlderCloudPollsWithoutInlineAndPulls() async throws {
+        try await UplinkSystem.run(notifyNetworks: ["wifi"]) { system in
+            system.wifi.refuseInline(true)
+            let put = try await system.base.cloudRequest(
+                .POST, "/v1/batches", as: "gw-b",
+                body: CloudInputTests.batch(gateway: "gw-b", rows: [#"["o1",null,1000,"put","Ada",1.5]"#]))
+            #expect(put.status == 200)
+            let arrived = try await eventually(within: .seconds(60)) {
+                try await system.call(.GET, "/v1/tables/orders/rows/o1").status == 200
+            }
+            #expect(arrived)
+            let notifies = system.wifi.exchanges.filter { $0.path == "/v1/notify" }
+            #expect(notifies.first?.forwarded == false)
+            #expect(notifies.contains { $0.forwarded })
+            let stats = try await system.stats()
+            #expect(stats["sync"]?["inline_pages"]?.int == 0)
+            #expect((stats["sync"]?["pulls"]?.int ?? 0) >= 1)
         }
     }
 }
