@@ -194,10 +194,7 @@ public struct BatchAnswer: Sendable, Equatable {
     /// them; an answer whose sections or rows do not line up with it is malformed.
     public static func decode(_ document: JSONValue, outline: BatchOutline) throws(DallyError) -> BatchAnswer {
         let root = try WireObject(document, path: "")
-        var changes: [ChangePage] = []
-        for (i, page) in try root.array("changes").enumerated() {
-            changes.append(try ChangePage.decode(page, path: "changes[\(i)]"))
-        }
+        let changes = try ChangePage.decode(list: try root.array("changes"), path: "changes")
         return BatchAnswer(
             batchID: try root.string("batch"), replayed: try root.bool("replayed"),
             results: try decodeResults(try root.required("results"), outline: outline), changes: changes)

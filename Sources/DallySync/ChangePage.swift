@@ -121,6 +121,13 @@ public struct ChangePage: Sendable, Equatable {
         return writer.bytes
     }
 
+    /// The pages of an answer's `changes` array (`path` names the array).
+    public static func decode(list: [JSONValue], path: String) throws(DallyError) -> [ChangePage] {
+        var pages: [ChangePage] = []
+        for (i, page) in list.enumerated() { pages.append(try decode(page, path: "\(path)[\(i)]")) }
+        return pages
+    }
+
     public static func decode(_ document: JSONValue, path: String = "") throws(DallyError) -> ChangePage {
         let object = try WireObject(document, path: path)
         let table = try WireError.tableName(try object.required("table"), path: object.childPath("table"))

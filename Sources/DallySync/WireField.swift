@@ -187,10 +187,7 @@ public struct NotifyAnswer: Sendable, Equatable {
 
     public static func decode(_ document: JSONValue) throws(DallyError) -> NotifyAnswer {
         let root = try WireObject(document, path: "")
-        var changes: [ChangePage] = []
-        for (i, page) in try root.optionalArray("changes").enumerated() {
-            changes.append(try ChangePage.decode(page, path: "changes[\(i)]"))
-        }
+        let changes = try ChangePage.decode(list: try root.optionalArray("changes"), path: "changes")
         return NotifyAnswer(versions: try TableVersions.read(try root.required("versions"), path: "versions"), changes: changes)
     }
 }

@@ -69,23 +69,15 @@ struct BenchFleet: AsyncParsableCommand {
             \(ProcessInfo.processInfo.activeProcessorCount) cores
             data under \(root)
             """)
-        let outcome: Result<FleetFigures, any Error>
-        do {
-            let system = try await FleetSystem.start(
-                root: root, gateways: gateways, nodes: nodes, postgres: postgres, dally: executable, synchronousFull: synchronous == "full",
-                logLevel: logLevel)
-            do {
-                outcome = .success(try await system.measure(rate: rate, seconds: seconds, warmup: warmup))
-            } catch {
-                outcome = .failure(error)
-            }
-            try await system.stop()
-        } catch {
-            if !keep { try? FileManager.default.removeItem(atPath: root) }
-            throw error
-        }
-        if keep { print("kept \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
-        report(try outcome.get())
+        let figures = try await BenchOutput.measured(
+            in: root, keep: keep,
+            start: {
+                try await FleetSystem.start(
+                    root: root, gateways: gateways, nodes: nodes, postgres: postgres, dally: executable,
+                    synchronousFull: synchronous == "full", logLevel: logLevel)
+            },
+            measure: { try await $0.measure(rate: rate, seconds: seconds, warmup: warmup) }, stop: { try await $0.stop() })
+        report(figures)
     }
 
     private func report(_ figures: FleetFigures) {

@@ -8,8 +8,8 @@ import Glibc
 
 /// `dally cloud` as a child process, so that its CPU time is its own and can be read from
 /// `/proc/<pid>/stat` while gateways in this process load it.
-final class CloudProcess: @unchecked Sendable {
-    let process = Process()
+final class CloudProcess: Sendable {
+    let process: SpawnedProcess
     let port: Int
     let logPath: String
 
@@ -20,14 +20,7 @@ final class CloudProcess: @unchecked Sendable {
     init(dally: String, config: String, http: BenchHTTP) async throws {
         port = try FreePort.find()
         logPath = config + ".log"
-        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
-            throw BenchError("cannot create the cloud's log file \(logPath)")
-        }
-        process.executableURL = URL(fileURLWithPath: dally)
-        process.arguments = ["cloud", "--config", config, "--port", String(port)]
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(dally, ["cloud", "--config", config, "--port", String(port)], standardError: logPath)
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if (try? await http.call(.GET, url + "/healthz"))?.status == 200 { return }

@@ -50,22 +50,14 @@ struct BenchPropagation: AsyncParsableCommand {
             127.0.0.1, synchronous=\(synchronous), \(ProcessInfo.processInfo.activeProcessorCount) cores
             data under \(root)
             """)
-        let outcome: Result<PropagationFigures, any Error>
-        do {
-            let system = try await PropagationSystem.start(
-                root: root, synchronousFull: synchronous == "full", logLevel: logLevel)
-            do {
-                outcome = .success(try await system.measure(samples: samples, warmup: warmup, wait: wait))
-            } catch {
-                outcome = .failure(error)
-            }
-            try await system.stop()
-        } catch {
-            if !keep { try? FileManager.default.removeItem(atPath: root) }
-            throw error
-        }
-        if keep { print("kept \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
-        report(try outcome.get())
+        let figures = try await BenchOutput.measured(
+            in: root, keep: keep,
+            start: {
+                try await PropagationSystem.start(
+                    root: root, synchronousFull: synchronous == "full", logLevel: logLevel)
+            },
+            measure: { try await $0.measure(samples: samples, warmup: warmup, wait: wait) }, stop: { try await $0.stop() })
+        report(figures)
     }
 
     private func report(_ figures: PropagationFigures) {

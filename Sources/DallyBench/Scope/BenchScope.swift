@@ -48,22 +48,13 @@ struct BenchScope: AsyncParsableCommand {
             \(ProcessInfo.processInfo.activeProcessorCount) cores
             data under \(root)
             """)
-        let outcome: Result<ScopeFigures, any Error>
-        do {
-            let system = try await ScopeBenchSystem.start(root: root, logLevel: logLevel)
-            do {
+        let figures = try await BenchOutput.measured(
+            in: root, keep: keep, start: { try await ScopeBenchSystem.start(root: root, logLevel: logLevel) },
+            measure: { system in
                 try await system.seed(stores: stores, rowsPerStore: rowsPerStore, batchRows: batchRows)
-                outcome = .success(try await system.measure(store: ScopeBenchSystem.storeName(0)))
-            } catch {
-                outcome = .failure(error)
-            }
-            try await system.stop()
-        } catch {
-            if !keep { try? FileManager.default.removeItem(atPath: root) }
-            throw error
-        }
-        if keep { print("kept \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
-        let figures = try outcome.get()
+                return try await system.measure(store: ScopeBenchSystem.storeName(0))
+            },
+            stop: { try await $0.stop() })
         for line in figures.lines { print(line) }
     }
 }

@@ -44,4 +44,27 @@ enum BenchOutput {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
+
+    /// Starts a system under `root`, measures it, and stops it, after a failed measurement too;
+    /// then removes `root` unless `keep` (printing where it stays). The first error wins.
+    static func measured<System, Figures>(
+        in root: String, keep: Bool, start: () async throws -> System, measure: (System) async throws -> Figures,
+        stop: (System) async throws -> Void
+    ) async throws -> Figures {
+        let outcome: Result<Figures, any Error>
+        do {
+            let system = try await start()
+            do {
+                outcome = .success(try await measure(system))
+            } catch {
+                outcome = .failure(error)
+            }
+            try await stop(system)
+        } catch {
+            if !keep { try? FileManager.default.removeItem(atPath: root) }
+            throw error
+        }
+        if keep { print("kept \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
+        return try outcome.get()
+    }
 }
