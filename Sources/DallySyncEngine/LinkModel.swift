@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// - Round trip: the time to the answer's head of requests whose bodies are small.
 /// - Throughput up: a large body's bytes over its time to the answer's head, less one round
-///   trip (the cloud answers once the last byte arrived). Down: a large answer's bytes over
+///   trip (the cloud answers once the last byte arrived), times the bodies that shared the
+///   link meanwhile (``UploadSharing``). Down: a large answer's bytes over
 ///   the time its body took.
 ///
 /// Each is an exponentially weighted mean (weight ``weight`` for the newest sample), so a link
@@ -27,6 +28,7 @@ final class LinkModel: Sendable {
         var estimate = LinkEstimate()
         /// Compressed batch bytes per row, smoothed.
         var rowBytes: Double?
+        var sharing = UploadSharing()
     }
 
     var estimate: LinkEstimate { state.withLock { $0.estimate } }
@@ -44,7 +46,7 @@ final class LinkModel: Sendable {
             let roundTrip = min((estimate.roundTripMs ?? 0) / 1000, head / 2)
             if sample.bytesUp >= Self.measuringBody, head > 0 {
                 estimate.bytesPerSecondUp = Self.smooth(
-                    estimate.bytesPerSecondUp, Double(sample.bytesUp) / (head - roundTrip))
+                    estimate.bytesPerSecondUp, Double(sample.bytesUp) * sample.sharing / (head - roundTrip))
             }
             let body = sample.totalAfter.seconds - head
             if sample.bytesDown >= Self.measuringBody, body > 0 {
@@ -53,6 +55,16 @@ final class LinkModel: Sendable {
             estimate.samples += 1
             state.estimate = estimate
         }
+    }
+
+    /// A body large enough to measure the link starts going up at `time`.
+    func uploadBegan(at time: Duration) -> UploadSharing.Token {
+        state.withLock { $0.sharing.begin(at: time.seconds) }
+    }
+
+    /// The body begun as `token` is up at `time`: how many bodies shared the link meanwhile.
+    func uploadEnded(_ token: UploadSharing.Token, at time: Duration) -> Double {
+        state.withLock { $0.sharing.end(token, at: time.seconds) }
     }
 
     /// Counts the body bytes a failed request had handed to the link.

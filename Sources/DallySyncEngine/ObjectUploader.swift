@@ -6,7 +6,7 @@ import Synchronization
 /// Sends queued objects to the cloud, chunk by chunk, resuming where an interrupted walk
 /// stopped.
 ///
-/// Per object: ask which chunks the cloud lacks, send those, then the manifest. The ask is also
+/// Per object: ask which chunks the cloud lacks, send those (two at a time), then the manifest. The ask is also
 /// how a transfer resumes: after a drop, a restart or a switch to another uplink the chunks
 /// that arrived are not missing any more, so they are not sent again, and a chunk cut mid-way
 /// goes on from the byte the cloud kept (``ChunkUpload``). Progress (``ChunkWalk``) is
@@ -28,6 +28,12 @@ final class ObjectUploader: Sendable {
         /// scheduler wake it, and resumes at the next wake that may carry objects.
         case paused(for: String)
     }
+
+    /// Chunks of one object on the wire at once. On a long link the next chunk's bytes flow
+    /// while the one before waits for its answer, instead of the link standing idle for a
+    /// round trip per chunk (12 of them for 3 MiB); the two share the bandwidth, so a cut
+    /// leaves two partial chunks, both resumed from the byte the cloud kept.
+    static let chunksInFlight = 2
 
     private let store: ReplicaStore
     private let chunks: any ChunkStore
@@ -118,13 +124,31 @@ final class ObjectUploader: Sendable {
                     return .withdrawn
                 }
             }
+            // Up to `chunksInFlight` chunks on the wire; each is settled (progress persisted,
+            // rows due sent) in manifest order while the next one goes.
+            var going: [Task<Int, any Error>] = []
+            defer { going.forEach { $0.cancel() } }
+            var oldest = 0
+            func settleOldest() async throws -> Bool {
+                let bytes = try await going.removeFirst().value
+                walk.sent(oldest, of: missing)
+                oldest += 1
+                return try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes), chunksDone: walk.done)
+            }
             for (index, hash) in missing.enumerated() {
                 try uplink.requireUsable(at: now(), stop: stop)
-                let bytes = try await put(chunk: hash, from: partial[hash] ?? 0, of: manifest, on: uplink)
-                walk.sent(index, of: missing)
-                guard try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes), chunksDone: walk.done)
-                else { return .withdrawn }
-                try await betweenChunks()
+                let offset = partial[hash] ?? 0
+                going.append(Task { try await self.put(chunk: hash, from: offset, of: manifest, on: uplink) })
+                while going.count == Self.chunksInFlight || (index == missing.count - 1 && !going.isEmpty) {
+                    guard try await settleOldest() else { return .withdrawn }
+                    do {
+                        try await betweenChunks()
+                    } catch let pause as WalkPause {
+                        // The walk pauses between chunks: the one on the wire finishes first.
+                        while !going.isEmpty { guard try await settleOldest() else { return .withdrawn } }
+                        throw pause
+                    }
+                }
             }
             // (A Result rather than a typed catch pattern: the latter crashes this compiler.)
             let sent: Result<CloudClient.Traffic, CloudError>

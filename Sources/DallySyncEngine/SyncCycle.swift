@@ -197,19 +197,27 @@ final class SyncCycle: Sendable {
         return applied
     }
 
-    /// A batch and how its sending ended.
-    private struct Sent: Sendable {
+    /// A batch on the wire.
+    private struct Flying: Sendable {
         let batch: OutgoingBatch
-        let result: Result<(BatchAnswer, CloudClient.Traffic), CloudError>
+        /// It took all the rows it was allowed: more wait, so the next may go at once.
+        let full: Bool
+        let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
     }
+
+    /// Batches on the wire at once while a backlog drains (see ``sendBatches``).
+    static var batchesInFlight: Int { 2 }
 
     /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
     /// changes wait downstream.
     ///
-    /// A backlog drains pipelined: when a batch came back full, the next one is built and sent
-    /// while its answer is applied, so the gateway's writer, the link and the cloud work at the
-    /// same time. That next batch carries no pulls (its cursors would be read before the answer
-    /// moved them); what it leaves unpulled is pulled at the end of the cycle.
+    /// A backlog drains pipelined: while a full batch goes, the next one is built and sent
+    /// too (``batchesInFlight`` on the wire), and answers are applied in order as they come.
+    /// The gateway's writer, the link and the cloud work at the same time, and on a long link
+    /// the next batch's bytes flow while the one before waits for its answer instead of the
+    /// link standing idle a round trip per batch. A batch built while another flies carries
+    /// no pulls (its cursors would be read before the answer moved them); what it leaves
+    /// unpulled is pulled at the end of the cycle.
     private func sendBatches(
         on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
     ) async throws -> Bool {
@@ -219,27 +227,31 @@ final class SyncCycle: Sendable {
         let model = uplink.client.watch.model
         let target = uplink.config.timings.targetRequestTime
         let gateway = link.gatewayID
-        var ahead: Task<Sent?, any Error>?
-        // A cycle that ends early (an error, a stop) leaves the batch ahead in flight: it is
-        // resent, or asked about, at the next wake.
-        defer { ahead?.cancel() }
-        while batches < Self.maxBatchesPerCycle {
-            // Each batch sized so that it takes about target_request_time on the measured link.
-            let maxRows = model.batchRows(limit: rowLimit, target: target)
-            let sent: Sent
-            if let running = ahead {
-                ahead = nil
-                guard let next = try await running.value else { break }
-                sent = next
-            } else {
-                guard let batch = try await store.nextBatch(gateway: gateway, maxRows: maxRows, scope: scope) else { break }
-                sent = Sent(batch: batch, result: await attempt(batch, on: uplink))
+        var flying: [Flying] = []
+        // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
+        // they are resent, or asked about, at the next wake.
+        defer { flying.forEach { $0.sending.cancel() } }
+        while true {
+            // Fill the window: a first batch, then more while the last one built was full.
+            while batches + flying.count < Self.maxBatchesPerCycle,
+                flying.last.map({ $0.full && flying.count < Self.batchesInFlight }) ?? true
+            {
+                // Each batch sized so that it takes about target_request_time on the measured link.
+                let maxRows = model.batchRows(limit: rowLimit, target: target)
+                guard let batch = try await store.nextBatch(
+                    gateway: gateway, maxRows: maxRows, scope: flying.isEmpty ? scope : scope.withoutPulls,
+                    excluding: Set(flying.map(\.batch.batchID)))
+                else { break }
+                flying.append(
+                    Flying(batch: batch, full: batch.rows >= maxRows, sending: Task { await self.attempt(batch, on: uplink) }))
             }
+            guard !flying.isEmpty else { break }
+            let sent = flying.removeFirst()
             let batch = sent.batch
             batches += 1
             let answer: BatchAnswer
             let traffic: CloudClient.Traffic
-            switch sent.result {
+            switch await sent.sending.value {
             case .success(let exchange):
                 (answer, traffic) = exchange
             case .failure(.refused(413, let code, _)) where batch.rows > 1:
@@ -263,15 +275,6 @@ final class SyncCycle: Sendable {
             }
             uplink.recordAnswer(traffic, now: now())
             if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
-            if batch.rows >= maxRows, batches < Self.maxBatchesPerCycle {
-                let nextRows = model.batchRows(limit: rowLimit, target: target)
-                ahead = Task { [store, scope] in
-                    guard let next = try await store.nextBatch(
-                        gateway: gateway, maxRows: nextRows, scope: scope.withoutPulls, excluding: [batch.batchID])
-                    else { return nil }
-                    return Sent(batch: next, result: await self.attempt(next, on: uplink))
-                }
-            }
             try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
             let applied = try await store.applyAnswer(answer)
             report.add(applied)

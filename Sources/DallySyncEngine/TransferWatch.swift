@@ -63,13 +63,20 @@ struct TransferWatch: Sendable {
             timings: timings, allowance: allowance, quiet: quiet, drainRate: model.drainRate)
         let check: Duration = max(.milliseconds(10), min(timings.idleTimeout / 4, .seconds(1)))
         let watched = request
-        let outcome: Result<(Answer, Duration), Failure> = await withTaskGroup(
-            of: Result<(Answer, Duration), Failure>?.self
+        let model = self.model
+        // A body that measures the link counts as sharing it with any other going up meanwhile.
+        let measured = (body?.count ?? 0) >= LinkModel.measuringBody ? model.uploadBegan(at: progress.start) : nil
+        let outcome: Result<(Answer, Duration, Double), Failure> = await withTaskGroup(
+            of: Result<(Answer, Duration, Double), Failure>?.self
         ) { group in
             group.addTask {
+                var going = measured
+                defer { if let going { _ = model.uploadEnded(going, at: timer.elapsed()) } }
                 do {
                     let response = try await http.execute(watched, deadline: .distantFuture)
                     let head = timer.elapsed()
+                    let sharing = going.map { model.uploadEnded($0, at: head) } ?? 1
+                    going = nil
                     progress.headArrived(at: head)
                     tap?.head(response)
                     var collected = ByteBuffer()
@@ -81,7 +88,7 @@ struct TransferWatch: Sendable {
                         collected.writeImmutableBuffer(piece)
                         tap?.append(piece)
                     }
-                    return .success((Answer(response: response, body: collected), head))
+                    return .success((Answer(response: response, body: collected), head, sharing))
                 } catch {
                     return .failure(.transport(String(describing: error)))
                 }
@@ -100,14 +107,16 @@ struct TransferWatch: Sendable {
             }
             // The exchange's end, or the watchdog's verdict, whichever comes first; a watchdog
             // whose sleep was cancelled (the caller is stopping) says nothing.
-            var first: Result<(Answer, Duration), Failure>?
+            var first: Result<(Answer, Duration, Double), Failure>?
             while first == nil, let next = await group.next() { first = next }
             group.cancelAll()
             return first ?? .failure(.transport("cancelled"))
         }
         switch outcome {
-        case .success(let (answer, head)):
-            model.record(progress.sample(endedAt: timer.elapsed(), headAt: head))
+        case .success(let (answer, head, sharing)):
+            var sample = progress.sample(endedAt: timer.elapsed(), headAt: head)
+            sample.sharing = sharing
+            model.record(sample)
             return answer
         case .failure(let failure):
             model.wasted(progress.handed)

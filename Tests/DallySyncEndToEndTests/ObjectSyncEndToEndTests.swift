@@ -94,8 +94,12 @@ import Testing
             let all = system.wifi.chunkUploads
             #expect(Set(all).count == all.count, "a finished chunk was sent again")
             #expect(try await system.syncCounter("gw-a", "object_bytes_not_resent") > 0)
-            // The restarted gateway asked only about the chunks after the five that went.
-            #expect(try await system.syncCounter("gw-a", "object_chunks_asked") == Int64(all.count - before.count))
+            // The restarted gateway asked only about the chunks after the five that went, and
+            // perhaps one more: two go at once, and the one beside the dropped one may have
+            // arrived out of order (asked about, found there, not sent again: the Set above).
+            let asked = try await system.syncCounter("gw-a", "object_chunks_asked")
+            let sentAfter = Int64(all.count - before.count)
+            #expect(asked >= sentAfter && asked <= sentAfter + 1, "asked \(asked), sent \(sentAfter)")
 
             #expect(try await system.sync("gw-b", table: "photos").status == 200)
             #expect(try await system.readObject("gw-b", table: "photos", row: "p3", column: "image").digest == object.digest)
@@ -217,7 +221,8 @@ import Testing
         system.wifi.holdChunkUploads(after: 1)
         let walk = Task { try await system.sync("gw-a", table: "photos") }
         for _ in 0..<2_000 where system.wifi.heldChunkUploads == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(system.wifi.heldChunkUploads == 1)
+        // (Two chunks go at once: the second may be held beside the first.)
+        #expect(system.wifi.heldChunkUploads >= 1)
         let written = try await system.call("gw-a", .PUT, "/v1/tables/\(table)/rows/\(row)", body: body)
         #expect(written.status == 200 || written.status == 201, "\(written.body)")
         system.clockA.advance(by: .seconds(61))

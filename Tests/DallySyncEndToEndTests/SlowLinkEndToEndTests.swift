@@ -32,6 +32,35 @@ import Testing
         }
     }
 
+    @Test func chunksAndBatchesGoTwoAtATimeAndTheSharedLinkIsMeasuredWhole() async throws {
+        // A long link: 200 ms round trip, a chunk or a batch several round trips long (one
+        // request after another would leave at least a round trip between their bytes).
+        let shape = LinkShape(bytesPerSecond: 128_000, roundTrip: .milliseconds(200))
+        let lines = Self.lines + [#"target_request_time = "1s""#, "max_batch_rows = 300"]
+        try await SlowLinkSystem.run(shape: shape, cloudLines: lines) { system in
+            // About four chunks of 256 KiB on average: while one waits for its answer, the next goes.
+            let object = TestObject(size: 1_000_000, seed: 12)
+            try await system.putPhoto("p4", object)
+            try await system.syncUntil("photos", attempts: 3) { try await system.syncCounter("objects_uploaded") == 1 }
+            #expect(system.uploadsOverlapped(), "no two chunk uploads went up the link at once")
+            let uplink = try await system.uplink()
+            #expect(uplink["failures"]?.int == 0, "\(uplink)")
+            // Each of two bodies going up at once sees half the link: the model counts both.
+            let measured = uplink["link"]?["bytes_per_second_up"]?.double ?? 0
+            #expect(measured > 128_000 * 0.7 && measured < 128_000 * 1.3, "\(uplink)")
+            let up = system.relay.counts.bytesUp
+            #expect(up >= object.size && up < object.size * 103 / 100, "\(up) bytes up for \(object.size)")
+
+            // Rows: five batches (at most a second of the link each), the next sent while one waits.
+            system.relay.reset()
+            let accepted = try await system.syncCounter("rows_accepted")
+            try await system.writeOrders(1_500)
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == accepted + 1_500 }
+            #expect(system.uploadsOverlapped(), "no two batches went up the link at once")
+            #expect(try await system.syncCounter("batches_resent") == 0)
+        }
+    }
+
     @Test func aTransferCutHalfWayResumesWithoutSendingTheDonePartAgain() async throws {
         // Frames as long as a whole chunk once the link is measured, so the cut falls mid-frame.
         let lines = Self.lines + [#"target_request_time = "60s""#]
@@ -99,18 +128,9 @@ import Testing
     @Test func aWideRowBacklogDrainsOverALinkTooSlowForOneBatchInTheOldDeadline() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines + [#"target_request_time = "2s""#])
         { system in
-            // 1,500 orders with 400 bytes of notes each (hex of random bytes: compresses to about
-            // half): the first batch alone needs several seconds on the link.
-            var random = SplitMix64(seed: 11)
-            for start in stride(from: 0, to: 1_500, by: 500) {
-                let rows = (start..<start + 500).map { i -> String in
-                    let notes = (0..<200).map { _ in String(format: "%02x", UInt32(random.next() & 0xff)) }.joined()
-                    return #"{"id":"o\#(i)","values":{"customer":"c\#(i)","notes":"\#(notes)"}}"#
-                }
-                let reply = try await system.base.gateway(
-                    "gw-a", .POST, "/v1/tables/orders/batch", body: #"{"created":[\#(rows.joined(separator: ","))]}"#)
-                #expect(reply.status == 200, "\(reply.body)")
-            }
+            // 1,500 orders with 400 bytes of notes each: the first batch alone needs several
+            // seconds on the link.
+            try await system.writeOrders(1_500)
             try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 1_500 }
             let uplink = try await system.uplink()
             #expect(uplink["failures"]?.int == 0, "\(uplink)")

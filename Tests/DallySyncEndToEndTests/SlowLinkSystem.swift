@@ -28,7 +28,15 @@ final class SlowLinkSystem: Sendable {
     ]
 
     init(shape: LinkShape, cloudLines: [String]) {
-        relay = CountingRelay(name: "sat", now: { 0 }, shape: shape)
+        // The relay's clock only stamps its activities (which connection moved bytes when);
+        // the shape keeps its own time.
+        let origin = ContinuousClock.now
+        relay = CountingRelay(
+            name: "sat",
+            now: {
+                let elapsed = (ContinuousClock.now - origin).components
+                return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+            }, shape: shape)
         self.cloudLines = cloudLines
     }
 
@@ -79,6 +87,31 @@ final class SlowLinkSystem: Sendable {
         guard (200...201).contains(response.status.code) else {
             throw TestFailure("PUT object: \(response.status.code) \(String(buffer: answer))")
         }
+    }
+
+    /// Writes `count` orders on `gw-a` with 400 bytes of notes each (hex of random bytes:
+    /// compresses to about half), 500 to a request.
+    func writeOrders(_ count: Int) async throws {
+        var random = SplitMix64(seed: 11)
+        for start in stride(from: 0, to: count, by: 500) {
+            let rows = (start..<min(start + 500, count)).map { i -> String in
+                let notes = (0..<200).map { _ in String(format: "%02x", UInt32(random.next() & 0xff)) }.joined()
+                return #"{"id":"o\#(i)","values":{"customer":"c\#(i)","notes":"\#(notes)"}}"#
+            }
+            let reply = try await base.gateway(
+                "gw-a", .POST, "/v1/tables/orders/batch", body: #"{"created":[\#(rows.joined(separator: ","))]}"#)
+            guard reply.status == 200 else { throw TestFailure("writing orders: \(reply.status) \(reply.body)") }
+        }
+    }
+
+    /// Whether request bytes went up two connections at once, more than once: the relay read
+    /// from one connection, then from another within `gapMs`. One request after another on
+    /// two connections leave at least a round trip between their bytes (the second starts
+    /// once the first is answered), so a gap shorter than the round trip means both were going.
+    func uploadsOverlapped(gapMs: Int64 = 100) -> Bool {
+        let up = relay.counts.activities.filter { $0.bytesUp > 0 }.sorted { $0.at < $1.at }
+        let switches = zip(up, up.dropFirst()).count { $0.connection != $1.connection && $1.at - $0.at < gapMs }
+        return switches >= 2
     }
 
     func stats() async throws -> JSONValue {

@@ -26,6 +26,21 @@ struct LinkModelTests {
         #expect(abs(up - (2_000 - 0.3 * 1_000)) < 1)
     }
 
+    @Test func twoBodiesGoingUpAtOnceMeasureTheWholeLink() {
+        let model = LinkModel()
+        // Two 20,000-byte bodies start together on a 2,000 B/s link: each gets half of it and
+        // is answered after 20 s; alone, either would have taken 10 s.
+        let first = model.uploadBegan(at: .zero)
+        let second = model.uploadBegan(at: .zero)
+        #expect(model.uploadEnded(first, at: .seconds(20)) == 2)
+        #expect(model.uploadEnded(second, at: .seconds(20)) == 2)
+        model.record(TransferSample(bytesUp: 20_000, bytesDown: 0, headAfter: .seconds(20), totalAfter: .seconds(20), sharing: 2))
+        #expect(model.estimate.bytesPerSecondUp == 2_000)
+        // Alone again.
+        let alone = model.uploadBegan(at: .seconds(30))
+        #expect(model.uploadEnded(alone, at: .seconds(40)) == 1)
+    }
+
     @Test func batchesAndFramesAreSizedToTheTargetTime() {
         let model = LinkModel()
         // Nothing measured: the configured limit, and the whole chunk as one frame.
