@@ -126,6 +126,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         certificates = try config.server.tls.map { files in
             try ServerCertificates(certificate: files.certificate, key: files.key, clientCA: config.server.tlsClientCA)
         }
+        // Cut or framed chunk and batch bodies share one bound in memory.
+        let frames = UploadFrames(partials: PartialUploads())
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
@@ -134,7 +136,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             limits: .init(
                 maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
                 maxRowsPerBatch: config.limits.maxRowsPerBatch, maxPageRows: config.limits.maxPageRows),
-            counters: counters, shelf: shelf, compaction: compaction, now: now
+            counters: counters, shelf: shelf, compaction: compaction, frames: frames, now: now
         ).register(on: router)
         DictionaryRoutes(
             store: store, shelf: shelf, authenticator: authenticator, maxDictionaries: config.limits.maxDictionaries,
@@ -145,7 +147,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             limits: .init(
                 maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
                 maxObjectBytes: config.objects.maxBytes),
-            counters: objectCounters, now: now
+            counters: objectCounters, frames: frames, now: now
         ).register(on: router)
         DownstreamRoutes(
             store: store, authenticator: authenticator, hub: hub, pages: pages,

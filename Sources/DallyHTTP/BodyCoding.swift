@@ -31,6 +31,15 @@ public enum BodyCoding {
             coding = .identity
         }
         let buffer = try await collect(request, maxBytes: maxBytes)
+        return try await decode(buffer, coding: coding, maxDecompressedBytes: maxDecompressedBytes, dictionaries: dictionaries)
+    }
+
+    /// `buffer`, a body as sent in `coding`, decompressed (a framed batch body once whole):
+    /// the same rules and errors as ``body(of:maxBytes:maxDecompressedBytes:dictionaries:)``.
+    public static func decode(
+        _ buffer: ByteBuffer, coding: ContentCoding, maxDecompressedBytes: Int,
+        dictionaries: (@Sendable (Set<UInt32>) async throws -> [UInt32: ZstdDictionary])? = nil
+    ) async throws -> [UInt8] {
         var found: [UInt32: ZstdDictionary] = [:]
         if coding == .zstd {
             let named: Set<UInt32>

@@ -57,22 +57,34 @@ struct CloudClient: Sendable {
     ///
     /// With zstd and a dictionary book, each section is its own frame, compressed with its
     /// table's acknowledged dictionary, and noted in the book as a sample. A body that
-    /// compression would not make smaller is sent as it is.
-    func post(batch body: [UInt8], dictionaries book: DictionaryBook? = nil) async throws(CloudError)
-        -> (BatchAnswer, Traffic)
+    /// compression would not make smaller is sent as it is. On a link where the body takes
+    /// seconds it goes in resumable frames (``BatchUpload``); `resuming` (the batch went
+    /// before) first asks where the cloud's copy of a cut one ends.
+    func post(batch body: [UInt8], dictionaries book: DictionaryBook? = nil, resuming: Bool = false)
+        async throws(CloudError) -> (BatchAnswer, Traffic)
     {
         var traffic = Traffic(sentRaw: body.count)
         var (payload, coding) = try compress(body, book: book)
         if payload.count >= body.count {
             (payload, coding) = (body, .identity)
         }
-        traffic.sentCompressed = payload.count
-        var request = HTTPClientRequest(url: baseURL + "/v1/batches")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        if let header = coding.header { request.headers.add(name: "Content-Encoding", value: header) }
-        let (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout)
-        traffic.received = received
+        let document: JSONValue
+        if BatchUpload.pays(bytes: payload.count, on: watch.model) {
+            let (answer, exchanged) = try await BatchUpload(payload: payload, coding: coding)
+                .send(resuming: resuming, over: self)
+            traffic.sentCompressed = exchanged.sentCompressed
+            traffic.received = exchanged.received
+            document = answer
+        } else {
+            traffic.sentCompressed = payload.count
+            var request = HTTPClientRequest(url: baseURL + "/v1/batches")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            if let header = coding.header { request.headers.add(name: "Content-Encoding", value: header) }
+            let received: Int
+            (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout)
+            traffic.received = received
+        }
         do {
             // The answer names accepted rows by their place in the batch; the body says which.
             let outline = try BatchOutline.read(try JSONParser.parse(body))

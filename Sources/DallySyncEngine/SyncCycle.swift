@@ -318,7 +318,7 @@ final class SyncCycle: Sendable {
             }
             uplink.recordAnswer(asked, now: now())
         }
-        return try await uplink.client.post(batch: batch.body, dictionaries: dictionaries.book)
+        return try await uplink.client.post(batch: batch.body, dictionaries: dictionaries.book, resuming: batch.resent)
     }
 
     /// Counts a resend as a retry on the same uplink, or as a re-route from another.

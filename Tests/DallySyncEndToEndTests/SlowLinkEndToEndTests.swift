@@ -89,6 +89,42 @@ import Testing
         }
     }
 
+    @Test func aBatchCutHalfWayResumesWithoutSendingItsDonePartAgain() async throws {
+        // A batch may take a minute of the link: the whole backlog goes as one.
+        let lines = Self.lines + [#"target_request_time = "60s""#]
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: lines) { system in
+            // A first small backlog measures the link (a body is framed once it is known to take
+            // a second or more).
+            try await system.writeOrders(100)
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 100 }
+            let sentBefore = try await system.syncCounter("bytes_sent_compressed")
+            let resumedBefore = try await system.uplink()["resumed_bytes"]?.int ?? 0
+
+            try await system.writeOrders(1_500, from: 100)
+            system.relay.reset()
+            let syncing = Task { try await system.base.sync("gw-a", table: "orders") }
+            for _ in 0..<600 where system.relay.counts.bytesUp < 120_000 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(system.relay.counts.bytesUp >= 120_000)
+            await system.relay.cut()
+            _ = try await syncing.value
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 1_600 }
+
+            let uplink = try await system.uplink()
+            #expect((uplink["failures"]?.int ?? 0) >= 1, "the cut did not fail a transfer: \(uplink)")
+            // The cloud kept what arrived of the cut body; the resend went on from there.
+            let resumed = (uplink["resumed_bytes"]?.int ?? 0) - resumedBefore
+            #expect(resumed >= 60_000, "\(uplink)")
+            // Counted at the relay: the body crossed once (what the batch sent after resuming
+            // plus what the cloud had kept), with headers and what the cut lost in the relay's
+            // own queue.
+            let body = try await system.syncCounter("bytes_sent_compressed") - sentBefore + resumed
+            let up = Int64(system.relay.counts.bytesUp)
+            #expect(up < body * 105 / 100, "\(up) bytes up for a body of \(body); \(uplink)")
+        }
+    }
+
     @Test func aDownloadCutHalfWayResumesByRangeWithoutFetchingTheDonePartAgain() async throws {
         let lines = Self.lines + [#"target_request_time = "60s""#]
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: lines) { system in

@@ -89,12 +89,12 @@ final class SlowLinkSystem: Sendable {
         }
     }
 
-    /// Writes `count` orders on `gw-a` with 400 bytes of notes each (hex of random bytes:
-    /// compresses to about half), 500 to a request.
-    func writeOrders(_ count: Int) async throws {
-        var random = SplitMix64(seed: 11)
-        for start in stride(from: 0, to: count, by: 500) {
-            let rows = (start..<min(start + 500, count)).map { i -> String in
+    /// Writes orders `o<first>`… (`count` of them) on `gw-a` with 400 bytes of notes each (hex
+    /// of random bytes: compresses to about half), 500 to a request.
+    func writeOrders(_ count: Int, from first: Int = 0) async throws {
+        var random = SplitMix64(seed: UInt64(11 + first))
+        for start in stride(from: first, to: first + count, by: 500) {
+            let rows = (start..<min(start + 500, first + count)).map { i -> String in
                 let notes = (0..<200).map { _ in String(format: "%02x", UInt32(random.next() & 0xff)) }.joined()
                 return #"{"id":"o\#(i)","values":{"customer":"c\#(i)","notes":"\#(notes)"}}"#
             }

@@ -1,11 +1,14 @@
+import DallyCompression
 import DallyCore
 import DallyHTTP
+import DallyObjects
 import DallySync
 import Foundation
 import Hummingbird
 
 /// `POST /v1/batches`: a gateway's changes, applied in one transaction, answered per row with
-/// a downstream page piggybacked (see `docs/PROTOCOL.md`).
+/// a downstream page piggybacked (see `docs/PROTOCOL.md`). A body may come in resumable frames
+/// (§6.1): the batch is applied once the last one completes it.
 struct BatchesRoute: Sendable {
     let store: any CloudStore
     let authenticator: GatewayAuthenticator
@@ -13,6 +16,8 @@ struct BatchesRoute: Sendable {
     let counters: CloudCounters
     let shelf: DictionaryShelf
     let compaction: TombstoneCompaction
+    /// Batch bodies sent in frames, or cut, kept from one request to the next (§6.1).
+    let frames: UploadFrames
     /// The wall clock, ms since 1970.
     let now: @Sendable () -> Int64
 
@@ -51,9 +56,32 @@ struct BatchesRoute: Sendable {
     func handle(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
         let shelf = self.shelf
-        let body = try await BodyCoding.body(
-            of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes,
-            dictionaries: { ids in try await shelf.dictionaries(ids, of: gateway) })
+        let dictionaries: @Sendable (Set<UInt32>) async throws -> [UInt32: ZstdDictionary] = { ids in
+            try await shelf.dictionaries(ids, of: gateway)
+        }
+        let body: [UInt8]
+        var bodyBytes = request.headers[.contentLength].flatMap(Int.init)
+        if UploadFrames.isFramed(request) {
+            let hash = try UploadFrames.bodyHash(request)
+            switch try await frames.receive(request, hash: hash, maxBytes: limits.maxBodyBytes) {
+            case .partial(let offset, let length): return UploadFrames.partialAnswer(offset: offset, length: length)
+            case .offsetRefused(let held): return UploadFrames.offsetAnswer(held: held)
+            case .whole(let sent, let coding):
+                guard ContentHash.of(sent) == hash else {
+                    throw DallyError(
+                        .hashMismatch, "the batch body as sent does not hash to \(UploadFrames.hashHeader); send it again",
+                        field: UploadFrames.hashHeader)
+                }
+                bodyBytes = sent.count
+                body = try await BodyCoding.decode(
+                    ByteBuffer(bytes: sent), coding: coding, maxDecompressedBytes: limits.maxDecompressedBytes,
+                    dictionaries: dictionaries)
+            }
+        } else {
+            body = try await BodyCoding.body(
+                of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes,
+                dictionaries: dictionaries)
+        }
         var batch = try BatchRequest.decode(try BodyCoding.json(body), maxRows: limits.maxRowsPerBatch)
         guard batch.gateway == gateway else {
             throw DallyError(
@@ -65,7 +93,7 @@ struct BatchesRoute: Sendable {
             batch, fingerprint: Fingerprint.of(body), pageRows: limits.maxPageRows,
             now: now())
         compaction.saw(gateway: gateway, since: batch.since, resyncing: batch.resyncing)
-        counters.record(answer, bodyBytes: request.headers[.contentLength].flatMap(Int.init))
+        counters.record(answer, bodyBytes: bodyBytes)
         return BodyCoding.response(json: answer.encode(), to: request)
     }
 }

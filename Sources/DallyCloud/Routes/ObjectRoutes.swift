@@ -20,9 +20,9 @@ struct ObjectRoutes: Sendable {
     let authenticator: GatewayAuthenticator
     let limits: Limits
     let counters: CloudObjectCounters
-    let now: @Sendable () -> Int64
     /// Chunks sent in frames, or cut, kept from one request to the next.
-    let frames = ChunkFrames(partials: PartialChunks())
+    let frames: UploadFrames
+    let now: @Sendable () -> Int64
 
     struct Limits: Sendable {
         /// For the manifest, as for batches (`limits.max_body_bytes`, …).
@@ -93,17 +93,22 @@ struct ObjectRoutes: Sendable {
 
     /// `PUT /v1/chunks/{hash}`, the chunk's bytes (zstd or deflate allowed): 201
     /// `{"stored":true}`, or 200 `{"stored":false}` when the cloud held it already. With
-    /// `Dally-Upload-Length`, one frame of a resumable upload (``ChunkFrames``): 202
+    /// `Dally-Upload-Length`, one frame of a resumable upload (``UploadFrames``): 202
     /// `{"offset","length"}` until the last frame.
     func putChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         _ = try await authenticator.gateway(of: request, context: context)
         let hash = try Self.hash(context)
         let bytes: [UInt8]
-        if ChunkFrames.isFramed(request) {
+        if UploadFrames.isFramed(request) {
             switch try await frames.receive(request, hash: hash, maxBytes: Self.maxChunkBytes) {
-            case .whole(let whole): bytes = whole
-            case .partial(let offset, let length): return ChunkFrames.partialAnswer(offset: offset, length: length)
-            case .offsetRefused(let held): return ChunkFrames.offsetAnswer(held: held)
+            case .whole(let encoded, let coding):
+                do {
+                    bytes = try Decompressor.decompress(encoded, coding: coding, maxOutput: Self.maxChunkBytes)
+                } catch {
+                    throw DallyError(.badEncoding, "the chunk's \(coding.rawValue) body does not decompress: \(error)")
+                }
+            case .partial(let offset, let length): return UploadFrames.partialAnswer(offset: offset, length: length)
+            case .offsetRefused(let held): return UploadFrames.offsetAnswer(held: held)
             }
         } else {
             bytes = try await Self.wholeChunk(request)

@@ -1,15 +1,16 @@
 import DallyObjects
 
-/// The beginnings of chunks whose upload was cut or is sent in frames, kept in memory so that
-/// the gateway resumes at the byte where it stopped instead of sending the chunk again
-/// (PROTOCOL.md §13, resumable chunks).
+/// The beginnings of bodies whose upload was cut or is sent in frames — chunks (PROTOCOL.md
+/// §13.2.1) and batches (§6.1) — kept in memory so that the gateway resumes at the byte where
+/// it stopped instead of sending the body again.
 ///
-/// Each partial is the chunk's body as sent (compressed or not, as its `Dally-Upload-Encoding`
-/// says), its announced length and its coding; a frame that does not continue it exactly is
-/// refused. Memory is bounded: past ``maxBytes`` the partials touched longest ago are dropped
+/// Each partial is keyed by a hash: a chunk's by its content's, a batch body's by the hash of
+/// the body as sent. It holds the body as sent (compressed or not, as its
+/// `Dally-Upload-Encoding` says), its announced length and its coding; a frame that does not
+/// continue it exactly is refused. Memory is bounded: past ``maxBytes`` the partials touched longest ago are dropped
 /// (their gateway then starts those chunks again). Partials are not kept across a restart and
 /// not shared between cloud nodes: losing one costs bytes, never correctness.
-actor PartialChunks {
+actor PartialUploads {
     struct Partial {
         var coding: String
         var length: Int
@@ -39,6 +40,13 @@ actor PartialChunks {
             if let partial = partials[hash], !partial.bytes.isEmpty { found[hash] = partial.bytes.count }
         }
         return found
+    }
+
+    /// Where `hash`'s partial body of `length` bytes in `coding` ends (0 when none is held):
+    /// what an empty frame asks, changing nothing.
+    func end(of hash: ContentHash, length: Int, coding: String) -> Int {
+        guard let partial = partials[hash], partial.length == length, partial.coding == coding else { return 0 }
+        return partial.bytes.count
     }
 
     /// Appends `piece` at `offset` of `hash`'s body of `length` bytes in `coding`; where the

@@ -1,0 +1,85 @@
+import DallyCompression
+import DallyCore
+import DallyObjects
+
+/// One batch body's upload in resumable frames (PROTOCOL.md §6.1), on a link slow enough that
+/// a body takes seconds: there a cut costs the part already sent, and resending it is paid
+/// for again.
+///
+/// The body is the batch as it goes on the wire (compressed), named to the cloud by its
+/// SHA-256, and the cloud keeps every byte of it as it arrives. A resend of the same bytes
+/// first asks with an empty frame where the cloud's copy ends and goes on from there; a resend
+/// compressed differently (a dictionary acknowledged meanwhile) has another hash and starts
+/// anew. Each frame is what the measured link carries in `target_request_time`, so on a
+/// link that carries the body in that time a frame is the whole body: one request, as before.
+///
+/// ```swift
+/// if BatchUpload.pays(bytes: payload.count, on: client.watch.model) {
+///     let (answer, traffic) = try await BatchUpload(payload: payload, coding: .zstd)
+///         .send(resuming: batch.resent, over: client)
+/// }
+/// ```
+struct BatchUpload: Sendable {
+    let payload: [UInt8]
+    let coding: ContentCoding
+    let hash: ContentHash
+
+    /// What one frame left.
+    enum Frame: Sendable {
+        /// The cloud holds the body up to `offset`: send the rest from there.
+        case kept(offset: Int)
+        /// The body was whole and the batch applied: the answer's JSON.
+        case answered(JSONValue)
+    }
+
+    /// A body that takes at least this long on the measured link goes in frames: shorter ones
+    /// lose little to a cut, and a fast link never pays the hash.
+    static let framedAfter: Duration = .seconds(1)
+
+    init(payload: [UInt8], coding: ContentCoding) {
+        self.payload = payload
+        self.coding = coding
+        hash = ContentHash.of(payload)
+    }
+
+    /// Whether a body of `bytes` goes in frames on the link `model` measured.
+    static func pays(bytes: Int, on model: LinkModel) -> Bool {
+        guard let rate = model.estimate.bytesPerSecondUp, rate > 0 else { return false }
+        return Double(bytes) / rate >= framedAfter.seconds
+    }
+
+    /// Sends the body, from where the cloud's copy ends when `resuming` (the batch went before
+    /// and may have been cut), and returns the cloud's answer to the batch.
+    func send(resuming: Bool, over client: CloudClient) async throws(CloudError) -> (JSONValue, CloudClient.Traffic) {
+        var traffic = CloudClient.Traffic()
+        var at = 0
+        if resuming {
+            let (held, asked) = try await client.post(frame: payload[0..<0], of: self, at: 0)
+            traffic.add(asked)
+            if case .kept(let offset) = held, offset > 0, offset < payload.count {
+                at = offset
+                client.watch.model.resumed(offset)
+            }
+        }
+        var stalled = 0
+        while true {
+            let size = client.watch.model.frameBytes(
+                whole: payload.count - at, target: client.watch.timings.targetRequestTime)
+            let (outcome, exchanged) = try await client.post(frame: payload[at..<(at + size)], of: self, at: at)
+            traffic.add(exchanged)
+            switch outcome {
+            case .answered(let answer):
+                return (answer, traffic)
+            case .kept(let next):
+                if next <= at {
+                    // The cloud lost its copy (a restart, memory pressure): go on from where it says.
+                    stalled += 1
+                    guard stalled < ChunkUpload.maxStalledFrames else {
+                        throw .badAnswer("the cloud keeps refusing the frames of batch body \(hash) (at byte \(next))")
+                    }
+                }
+                at = min(max(next, 0), payload.count - 1)
+            }
+        }
+    }
+}
