@@ -35,6 +35,9 @@ struct BatchUpload: Sendable {
     /// A body that takes at least this long on the measured link goes in frames: shorter ones
     /// lose little to a cut, and a fast link never pays the hash.
     static let framedAfter: Duration = .seconds(1)
+    /// Before the link is measured (a gateway just started), a body at least this large goes
+    /// in frames: the link may be a slow one, and this is the body a cut would cost.
+    static let framedUnmeasured = 64 << 10
 
     init(payload: [UInt8], coding: ContentCoding) {
         self.payload = payload
@@ -44,7 +47,7 @@ struct BatchUpload: Sendable {
 
     /// Whether a body of `bytes` goes in frames on the link `model` measured.
     static func pays(bytes: Int, on model: LinkModel) -> Bool {
-        guard let rate = model.estimate.bytesPerSecondUp, rate > 0 else { return false }
+        guard let rate = model.estimate.bytesPerSecondUp, rate > 0 else { return bytes >= framedUnmeasured }
         return Double(bytes) / rate >= framedAfter.seconds
     }
 

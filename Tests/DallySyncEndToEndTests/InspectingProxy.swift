@@ -141,9 +141,14 @@ final class InspectingProxy: Sendable {
         var requestBytes = "\(request.method.rawValue) \(request.uri.description) HTTP/1.1\r\n".utf8.count + 2
         for field in request.headers { requestBytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
         requestBytes += body.readableBytes
-        if path == "/v1/batches" {
-            let batch = try BatchRequest.decode(
-                JSONParser.parse(try Self.decoded(body, coding: request.headers[.contentEncoding])), maxRows: .max)
+        // A batch body in frames (PROTOCOL.md §6.1) is read when one frame carries it whole.
+        let framed = request.headers.first { $0.name.canonicalName == "dally-upload-length" }?.value
+        let wholeBody = framed == nil || framed == "\(body.readableBytes)"
+        if path == "/v1/batches", wholeBody {
+            let coding = framed == nil
+                ? request.headers[.contentEncoding]
+                : request.headers.first { $0.name.canonicalName == "dally-upload-encoding" }?.value
+            let batch = try BatchRequest.decode(JSONParser.parse(try Self.decoded(body, coding: coding)), maxRows: .max)
             exchange.batchID = batch.batchID
             outline = batch.outline
             exchange.uploads = Set(batch.sections.map(\.table))
@@ -200,7 +205,7 @@ final class InspectingProxy: Sendable {
         var responseBytes = "HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n".utf8.count + 2
         for header in answer.headers { responseBytes += header.name.utf8.count + header.value.utf8.count + 4 }
         responseBytes += answerBody.readableBytes
-        if path == "/v1/batches", answer.status == .ok {
+        if path == "/v1/batches", answer.status == .ok, wholeBody {
             let decoded = try BatchAnswer.decode(
                 JSONParser.parse(try Self.decoded(answerBody, coding: answer.headers.first(name: "Content-Encoding"))),
                 outline: outline)
