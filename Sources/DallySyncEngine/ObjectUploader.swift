@@ -6,10 +6,10 @@ import Synchronization
 /// Sends queued objects to the cloud, chunk by chunk, resuming where an interrupted walk
 /// stopped.
 ///
-/// Per object: ask which chunks the cloud lacks, send those (two at a time), then the manifest. The ask is also
-/// how a transfer resumes: after a drop, a restart or a switch to another uplink the chunks
-/// that arrived are not missing any more, so they are not sent again, and a chunk cut mid-way
-/// goes on from the byte the cloud kept (``ChunkUpload``). Progress (``ChunkWalk``) is
+/// Per object: ask which chunks the cloud lacks, send those (two at a time), then the
+/// manifest. The ask is also how a transfer resumes: after a drop, a restart or a switch to
+/// another uplink the chunks that arrived are not missing any more, so they are not sent
+/// again, and a chunk cut mid-way goes on from the byte the cloud kept (``ChunkUpload``). Progress (``ChunkWalk``) is
 /// persisted after every chunk, so a resumed walk asks only about the rest.
 final class ObjectUploader: Sendable {
     /// How one object's walk ended.
