@@ -114,9 +114,13 @@ struct TransferWatch: Sendable {
         }
         switch outcome {
         case .success(let (answer, head, sharing)):
-            var sample = progress.sample(endedAt: timer.elapsed(), headAt: head)
-            sample.sharing = sharing
-            model.record(sample)
+            // A long-poll's answer comes when the cloud has news, not a round trip later: its
+            // time says nothing of the link.
+            if quiet == .zero {
+                var sample = progress.sample(endedAt: timer.elapsed(), headAt: head)
+                sample.sharing = sharing
+                model.record(sample)
+            }
             return answer
         case .failure(let failure):
             model.wasted(progress.handed)

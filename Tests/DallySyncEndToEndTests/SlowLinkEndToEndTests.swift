@@ -61,6 +61,21 @@ import Testing
         }
     }
 
+    @Test func aLongPollsWaitIsNotTakenForTheLinksRoundTrip() async throws {
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, notify: true) { system in
+            // Polls the cloud holds for a second each, with no news: three of them begun.
+            for _ in 0..<300 where (try await system.uplink()["notify_polls"]?.int ?? 0) < 3 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let uplink = try await system.uplink()
+            #expect((uplink["notify_polls"]?.int ?? 0) >= 3, "\(uplink)")
+            // The round trip is measured from requests that get an answer at once (a pull, an
+            // ask), never from a long-poll's wait: unmeasured here, or about the relay's 40 ms.
+            let roundTrip = uplink["link"]?["round_trip_ms"]?.double
+            #expect(roundTrip == nil || roundTrip! < 500, "\(uplink)")
+        }
+    }
+
     @Test func aTransferCutHalfWayResumesWithoutSendingTheDonePartAgain() async throws {
         // Frames as long as a whole chunk once the link is measured, so the cut falls mid-frame.
         let lines = Self.lines + [#"target_request_time = "60s""#]

@@ -40,8 +40,9 @@ final class SlowLinkSystem: Sendable {
         self.cloudLines = cloudLines
     }
 
+    /// - Parameter notify: whether `gw-a` long-polls the cloud for news over the link (1 s).
     static func run(
-        shape: LinkShape, cloudLines: [String], _ body: (SlowLinkSystem) async throws -> Void
+        shape: LinkShape, cloudLines: [String], notify: Bool = false, _ body: (SlowLinkSystem) async throws -> Void
     ) async throws {
         let system = SlowLinkSystem(shape: shape, cloudLines: cloudLines)
         do {
@@ -51,7 +52,8 @@ final class SlowLinkSystem: Sendable {
             let config = try system.base.config.gateway(
                 "gw-a", dataDirectory: system.base.live.directory("gw-a"),
                 link: .init(
-                    url: system.base.live.cloudURL, notifyNetworks: [], retryMin: "100ms", retryMax: "500ms",
+                    url: system.base.live.cloudURL, notifyWait: notify ? "1s" : nil,
+                    notifyNetworks: notify ? ["satellite"] : [], retryMin: "100ms", retryMax: "500ms",
                     lines: system.cloudLines),
                 uplinks: [.init("sat", class: "satellite", url: "http://127.0.0.1:\(port)")], classes: ["satellite"])
             try await system.base.live.startGateway("gw-a", config)
