@@ -7,9 +7,10 @@ import DallyObjects
 /// Each partial is keyed by a hash: a chunk's by its content's, a batch body's by the hash of
 /// the body as sent. It holds the body as sent (compressed or not, as its
 /// `Dally-Upload-Encoding` says), its announced length and its coding; a frame that does not
-/// continue it exactly is refused. Memory is bounded: past ``maxBytes`` the partials touched longest ago are dropped
-/// (their gateway then starts those chunks again). Partials are not kept across a restart and
-/// not shared between cloud nodes: losing one costs bytes, never correctness.
+/// continue it exactly is refused. Memory is bounded: past ``maxBytes`` the partials touched
+/// longest ago are dropped (their gateway then sends those bodies from their start). Partials
+/// are not kept across a restart and not shared between cloud nodes: losing one costs bytes,
+/// never correctness.
 actor PartialUploads {
     struct Partial {
         var coding: String
