@@ -89,6 +89,27 @@ final class LinkModel: Sendable {
         return max(measured ?? Self.assumedBytesPerSecond, 1)
     }
 
+    /// A transfer taking less than this many round trips of the link goes beside another
+    /// (``transfersAtOnce(bodyBytes:)``): waiting a round trip for each answer would idle the
+    /// link more than a twentieth of the time.
+    static let pipelineRoundTrips = 20.0
+
+    /// How many transfers of `bodyBytes` each to keep on the link at once: two where a round
+    /// trip per transfer would idle the link noticeably (a long round trip, or a fast link),
+    /// else one — a cut loses what sits in each transfer's buffers, and on a slow link, where
+    /// bytes cost most, a round trip is little beside a transfer. One until the link is measured.
+    func transfersAtOnce(bodyBytes: Int) -> Int {
+        let (rate, roundTripMs) = state.withLock { ($0.estimate.bytesPerSecondUp, $0.estimate.roundTripMs) }
+        guard let rate, let roundTripMs, rate > 0 else { return 1 }
+        return Double(bodyBytes) / rate < Self.pipelineRoundTrips * roundTripMs / 1000 ? 2 : 1
+    }
+
+    /// ``transfersAtOnce(bodyBytes:)`` for batches of `rows` rows at the measured row size.
+    func transfersAtOnce(rows: Int) -> Int {
+        guard let rowBytes = state.withLock({ $0.rowBytes }) else { return 1 }
+        return transfersAtOnce(bodyBytes: Int(rowBytes * Double(rows)))
+    }
+
     /// The most rows a batch should carry so that it takes about `target` on the measured link;
     /// `limit` (`max_batch_rows`) until both the throughput and the row size are known.
     func batchRows(limit: Int, target: Duration) -> Int {

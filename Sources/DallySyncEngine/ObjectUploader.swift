@@ -6,11 +6,12 @@ import Synchronization
 /// Sends queued objects to the cloud, chunk by chunk, resuming where an interrupted walk
 /// stopped.
 ///
-/// Per object: ask which chunks the cloud lacks, send those (two at a time), then the
-/// manifest. The ask is also how a transfer resumes: after a drop, a restart or a switch to
-/// another uplink the chunks that arrived are not missing any more, so they are not sent
-/// again, and a chunk cut mid-way goes on from the byte the cloud kept (``ChunkUpload``). Progress (``ChunkWalk``) is
-/// persisted after every chunk, so a resumed walk asks only about the rest.
+/// Per object: ask which chunks the cloud lacks, send those (two at a time on a long link),
+/// then the manifest. The ask is also how a transfer resumes: after a drop, a restart or a
+/// switch to another uplink the chunks that arrived are not missing any more, so they are not
+/// sent again, and a chunk cut mid-way goes on from the byte the cloud kept (``ChunkUpload``).
+/// Progress (``ChunkWalk``) is persisted after every chunk, so a resumed walk asks only about
+/// the rest.
 final class ObjectUploader: Sendable {
     /// How one object's walk ended.
     enum Sending {
@@ -28,12 +29,6 @@ final class ObjectUploader: Sendable {
         /// scheduler wake it, and resumes at the next wake that may carry objects.
         case paused(for: String)
     }
-
-    /// Chunks of one object on the wire at once. On a long link the next chunk's bytes flow
-    /// while the one before waits for its answer, instead of the link standing idle for a
-    /// round trip per chunk (12 of them for 3 MiB); the two share the bandwidth, so a cut
-    /// leaves two partial chunks, both resumed from the byte the cloud kept.
-    static let chunksInFlight = 2
 
     private let store: ReplicaStore
     private let chunks: any ChunkStore
@@ -124,8 +119,11 @@ final class ObjectUploader: Sendable {
                     return .withdrawn
                 }
             }
-            // Up to `chunksInFlight` chunks on the wire; each is settled (progress persisted,
-            // rows due sent) in manifest order while the next one goes.
+            // Where the link's round trip matters (``LinkModel/transfersAtOnce(bodyBytes:)``), two
+            // chunks on the wire: the next one's bytes flow while the one before waits for its
+            // answer, instead of the link idling a round trip per chunk (12 for 3 MiB). Each is
+            // settled (progress persisted, rows due sent) in manifest order; a cut leaves the
+            // partial chunks, each resumed from the byte the cloud kept.
             var going: [Task<Int, any Error>] = []
             defer { going.forEach { $0.cancel() } }
             var oldest = 0
@@ -139,7 +137,8 @@ final class ObjectUploader: Sendable {
                 try uplink.requireUsable(at: now(), stop: stop)
                 let offset = partial[hash] ?? 0
                 going.append(Task { try await self.put(chunk: hash, from: offset, of: manifest, on: uplink) })
-                while going.count == Self.chunksInFlight || (index == missing.count - 1 && !going.isEmpty) {
+                let window = uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: [hash])))
+                while going.count >= window || (index == missing.count - 1 && !going.isEmpty) {
                     guard try await settleOldest() else { return .withdrawn }
                     do {
                         try await betweenChunks()

@@ -205,14 +205,12 @@ final class SyncCycle: Sendable {
         let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
     }
 
-    /// Batches on the wire at once while a backlog drains (see ``sendBatches``).
-    static var batchesInFlight: Int { 2 }
-
     /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
     /// changes wait downstream.
     ///
     /// A backlog drains pipelined: while a full batch goes, the next one is built and sent
-    /// too (``batchesInFlight`` on the wire), and answers are applied in order as they come.
+    /// too where the link's round trip matters (two on the wire,
+    /// ``LinkModel/transfersAtOnce(rows:)``), and answers are applied in order as they come.
     /// The gateway's writer, the link and the cloud work at the same time, and on a long link
     /// the next batch's bytes flow while the one before waits for its answer instead of the
     /// link standing idle a round trip per batch. A batch built while another flies carries
@@ -233,11 +231,11 @@ final class SyncCycle: Sendable {
         defer { flying.forEach { $0.sending.cancel() } }
         while true {
             // Fill the window: a first batch, then more while the last one built was full.
-            while batches + flying.count < Self.maxBatchesPerCycle,
-                flying.last.map({ $0.full && flying.count < Self.batchesInFlight }) ?? true
-            {
+            while batches + flying.count < Self.maxBatchesPerCycle {
+                if let last = flying.last, !last.full { break }
                 // Each batch sized so that it takes about target_request_time on the measured link.
                 let maxRows = model.batchRows(limit: rowLimit, target: target)
+                if !flying.isEmpty, flying.count >= model.transfersAtOnce(rows: maxRows) { break }
                 guard let batch = try await store.nextBatch(
                     gateway: gateway, maxRows: maxRows, scope: flying.isEmpty ? scope : scope.withoutPulls,
                     excluding: Set(flying.map(\.batch.batchID)))

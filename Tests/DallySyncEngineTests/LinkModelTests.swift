@@ -41,6 +41,24 @@ struct LinkModelTests {
         #expect(model.uploadEnded(alone, at: .seconds(40)) == 1)
     }
 
+    @Test func twoTransfersGoAtOnceOnlyWhereTheRoundTripWouldIdleTheLink() {
+        let model = LinkModel()
+        // Unmeasured: one at a time.
+        #expect(model.transfersAtOnce(bodyBytes: 262_144) == 1)
+        #expect(model.transfersAtOnce(rows: 5_000) == 1)
+        // 128,000 B/s, 600 ms: a 256 KiB chunk is 2 s, under 20 round trips (12 s): two at once.
+        model.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(600), totalAfter: .milliseconds(600)))
+        model.record(TransferSample(bytesUp: 128_000, bytesDown: 100, headAfter: .milliseconds(1_600), totalAfter: .milliseconds(1_600)))
+        #expect(model.transfersAtOnce(bodyBytes: 262_144) == 2)
+        // A 3 MB body is 23 s of that link: the round trip is little beside it.
+        #expect(model.transfersAtOnce(bodyBytes: 3_000_000) == 1)
+        // Batches by their measured row size: 5,000 rows of 80 bytes are 3 s.
+        #expect(model.transfersAtOnce(rows: 5_000) == 1)
+        model.noteBatch(rows: 100, bytesOnWire: 8_000)
+        #expect(model.transfersAtOnce(rows: 5_000) == 2)
+        #expect(model.transfersAtOnce(rows: 100_000) == 1)
+    }
+
     @Test func batchesAndFramesAreSizedToTheTargetTime() {
         let model = LinkModel()
         // Nothing measured: the configured limit, and the whole chunk as one frame.

@@ -32,6 +32,8 @@ final class SlowLinkRun: Sendable {
         var wastedBytes: Int64
         var resumedBytes: Int64
         var measuredUp: Double?
+        /// HTTP requests that crossed the link.
+        var requests: Int
     }
 
     let live: LiveSystem
@@ -130,7 +132,7 @@ final class SlowLinkRun: Sendable {
             seconds: seconds, bytesUp: counts.bytesUp, bytesDown: counts.bytesDown,
             failures: Self.int(uplink?["failures"]), wastedBytes: Self.int(uplink?["wasted_bytes"]),
             resumedBytes: Self.int(uplink?["resumed_bytes"]),
-            measuredUp: Self.double(uplink?["link"]?["bytes_per_second_up"]))
+            measuredUp: Self.double(uplink?["link"]?["bytes_per_second_up"]), requests: counts.requests)
     }
 
     private static func double(_ value: JSONValue?) -> Double? {
