@@ -24,14 +24,6 @@ struct BatchUpload: Sendable {
     let coding: ContentCoding
     let hash: ContentHash
 
-    /// What one frame left.
-    enum Frame: Sendable {
-        /// The cloud holds the body up to `offset`: send the rest from there.
-        case kept(offset: Int)
-        /// The body was whole and the batch applied: the answer's JSON.
-        case answered(JSONValue)
-    }
-
     /// A body that takes at least this long on the measured link goes in frames: shorter ones
     /// lose little to a cut, and a fast link never pays the hash.
     static let framedAfter: Duration = .seconds(1)
@@ -64,25 +56,11 @@ struct BatchUpload: Sendable {
                 client.watch.model.resumed(offset)
             }
         }
-        var stalled = 0
-        while true {
-            let size = client.watch.model.frameBytes(
-                whole: payload.count - at, target: client.watch.timings.targetRequestTime)
-            let (outcome, exchanged) = try await client.post(frame: payload[at..<(at + size)], of: self, at: at)
-            traffic.add(exchanged)
-            switch outcome {
-            case .answered(let answer):
-                return (answer, traffic)
-            case .kept(let next):
-                if next <= at {
-                    // The cloud lost its copy (a restart, memory pressure): go on from where it says.
-                    stalled += 1
-                    guard stalled < ChunkUpload.maxStalledFrames else {
-                        throw .badAnswer("the cloud keeps refusing the frames of batch body \(hash) (at byte \(next))")
-                    }
-                }
-                at = min(max(next, 0), payload.count - 1)
-            }
+        let (answer, sent) = try await client.sendFrames(length: payload.count, from: at, name: "batch body \(hash)") {
+            (start, size) async throws(CloudError) in
+            try await client.post(frame: payload[start..<(start + size)], of: self, at: start)
         }
+        traffic.add(sent)
+        return (answer, traffic)
     }
 }

@@ -14,9 +14,6 @@ struct ChunkUpload: Sendable {
     let body: [UInt8]
     let compressed: Bool
 
-    /// The most frames that may fail to move the cloud's offset forward before giving up.
-    static let maxStalledFrames = 3
-
     init(hash: ContentHash, bytes: [UInt8]) {
         self.hash = hash
         rawBytes = bytes.count
@@ -26,25 +23,12 @@ struct ChunkUpload: Sendable {
     /// Sends the body from `offset` (where the cloud's partial copy ends) to its end.
     func send(from offset: Int, over client: CloudClient) async throws(CloudError) -> CloudClient.Traffic {
         var traffic = CloudClient.Traffic(sentRaw: rawBytes)
-        var at = min(max(offset, 0), body.count - 1)
-        var stalled = 0
-        while true {
-            let frame = client.watch.model.frameBytes(
-                whole: body.count - at, target: client.watch.timings.targetRequestTime)
-            let (next, exchanged) = try await client.put(
-                frame: body[at..<(at + frame)], of: hash, at: at, length: body.count, compressed: compressed)
-            traffic.sentCompressed += exchanged.sentCompressed
-            traffic.received += exchanged.received
-            guard let next else { return traffic }
-            if next <= at {
-                // The cloud lost or replaced its partial copy (another gateway's upload of the
-                // same chunk, memory pressure): go on from where it says.
-                stalled += 1
-                guard stalled < Self.maxStalledFrames else {
-                    throw .badAnswer("the cloud keeps refusing chunk \(hash)'s frames (at byte \(next))")
-                }
-            }
-            at = min(next, body.count - 1)
+        let (_, sent) = try await client.sendFrames(length: body.count, from: offset, name: "chunk \(hash)") {
+            (start, size) async throws(CloudError) in
+            try await client.put(
+                frame: body[start..<(start + size)], of: hash, at: start, length: body.count, compressed: compressed)
         }
+        traffic.add(sent)
+        return traffic
     }
 }

@@ -48,31 +48,15 @@ extension CloudClient {
     }
 
     /// Sends bytes `offset…` of a chunk's body of `length` bytes as one frame of a resumable
-    /// upload (`PUT /v1/chunks/{hash}` with `Dally-Upload-Length`): where the cloud's copy now
-    /// ends, or nil once the chunk is whole there.
+    /// upload (`PUT /v1/chunks/{hash}` with `Dally-Upload-Length`).
     func put(
         frame: ArraySlice<UInt8>, of hash: ContentHash, at offset: Int, length: Int, compressed: Bool
-    ) async throws(CloudError) -> (next: Int?, traffic: Traffic) {
+    ) async throws(CloudError) -> (FrameAnswer, Traffic) {
         var request = HTTPClientRequest(url: baseURL + "/v1/chunks/\(hash.hex)")
         request.method = .PUT
-        request.headers.add(name: "Content-Type", value: "application/octet-stream")
-        request.headers.add(name: "Dally-Upload-Length", value: "\(length)")
-        request.headers.add(name: "Dally-Upload-Offset", value: "\(offset)")
-        if compressed { request.headers.add(name: "Dally-Upload-Encoding", value: "zstd") }
-        let (response, bytes, received) = try await send(
-            request, body: Array(frame), timeout: link.requestTimeout, maxAnswer: 64 * 1024)
-        let traffic = Traffic(sentCompressed: frame.count, received: received)
-        let code = response.status.code
-        if code == 409, let document = try? JSONParser.parse(bytes),
-            document["error"]?["code"] == .string(DallyError.Code.uploadOffset.rawValue),
-            case .int(let held)? = document["offset"]
-        {
-            return (Int(held), traffic)
-        }
-        let document = try Self.json(bytes, status: response.status)
-        guard code == 202 else { return (nil, traffic) }
-        guard case .int(let next)? = document["offset"] else { throw .badAnswer("a kept frame's answer has no offset") }
-        return (Int(next), traffic)
+        return try await send(
+            frame: frame, as: request, at: offset, length: length, encoding: compressed ? "zstd" : nil,
+            maxAnswer: 64 * 1024)
     }
 
     /// Sends a manifest (`PUT /v1/objects/{hash}`) once all of its chunks are up.
