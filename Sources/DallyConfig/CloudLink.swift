@@ -57,6 +57,10 @@ public struct CloudLink: Sendable, Equatable {
     public var notifyNetworks: [String]
     /// How long the cloud holds a notify long-poll before answering that nothing changed.
     public var notifyWait: Duration = .seconds(60)
+    /// Whether notifications come as a stream (one request held for ``notifyWait``, a line per
+    /// change, PROTOCOL.md §7.3.1) rather than as long-polls (one request per change). A cloud
+    /// that does not stream is polled instead.
+    public var notifyStream = true
     /// The fixed part of one request's bound: the wait for the cloud's answer once a request's
     /// bytes have moved (a notify long-poll may take ``notifyWait`` on top). The bound grows
     /// with the request's size on the measured link (``LinkTimings``).
@@ -90,7 +94,7 @@ public struct CloudLink: Sendable, Equatable {
 
     static let keys = [
         "url", "gateway_id", "secret", "compression", "level", "dictionary_bytes", "flush_bytes", "notify_networks",
-        "notify_wait", "request_timeout", "retry_min", "retry_max", "max_batch_rows", "ca", "client_cert",
+        "notify_wait", "notify_stream", "request_timeout", "retry_min", "retry_max", "max_batch_rows", "ca", "client_cert",
         "client_key", "insecure_skip_verify",
     ] + LinkTimings.keys
 
@@ -149,6 +153,7 @@ public struct CloudLink: Sendable, Equatable {
         link.notifyNetworks = try TableDeclarations.readNetworks(section, "notify_networks", classes: networkClasses)
         link.notifyWait = try section.duration(
             "notify_wait", default: link.notifyWait, minimum: .seconds(1), maximum: .seconds(600))
+        link.notifyStream = try section.bool("notify_stream", default: link.notifyStream)
         link.requestTimeout = try section.duration("request_timeout", default: link.requestTimeout, minimum: .seconds(1))
         link.timings = try LinkTimings.read(section, defaults: link.timings)
         link.retryMin = try section.duration("retry_min", default: link.retryMin, minimum: .milliseconds(1))

@@ -41,7 +41,7 @@ struct CloudClient: Sendable {
 
     /// HTTP Basic with the gateway's id and secret; nil when its client certificate alone
     /// proves its id.
-    private var authorization: String? {
+    var authorization: String? {
         link.secret.map { "Basic " + Data("\(link.gatewayID):\($0)".utf8).base64EncodedString() }
     }
 
@@ -151,9 +151,7 @@ struct CloudClient: Sendable {
         versions: TableVersions, replica: String, scopes: TableScopes = TableScopes(), inline: [String] = [],
         wait: Duration
     ) async throws(CloudError) -> (NotifyAnswer, Int) {
-        var query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
-        if !scopes.isEmpty { query += "&scopes=" + Self.percentEncoded(scopes.encode()) }
-        if !inline.isEmpty { query += "&inline=" + inline.joined(separator: ",") }
+        let query = Self.notifyQuery(versions: versions, replica: replica, scopes: scopes, inline: inline, wait: wait)
         var request = HTTPClientRequest(url: baseURL + "/v1/notify?" + query)
         request.method = .GET
         let (document, received) = try await exchange(request, timeout: link.requestTimeout, quiet: wait)
@@ -162,6 +160,16 @@ struct CloudClient: Sendable {
         } catch {
             throw .badAnswer(error.message)
         }
+    }
+
+    /// The query of `GET /v1/notify`, polled or streamed.
+    static func notifyQuery(
+        versions: TableVersions, replica: String, scopes: TableScopes, inline: [String], wait: Duration
+    ) -> String {
+        var query = "versions=\(versions.queryText)&wait=\(wait.milliseconds / 1000)&replica=\(replica)"
+        if !scopes.isEmpty { query += "&scopes=" + Self.percentEncoded(scopes.encode()) }
+        if !inline.isEmpty { query += "&inline=" + inline.joined(separator: ",") }
+        return query
     }
 
     /// `bytes` with every byte but the unreserved ones (RFC 3986 §2.3) percent-encoded.
@@ -269,7 +277,7 @@ struct CloudClient: Sendable {
     }
 
     /// Moves requests on from the node `url` was sent to.
-    private func nodeFailed(_ url: String) {
+    func nodeFailed(_ url: String) {
         guard let node = nodes.urls.first(where: { url.hasPrefix($0 + "/") }) else { return }
         nodes.failed(node)
     }

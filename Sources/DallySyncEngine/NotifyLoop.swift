@@ -20,6 +20,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
         var inlinePages: Int64 = 0
         /// False once the cloud refused `inline` (an older cloud): polls then go without it.
         var cloudTakesInline = true
+        /// False once the cloud refused `stream` (an older cloud): notifications are polled.
+        var cloudStreams = true
     }
 
     private let store: ReplicaStore
@@ -94,25 +96,24 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 cursors.entries = held.entries.map { ($0.table, max($0.version, notified[$0.table] ?? 0)) }
                 counters.withLock { $0.connected = true }
                 uplink.count { $0.notifyPolls += 1 }
-                let (answer, received) = try await uplink.client.notify(
-                    versions: cursors, replica: store.replicaID,
-                    scopes: store.scopes.restricted(to: cursors.entries.map(\.table)), inline: inline,
-                    wait: link.notifyWait)
-                uplink.recordAnswer(CloudClient.Traffic(received: received), now: now())
-                failures = 0
-                guard !answer.versions.isEmpty else { continue }
-                counters.withLock { $0.notifications += 1 }
-                let came = answer.changes.filter { inline.contains($0.table) }
-                if !came.isEmpty {
-                    _ = try await settle(came, came.map(\.table), uplink, CloudClient.Traffic(received: received))
-                    counters.withLock { $0.inlinePages += Int64(came.count) }
+                let scopes = store.scopes.restricted(to: cursors.entries.map(\.table))
+                if link.notifyStream, counters.withLock({ $0.cloudStreams }) {
+                    try await uplink.client.notifyStream(
+                        versions: cursors, replica: store.replicaID, scopes: scopes, inline: inline, wait: link.notifyWait
+                    ) { answer, received in
+                        failures = 0
+                        return try await take(answer, received: received, inline: inline, on: uplink, notified: &notified)
+                    }
+                } else {
+                    let (answer, received) = try await uplink.client.notify(
+                        versions: cursors, replica: store.replicaID, scopes: scopes, inline: inline, wait: link.notifyWait)
+                    failures = 0
+                    _ = try await take(answer, received: received, inline: inline, on: uplink, notified: &notified)
                 }
-                // A table that came inline moved its cursor: the next poll goes on from there.
-                let toPull = answer.versions.entries.filter { entry in !came.contains { $0.table == entry.table } }
-                guard !toPull.isEmpty else { continue }
-                for entry in toPull { notified[entry.table] = max(notified[entry.table] ?? 0, entry.version) }
-                requests.pull(toPull.map(\.table))
-                poke()
+            } catch CloudError.refused(400, .badQuery?, let message) where message.contains("'stream'") {
+                // A cloud from before notify streams: poll it.
+                logger.notice("the cloud does not stream notifications; polling instead")
+                counters.withLock { $0.cloudStreams = false }
             } catch CloudError.refused(400, .badQuery?, let message) where message.contains("'inline'") {
                 // An older cloud: poll as it expects, and pull every change.
                 logger.notice("the cloud does not send changes with notifications; pulling them instead")
@@ -127,6 +128,45 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 guard await clock.pause(for: delay) else { return }
             }
         }
+    }
+
+    /// Takes one notification: applies the pages that came inline and continue the replica's
+    /// cursors, and asks for a pull of every other table it names.
+    ///
+    /// A page that does not continue the cursor (it moved back since the request left: a
+    /// scope change, a resync begun) is not applied: its table is pulled, and a stream is
+    /// reopened from the cursors as they are now.
+    private func take(
+        _ answer: NotifyAnswer, received: Int, inline: [String], on uplink: Uplink, notified: inout [String: Int64]
+    ) async throws -> CloudClient.StreamVerdict {
+        uplink.recordAnswer(CloudClient.Traffic(received: received), now: now())
+        guard !answer.versions.isEmpty else { return .goOn }
+        counters.withLock { $0.notifications += 1 }
+        var verdict = CloudClient.StreamVerdict.goOn
+        var applied: [ChangePage] = []
+        let came = answer.changes.filter { inline.contains($0.table) }
+        if !came.isEmpty {
+            let held = Dictionary(uniqueKeysWithValues: try await store.cloudCursors().entries.map { ($0.table, $0.version) })
+            let resyncing = Set(try await store.resyncingTables())
+            for page in came {
+                if resyncing.contains(page.table) || page.since > held[page.table] ?? 0 {
+                    verdict = .reopen
+                } else {
+                    applied.append(page)
+                }
+            }
+        }
+        if !applied.isEmpty {
+            _ = try await settle(applied, applied.map(\.table), uplink, CloudClient.Traffic(received: received))
+            counters.withLock { $0.inlinePages += Int64(applied.count) }
+        }
+        // A table that came inline moved its cursor: the next poll goes on from there.
+        let toPull = answer.versions.entries.filter { entry in !applied.contains { $0.table == entry.table } }
+        guard !toPull.isEmpty else { return verdict }
+        for entry in toPull { notified[entry.table] = max(notified[entry.table] ?? 0, entry.version) }
+        requests.pull(toPull.map(\.table))
+        poke()
+        return verdict
     }
 
     /// Waits until availability changes, or until the first backoff among the notify uplinks

@@ -28,6 +28,8 @@ final class InspectingProxy: Sendable {
         var answered: Set<String> = []
         var forwarded = true
         var method = "GET"
+        /// A notify request that asked for a stream (`stream=1`).
+        var streamed = false
     }
 
     private struct State {
@@ -37,6 +39,8 @@ final class InspectingProxy: Sendable {
         var refuseBatches = false
         /// Answer a notify poll that names `inline` as a cloud from before it did.
         var refuseInline = false
+        /// Answer a notify request that asks for a stream as a cloud from before streams.
+        var refuseStream = false
         /// Paths of requests as they arrive, answered or not (a long-poll is held).
         var started: [String] = []
         /// Chunk uploads still let through before the link drops them (nil: all).
@@ -72,6 +76,10 @@ final class InspectingProxy: Sendable {
 
     /// Answers notify polls that name `inline` as an older cloud does: `400 bad_query`.
     func refuseInline(_ refuse: Bool) { state.withLock { $0.refuseInline = refuse } }
+
+    /// Answers notify requests that ask for a stream as a cloud from before streams does:
+    /// `400 bad_query` naming `stream`.
+    func refuseStream(_ refuse: Bool) { state.withLock { $0.refuseStream = refuse } }
 
     /// Lets `count` more chunk uploads through, then fails the rest (502) as a link that
     /// drops mid-transfer does; nil lets every one through again.
@@ -154,6 +162,17 @@ final class InspectingProxy: Sendable {
             exchange.uploads = Set(batch.sections.map(\.table))
             exchange.pulls = Set(batch.since.entries.map(\.table))
         }
+        exchange.streamed = path == "/v1/notify" && request.uri.query?.contains("stream=1") == true
+        if exchange.streamed, state.withLock({ $0.refuseStream }) {
+            exchange.forwarded = false
+            record(exchange, up: requestBytes, down: 64)
+            return Response(
+                status: .badRequest,
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: #"{"error":{"code":"bad_query","message":"unknown query parameter 'stream'; this route takes inline, replica, scopes, versions, wait","field":"stream"}}"#
+                    )))
+        }
         if path == "/v1/notify", request.uri.query?.contains("inline=") == true, state.withLock({ $0.refuseInline }) {
             exchange.forwarded = false
             record(exchange, up: requestBytes, down: 64)
@@ -201,9 +220,23 @@ final class InspectingProxy: Sendable {
         }
         if request.method != .get { forward.body = .bytes(body) }
         let answer = try await http.execute(forward, timeout: .seconds(120))
-        let answerBody = try await answer.body.collect(upTo: 64 << 20)
         var responseBytes = "HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n".utf8.count + 2
         for header in answer.headers { responseBytes += header.name.utf8.count + header.value.utf8.count + 4 }
+        if answer.headers.first(name: "Content-Type") == "application/x-ndjson" {
+            // A notify stream goes through as it comes, its bytes counted as they pass.
+            record(exchange, up: requestBytes, down: responseBytes)
+            let body = answer.body
+            return Response(
+                status: .init(code: Int(answer.status.code)), headers: [.contentType: "application/x-ndjson"],
+                body: ResponseBody { writer in
+                    for try await piece in body {
+                        self.state.withLock { $0.bytesDown += piece.readableBytes }
+                        try await writer.write(piece)
+                    }
+                    try await writer.finish(nil)
+                })
+        }
+        let answerBody = try await answer.body.collect(upTo: 64 << 20)
         responseBytes += answerBody.readableBytes
         if path == "/v1/batches", answer.status == .ok, wholeBody {
             let decoded = try BatchAnswer.decode(

@@ -51,67 +51,87 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// Answers `{"versions":{"orders":45}}` with the tables that have changes from other
     /// replicas past the versions given, at once or as soon as there are; `{"versions":{}}`
     /// at the timeout. A table named in `inline` whose changes fit one page comes with that
-    /// page (`"changes":[…]`), so the gateway need not pull it.
+    /// page (`"changes":[…]`), so the gateway need not pull it. With `stream=1` the answer
+    /// goes on: a line per notification until the wait ends (``stream(_:watch:until:request:context:)``).
     func notify(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
-        let query = try QueryParameters(request, allowed: ["versions", "wait", "replica", "scopes", "inline"])
+        let query = try QueryParameters(request, allowed: ["versions", "wait", "replica", "scopes", "inline", "stream"])
         let asked = try TableVersions.parseQuery(Substring(query.string("versions") ?? ""))
-        let scopes = try scopes(query)
-        var inline = try inlineTables(query)
-        let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
+        let streamed = try query.bool("stream", fallback: false)
+        var watch = NotifyWatch(
+            store: store, pages: pages, asked: asked, inline: try inlineTables(query),
+            replica: query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) },
+            scopes: try scopes(query), maxPageRows: maxPageRows)
         let deadline = clock.now.advanced(by: try query.wait(maximum: maxWait))
-        // Tables the cloud does not have never change; they are left out rather than refused,
-        // so one table missing from the cloud's configuration does not stop notifications.
-        var cursors: [String: Int64] = [:]
-        for entry in asked.entries where store.schema(entry.table) != nil { cursors[entry.table] = entry.version }
         // A table taken inline is sent at the gateway's own cursor: it counts as seen for the
         // tombstone horizon, unless it went back (a restored data directory), which a pull
         // must answer with a resync instead.
-        let inlineCursors = asked.entries.filter { inline.contains($0.table) && cursors[$0.table] != nil }
-        let regressed = try await compaction.regressed(gateway: gateway, cursors: inlineCursors)
-        inline.subtract(regressed)
-        compaction.saw(gateway: gateway, since: TableVersions(inlineCursors.filter { inline.contains($0.table) }))
+        watch.takeNotInline(Set(try await compaction.regressed(gateway: gateway, cursors: watch.inlineCursors)))
+        compaction.saw(gateway: gateway, since: TableVersions(watch.inlineCursors))
+        if streamed { return stream(gateway: gateway, watch: watch, until: deadline, context: context) }
 
         while true {
-            let versions = store.versions
-            var changed: [(table: String, version: Int64)] = []
-            var carried: [[UInt8]] = []
-            for (table, cursor) in cursors.sorted(by: { $0.key < $1.key }) {
-                let current = versions[table] ?? 0
-                guard current > cursor else { continue }
-                if let scope = scopes[table] {
-                    if try await store.hasChanges(table: table, since: cursor, excludingReplica: replica, scope: scope) {
-                        changed.append((table, current))
-                    } else {
-                        cursors[table] = current
-                    }
-                    continue
-                }
-                let (page, encoded) = try await pages.page(table: table, since: cursor, limit: maxPageRows)
-                    .leavingOut(replica: replica)
-                if page.rows.isEmpty, !page.more, !page.resync {
-                    // Only the asking replica's own changes: follow on from here.
-                    cursors[table] = max(cursor, page.version)
-                    continue
-                }
-                changed.append((table, current))
-                if inline.contains(table), !page.more, !page.resync { carried.append(encoded) }
-            }
-            if !changed.isEmpty || clock.now >= deadline {
-                if !carried.isEmpty { counters.recordInline(pages: carried.count) }
+            if let news = try await watch.look() {
+                if !news.pages.isEmpty { counters.recordInline(pages: news.pages.count) }
                 return BodyCoding.response(
-                    json: NotifyAnswer.encode(versions: TableVersions(changed), pages: carried), to: request)
+                    json: NotifyAnswer.encode(versions: news.versions, pages: news.pages), to: request)
             }
-            let waiter = Waiter()
-            let wake = try await DisconnectWatcher.watching(context.channel, onDisconnect: { waiter.resume(.disconnected) }) {
-                await hub.wait(waiter, for: cursors, until: deadline)
+            guard clock.now < deadline, try await wait(for: watch, until: deadline, context: context) else {
+                return Self.answer(TableVersions())
             }
-            switch wake {
-            case nil:
-                throw DallyError(.tooManyWaiters, "the cloud holds \(hub.limit) notify long-polls already (limits.max_waiters)")
-            case .changed?: continue
-            case .timeout?, .disconnected?, .shutdown?: return Self.answer(TableVersions())
-            }
+        }
+    }
+
+    /// The notify stream: a line per notification, each a document as a long-poll's answer,
+    /// until `deadline`, which ends it with `{"versions":{}}` (PROTOCOL.md §7.3.1). The gateway
+    /// keeps one request open for many changes: per change and gateway the cloud writes a line
+    /// instead of answering one request and parsing the next.
+    private func stream(gateway: String, watch: NotifyWatch, until deadline: C.Instant, context: DallyRequestContext)
+        -> Response
+    {
+        return Response(
+            status: .ok, headers: LineStream.headers,
+            body: ResponseBody { writer in
+                let waiters = StreamWaiters()
+                try await DisconnectWatcher.watching(context.channel, onDisconnect: { waiters.disconnect() }) {
+                    var watch = watch
+                    while true {
+                        if let news = try await watch.look() {
+                            if !news.pages.isEmpty {
+                                counters.recordInline(pages: news.pages.count)
+                                compaction.saw(gateway: gateway, since: TableVersions(watch.inlineCursors))
+                            }
+                            try await writer.write(
+                                LineStream.line(NotifyAnswer.encode(versions: news.versions, pages: news.pages)))
+                            continue
+                        }
+                        guard clock.now < deadline, let waiter = waiters.next(),
+                            try await park(waiter, for: watch, until: deadline)
+                        else { break }
+                    }
+                }
+                try await writer.write(LineStream.line(NotifyAnswer(versions: TableVersions()).encode()))
+                try await writer.finish(nil)
+            })
+    }
+
+    /// Parks a long-poll until a table `watch` follows moves, `deadline`, or the gateway goes
+    /// away; false unless a table moved.
+    private func wait(for watch: NotifyWatch, until deadline: C.Instant, context: DallyRequestContext) async throws
+        -> Bool
+    {
+        let waiter = Waiter()
+        return try await DisconnectWatcher.watching(context.channel, onDisconnect: { waiter.resume(.disconnected) }) {
+            try await park(waiter, for: watch, until: deadline)
+        }
+    }
+
+    private func park(_ waiter: Waiter, for watch: NotifyWatch, until deadline: C.Instant) async throws -> Bool {
+        switch await hub.wait(waiter, for: watch.cursors, until: deadline) {
+        case nil:
+            throw DallyError(.tooManyWaiters, "the cloud holds \(hub.limit) notify long-polls already (limits.max_waiters)")
+        case .changed?: return true
+        case .timeout?, .disconnected?, .shutdown?: return false
         }
     }
 

@@ -1,0 +1,152 @@
+import AsyncHTTPClient
+import DallyCore
+import DallyTestSupport
+import Foundation
+import NIOCore
+import Testing
+
+/// The notify stream (PROTOCOL.md §7.3.1): one request held open, a line per change, on a real
+/// cloud over HTTP and between real gateways.
+@Suite struct NotifyStreamTests {
+    /// Opens `GET path` as `gateway` on the cloud and yields each line of the answer, parsed,
+    /// as it arrives; the task reading it, to cancel.
+    static func open(_ system: SyncSystem, _ path: String, as gateway: String)
+        -> (AsyncThrowingStream<JSONValue, any Error>, Task<Void, Never>)
+    {
+        let (lines, sink) = AsyncThrowingStream<JSONValue, any Error>.makeStream()
+        let credentials = "\(gateway):\(SyncSystem.secrets[gateway] ?? "")"
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(system.cloudServer.port)\(path)")
+        request.headers.add(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
+        let reader = Task { [request, http = system.http] in
+            do {
+                let response = try await http.execute(request, timeout: .seconds(60))
+                #expect(response.headers.first(name: "Content-Type") == "application/x-ndjson")
+                var pending = ""
+                for try await piece in response.body {
+                    pending += String(buffer: piece)
+                    while let newline = pending.firstIndex(of: "\n") {
+                        sink.yield(try JSONParser.parse(String(pending[..<newline])))
+                        pending = String(pending[pending.index(after: newline)...])
+                    }
+                }
+                #expect(pending.isEmpty, "bytes after the last line: \(pending)")
+                sink.finish()
+            } catch {
+                sink.finish(throwing: error)
+            }
+        }
+        return (lines, reader)
+    }
+
+    static func post(_ system: SyncSystem, id: String, gateway: String, row: String) async throws {
+        let reply = try await system.cloudRequest(
+            .POST, "/v1/batches", as: gateway, body: CloudInputTests.batch(id: id, gateway: gateway, rows: [row]))
+        #expect(reply.status == 200, "\(reply.body)")
+    }
+
+    @Test func oneRequestCarriesEveryChangeAndLeavesOutTheAskersOwn() async throws {
+        try await NotifyInlineTests.cloudOnly { system in
+            // gw-a's replica r-test follows orders from version 0, inline.
+            let (lines, reader) = Self.open(
+                system, "/v1/notify?versions=orders:0&replica=r-test&inline=orders&wait=30&stream=1", as: "gw-a")
+            defer { reader.cancel() }
+            var next = lines.makeAsyncIterator()
+
+            try await Self.post(system, id: "b1", gateway: "gw-b", row: #"["o1",null,1000,"put","Ada",1.5]"#)
+            let first = try #require(try await next.next())
+            #expect(first["versions"] == .object([JSONMember("orders", .int(1))]))
+            let page = try #require(first["changes"]?.array?.first)
+            #expect(page["since"]?.int == 0)
+            #expect(page["version"]?.int == 1)
+            #expect(page["rows"]?.array?.map { $0.array?.first?.string } == ["o1"])
+
+            // Its own change (version 2) is not told; the next change from elsewhere comes
+            // labelled from the cursor it holds (1), with only the other replica's row.
+            try await Self.post(system, id: "b2", gateway: "gw-a", row: #"["o2",null,1000,"put","Bo",2]"#)
+            try await Self.post(system, id: "b3", gateway: "gw-b", row: #"["o3",null,1000,"put","Cy",3]"#)
+            let second = try #require(try await next.next())
+            #expect(second["versions"]?["orders"]?.int == 3)
+            let after = try #require(second["changes"]?.array?.first)
+            #expect(after["since"]?.int == 1)
+            #expect(after["version"]?.int == 3)
+            #expect(after["rows"]?.array?.map { $0.array?.first?.string } == ["o3"])
+
+            // Both came on the one request, which the cloud still holds.
+            let stats = try await system.cloudRequest(
+                .GET, "/stats", as: nil, headers: [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")])
+            #expect(stats.json["notify"]?["waiting"]?.int == 1, "\(stats.json["notify"] ?? .null)")
+        }
+    }
+
+    @Test func theStreamEndsWithAnEmptyLineWhenItsWaitRunsOut() async throws {
+        try await NotifyInlineTests.cloudOnly { system in
+            let (lines, reader) = Self.open(system, "/v1/notify?versions=orders:0&wait=1&stream=1", as: "gw-b")
+            defer { reader.cancel() }
+            var all: [JSONValue] = []
+            for try await line in lines { all.append(line) }
+            #expect(all == [.object([JSONMember("versions", .object([]))])])
+        }
+    }
+
+    @Test func aBadStreamValueIsRefusedAndChangesNothing() async throws {
+        try await NotifyInlineTests.cloudOnly { system in
+            let reply = try await system.cloudRequest(.GET, "/v1/notify?versions=orders:0&stream=maybe", as: "gw-b")
+            #expect(reply.status == 400)
+            #expect(reply.errorCode == "bad_query")
+            #expect(reply.json["error"]?["field"]?.string == "stream")
+            #expect(try await system.cloudRequest(.GET, "/healthz", as: nil).status == 200)
+        }
+    }
+
+    /// Two real gateways: B takes each of A's changes from its one stream, with no pull and
+    /// no new request per change.
+    @Test func aGatewayTakesChangeAfterChangeOnOneStream() async throws {
+        try await SyncSystem.run { system in
+            _ = try await system.sync("gw-b")
+            func stats() async throws -> JSONValue {
+                try await system.gateway("gw-b", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            }
+            let before = try await stats()
+            for i in 0..<5 {
+                let put = try await system.gateway(
+                    "gw-a", .PUT, "/v1/tables/orders/rows/o\(i)", body: #"{"values":{"customer":"c\#(i)","total":1}}"#)
+                #expect(put.status == 200)
+                #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
+                _ = try await system.awaitChange(on: "gw-b", table: "orders", "o\(i)")
+            }
+            let after = try await stats()
+            #expect(after["sync"]?["pulls"] == before["sync"]?["pulls"])
+            #expect((after["sync"]?["rows_received"]?.int ?? 0) - (before["sync"]?["rows_received"]?.int ?? 0) == 5)
+            #expect((after["sync"]?["inline_pages"]?.int ?? 0) - (before["sync"]?["inline_pages"]?.int ?? 0) == 5)
+            // A stream lasts notify_wait (10 s here): one request, or two if a run is slow.
+            let polls = { (stats: JSONValue) in stats["uplinks"]?.array?.first?["notify_polls"]?.int ?? -1 }
+            #expect(polls(after) - polls(before) <= 1, "\(after["uplinks"] ?? .null)")
+        }
+    }
+
+    /// A cloud from before streams refuses `stream`: the gateway polls it instead, and still
+    /// gets every change.
+    @Test func aGatewayOnACloudThatDoesNotStreamPolls() async throws {
+        try await UplinkSystem.run(notifyNetworks: ["wifi"]) { system in
+            system.wifi.refuseStream(true)
+            let refused = try await eventually(within: .seconds(30)) {
+                system.wifi.exchanges.contains { $0.path == "/v1/notify" && !$0.forwarded }
+            }
+            #expect(refused)
+            let put = try await system.base.cloudRequest(
+                .POST, "/v1/batches", as: "gw-b",
+                body: CloudInputTests.batch(gateway: "gw-b", rows: [#"["o1",null,1000,"put","Ada",1.5]"#]))
+            #expect(put.status == 200)
+            let arrived = try await eventually(within: .seconds(60)) {
+                try await system.call(.GET, "/v1/tables/orders/rows/o1").status == 200
+            }
+            #expect(arrived)
+            let notifies = system.wifi.exchanges.filter { $0.path == "/v1/notify" }
+            #expect(notifies.first?.streamed == true)
+            #expect(notifies.first?.forwarded == false)
+            #expect(notifies.dropFirst().allSatisfy { !$0.streamed && $0.forwarded })
+            // The change came by a poll, answered and forwarded.
+            #expect(notifies.dropFirst().contains { $0.forwarded })
+        }
+    }
+}
