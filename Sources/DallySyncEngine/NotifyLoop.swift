@@ -4,8 +4,10 @@ import DallySync
 import Logging
 import Synchronization
 
-/// Holds one notify long-poll at the cloud, over the cheapest usable uplink whose class
-/// `notify_networks` allows (none allowed: downloads go by their periods only).
+/// Hears of changes at the cloud over the cheapest usable uplink whose class
+/// `notify_networks` allows (none allowed: downloads go by their periods only): on a notify
+/// stream, one request held for `notify_wait` with a line per change (PROTOCOL.md §7.3.1), or,
+/// with `notify_stream = false` or on a cloud that does not stream, a long-poll per change.
 ///
 /// A table that changed elsewhere comes back inline, as a page applied at once, when the
 /// table may come down over the poll's uplink and nothing of it waits to be pulled (the
@@ -123,7 +125,7 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 failures += 1
                 let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
                 logger.debug(
-                    "notify long-poll failed",
+                    "notify request failed",
                     metadata: ["uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(delay)"])
                 guard await clock.pause(for: delay) else { return }
             }
