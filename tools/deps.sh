@@ -11,12 +11,14 @@ done
 # makes the private CA and certificates of the TLS tests and reads what a server presents;
 # python3 starts `dally client` in the object test so that its peak memory is its own;
 # PostgreSQL runs the cloud store's contract suite and the multi-node tests (a throwaway
-# cluster per test process, started by the tests themselves: see PostgresCluster).
+# cluster per test process, started by the tests themselves: see PostgresCluster); nginx stands
+# in front of a cloud as docs/OPERATIONS.md shows (NginxFront).
 if [ "${DALLY_DEPS:-}" = test ]; then
   command -v promtool >/dev/null 2>&1 || needed+=(prometheus)
   command -v openssl >/dev/null 2>&1 || needed+=(openssl)
   command -v python3 >/dev/null 2>&1 || needed+=(python3)
   compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || needed+=(postgresql)
+  [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || needed+=(nginx)
 fi
 if [ ${#needed[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

@@ -124,6 +124,52 @@ import Testing
         }
     }
 
+    /// Through a real nginx configured as docs/OPERATIONS.md shows: gateway B's one stream
+    /// (held 60 s) carries each of A's changes as it happens, with no new request; held back
+    /// until the stream ended, none would arrive before B asked again.
+    @Test func aStreamPassesThroughNginxAsItComes() async throws {
+        let system = SyncSystem()
+        var front: NginxFront?
+        do {
+            try await system.startCloud()
+            try await system.startGateway("gw-a")
+            front = try await NginxFront.start(
+                upstreams: ["127.0.0.1:\(system.cloudServer.port)"], directory: system.live.directory("nginx"))
+            var config = try system.gatewayConfig("gw-b")
+            config.cloud?.url = front?.url ?? ""
+            for i in config.uplinks.indices { config.uplinks[i].url = front?.url ?? "" }
+            config.cloud?.notifyWait = .seconds(60)
+            try await system.live.startGateway("gw-b", config)
+            _ = try await system.sync("gw-b")
+            @Sendable func stats() async throws -> JSONValue {
+                try await system.gateway("gw-b", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            }
+            let polls = { (stats: JSONValue) in stats["uplinks"]?.array?.first?["notify_polls"]?.int ?? -1 }
+            let connected = try await eventually(within: .seconds(30)) {
+                try await stats()["sync"]?["notify_connected"]?.int == 1
+            }
+            #expect(connected)
+            let before = try await stats()
+            for i in 0..<3 {
+                let put = try await system.gateway(
+                    "gw-a", .PUT, "/v1/tables/orders/rows/n\(i)", body: #"{"values":{"customer":"c\#(i)","total":1}}"#)
+                #expect(put.status == 200)
+                #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
+                _ = try await system.awaitChange(on: "gw-b", table: "orders", "n\(i)")
+            }
+            let after = try await stats()
+            #expect(polls(after) == polls(before), "\(after["uplinks"] ?? .null)")
+            #expect((after["sync"]?["inline_pages"]?.int ?? 0) - (before["sync"]?["inline_pages"]?.int ?? 0) == 3)
+            #expect(after["sync"]?["pulls"] == before["sync"]?["pulls"])
+            front?.stop()
+            try await system.shutdown()
+        } catch {
+            front?.stop()
+            try? await system.shutdown()
+            throw error
+        }
+    }
+
     /// A cloud from before streams refuses `stream`: the gateway polls it instead, and still
     /// gets every change.
     @Test func aGatewayOnACloudThatDoesNotStreamPolls() async throws {
