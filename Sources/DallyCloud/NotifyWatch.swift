@@ -28,6 +28,8 @@ struct NotifyWatch: Sendable {
     let replica: String?
     let scopes: [String: TypedScope]
     let maxPageRows: Int
+    /// The largest page carried inline, in bytes of JSON; a larger one is named for a pull.
+    let maxInlineBytes: Int
     /// Per followed table, the version the watch has read up to.
     private(set) var cursors: [String: Int64]
     /// Per table taken inline, the version the gateway holds as far as the watch knows.
@@ -38,13 +40,14 @@ struct NotifyWatch: Sendable {
 
     init(
         store: any CloudStore, pages: SharedPages, asked: TableVersions, inline: Set<String>, replica: String?,
-        scopes: [String: TypedScope], maxPageRows: Int
+        scopes: [String: TypedScope], maxPageRows: Int, maxInlineBytes: Int = .max
     ) {
         self.store = store
         self.pages = pages
         self.replica = replica
         self.scopes = scopes
         self.maxPageRows = maxPageRows
+        self.maxInlineBytes = maxInlineBytes
         // Tables the cloud does not have never change; they are left out rather than refused,
         // so one table missing from the cloud's configuration does not stop notifications.
         var cursors: [String: Int64] = [:]
@@ -92,7 +95,7 @@ struct NotifyWatch: Sendable {
                 continue
             }
             changed.append((table, current))
-            if inline.contains(table), !page.more, !page.resync, let from = held[table] {
+            if inline.contains(table), !page.more, !page.resync, encoded.count <= maxInlineBytes, let from = held[table] {
                 carried.append(from < page.since ? Self.relabelled(page, since: from) : encoded)
                 cursors[table] = page.version
                 held[table] = page.version

@@ -78,6 +78,29 @@ import Testing
         }
     }
 
+    @Test func aChangeTooLargeForAStreamLineIsNamedForAPull() async throws {
+        try await NotifyInlineTests.cloudOnly { system in
+            let (lines, reader) = Self.open(
+                system, "/v1/notify?versions=orders:0&replica=r-test&inline=orders&wait=30&stream=1", as: "gw-a")
+            defer { reader.cancel() }
+            var next = lines.makeAsyncIterator()
+            // 40 rows of 500-character names: one page (max_page_rows is 50), over 16 KiB.
+            let name = String(repeating: "n", count: 500)
+            let rows = (0..<40).map { #"["w\#($0)",null,1000,"put","\#(name)",1]"# }
+            let big = try await system.cloudRequest(
+                .POST, "/v1/batches", as: "gw-b", body: CloudInputTests.batch(id: "big", gateway: "gw-b", rows: rows))
+            #expect(big.status == 200)
+            let first = try #require(try await next.next())
+            #expect(first["versions"]?["orders"]?.int == 40)
+            #expect(first["changes"] == nil)
+            // The gateway pulls that table now: the stream no longer carries it inline.
+            try await Self.post(system, id: "small", gateway: "gw-b", row: #"["s1",null,1000,"put","Sy",1]"#)
+            let second = try #require(try await next.next())
+            #expect(second["versions"]?["orders"]?.int == 41)
+            #expect(second["changes"] == nil)
+        }
+    }
+
     @Test func theStreamEndsWithAnEmptyLineWhenItsWaitRunsOut() async throws {
         try await NotifyInlineTests.cloudOnly { system in
             let (lines, reader) = Self.open(system, "/v1/notify?versions=orders:0&wait=1&stream=1", as: "gw-b")

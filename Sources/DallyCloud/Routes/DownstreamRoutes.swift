@@ -61,7 +61,8 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
         var watch = NotifyWatch(
             store: store, pages: pages, asked: asked, inline: try inlineTables(query),
             replica: query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) },
-            scopes: try scopes(query), maxPageRows: maxPageRows)
+            scopes: try scopes(query), maxPageRows: maxPageRows,
+            maxInlineBytes: streamed ? Self.maxStreamedPageBytes : .max)
         let deadline = clock.now.advanced(by: try query.wait(maximum: maxWait))
         // A table taken inline is sent at the gateway's own cursor: it counts as seen for the
         // tombstone horizon, unless it went back (a restored data directory), which a pull
@@ -81,6 +82,10 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
             }
         }
     }
+
+    /// The largest page a stream carries: its lines are not compressed (a poll's answer is), so
+    /// a larger change is named for a pull, which is.
+    static var maxStreamedPageBytes: Int { 16_384 }
 
     /// The notify stream: a line per notification, each a document as a long-poll's answer,
     /// until `deadline`, which ends it with `{"versions":{}}` (PROTOCOL.md §7.3.1). The gateway
