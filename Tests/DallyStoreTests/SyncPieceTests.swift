@@ -21,7 +21,7 @@ struct SyncPieceTests {
     init() throws {
         let clock = self.clock
         store = try ReplicaStore.open(
-            directory: directory, tables: [orders, notes], synchronousFull: false, syncPieceRows: Self.pieceRows,
+            directory: directory, tables: [orders, notes], synchronousFull: false, syncPieceRows: Self.pieceRows, idleAnswerPieces: 1,
             now: { clock.now })
     }
 
@@ -78,6 +78,30 @@ struct SyncPieceTests {
         try await expectEveryRowSettledOnce()
     }
 
+    /// While no local write waits, an answer's pieces join one transaction, up to
+    /// `idleAnswerPieces` of them: 20 pieces of 500 rows in three transactions of 8, 8 and 4.
+    @Test func whileNoLocalWriteWaitsAnAnswersPiecesShareATransaction() async throws {
+        try await writeRows()
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: Self.rows))
+        try store.close()
+        let clock = self.clock
+        let idle = try ReplicaStore.open(
+            directory: directory, tables: [orders, notes], synchronousFull: false, syncPieceRows: Self.pieceRows,
+            idleAnswerPieces: 8, now: { clock.now })
+        let transactions = Counter()
+        idle.afterSyncPiece.withLock { $0 = { transactions.add() } }
+        let holdsBefore = idle.writerTimings.syncHolds.count
+
+        let report = try await idle.applyAnswer(try Self.answer(batch))
+
+        #expect(transactions.value == 3)
+        #expect(idle.writerTimings.syncHolds.count - holdsBefore == 4)
+        #expect(report.sent == Self.rows)
+        #expect(report.accepted == Self.rows - Self.conflicts - Self.rejections)
+        try await expectEveryRowSettledOnce(in: idle)
+        try idle.close()
+    }
+
     @Test func anApplyStoppedBetweenPiecesLosesNothingAndAppliesNothingTwice() async throws {
         try await writeRows()
         let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: Self.rows))
@@ -93,7 +117,7 @@ struct SyncPieceTests {
 
         // Seven pieces are applied; the batch is still in flight and goes again unchanged.
         let reopened = try ReplicaStore.open(
-            directory: directory, tables: [orders, notes], synchronousFull: false, syncPieceRows: Self.pieceRows,
+            directory: directory, tables: [orders, notes], synchronousFull: false, syncPieceRows: Self.pieceRows, idleAnswerPieces: 1,
             now: { 2_000_000 })
         let applied = 7 * Self.pieceRows
         let parked = try Self.answer(batch).results[0].rows.prefix(applied).filter {

@@ -52,7 +52,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// replicas past the versions given, at once or as soon as there are; `{"versions":{}}`
     /// at the timeout. A table named in `inline` whose changes fit one page comes with that
     /// page (`"changes":[…]`), so the gateway need not pull it. With `stream=1` the answer
-    /// goes on: a line per notification until the wait ends (``stream(_:watch:until:request:context:)``).
+    /// goes on: a line per notification until the wait ends (``stream(gateway:watch:until:context:)``).
     func notify(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
         let query = try QueryParameters(request, allowed: ["versions", "wait", "replica", "scopes", "inline", "stream"])
@@ -94,7 +94,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     private func stream(gateway: String, watch: NotifyWatch, until deadline: C.Instant, context: DallyRequestContext)
         -> Response
     {
-        return Response(
+        Response(
             status: .ok, headers: LineStream.headers,
             body: ResponseBody { writer in
                 let waiters = StreamWaiters()

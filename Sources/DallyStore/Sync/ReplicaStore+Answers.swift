@@ -5,7 +5,8 @@ import GRDB
 extension ReplicaStore {
     /// Applies the cloud's answer to a batch in flight and then its downstream pages, each in
     /// sync transactions of at most `syncPieceRows` rows (``AnswerApplier``,
-    /// ``DownstreamApplier``), and records the tables it pulled; local long-polls wake for
+    /// ``DownstreamApplier``; an answer's pieces join while no local write waits,
+    /// ``idleAnswerPieces``), and records the tables it pulled; local long-polls wake for
     /// every row it changed.
     ///
     /// - Throws: ``StoreError`` when the answer is for a batch that is not in flight.
@@ -17,14 +18,29 @@ extension ReplicaStore {
         var report = SyncReport()
         report.replayed = answer.replayed
         let results = answer.results.flatMap { section in section.rows.map { (table: section.table, result: $0) } }
+        let pieceRows = syncPieceRows
+        let idlePieces = idleAnswerPieces
+        let groupCommit = self.groupCommit
         var start = results.startIndex
         while start < results.endIndex {
-            let piece = results[start..<min(start + syncPieceRows, results.endIndex)]
-            start = piece.endIndex
-            report.add(
-                try await groupCommit.perform(lane: .sync(.applyAnswer)) { db, context in
-                    try AnswerApplier.apply(piece, batch: batch, tables: tables, db: db, context: &context)
-                })
+            let from = start
+            let (applied, end) = try await groupCommit.perform(lane: .sync(.applyAnswer)) { db, context in
+                // A piece at a time; while no local write waits for the writer, the next piece
+                // joins the same transaction (up to ``idleAnswerPieces``): fewer commits, and
+                // pieces that share B-tree pages write them once.
+                var report = SyncReport()
+                var end = from
+                var pieces = 0
+                repeat {
+                    let piece = results[end..<min(end + pieceRows, results.endIndex)]
+                    report.add(try AnswerApplier.apply(piece, batch: batch, tables: tables, db: db, context: &context))
+                    end = piece.endIndex
+                    pieces += 1
+                } while end < results.endIndex && pieces < idlePieces && groupCommit.queued.local == 0
+                return (report, end)
+            }
+            report.add(applied)
+            start = end
             try afterSyncPiece.withLock { try $0?() }
         }
         try await groupCommit.perform(lane: .sync(.endFlight)) { db, context in
