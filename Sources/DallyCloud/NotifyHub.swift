@@ -52,4 +52,7 @@ public final class NotifyHub<C: Clock>: Service, Sendable where C.Duration == Du
 
     /// Answers every waiter and refuses new ones.
     public func close() { watch.close() }
+
+    /// Whether the hub was closed: the cloud is shutting down.
+    public var isClosed: Bool { watch.isClosed }
 }

@@ -111,6 +111,30 @@ import Testing
         }
     }
 
+    /// A stream held when the cloud begins to stop ends with its end line; one asked for
+    /// after is refused with Retry-After, so gateways back off rather than ask again at once.
+    @Test func aCloudThatIsStoppingEndsItsStreamsAndRefusesNewOnes() async throws {
+        try await NotifyInlineTests.cloudOnly { system in
+            let (lines, reader) = Self.open(system, "/v1/notify?versions=orders:0&wait=30&stream=1", as: "gw-b")
+            defer { reader.cancel() }
+            let hub = try #require(system.cloud?.hub)
+            // Parked before it closes: wait until the stream's waiter is held.
+            for _ in 0..<500 where hub.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(hub.waiting == 1)
+            hub.close()
+            var all: [JSONValue] = []
+            for try await line in lines { all.append(line) }
+            #expect(all == [.object([JSONMember("versions", .object([]))])])
+
+            for path in ["/v1/notify?versions=orders:0&wait=30&stream=1", "/v1/notify?versions=orders:0&wait=30"] {
+                let refused = try await system.cloudRequest(.GET, path, as: "gw-b")
+                #expect(refused.status == 503)
+                #expect(refused.errorCode == "shutting_down")
+                #expect(refused.headers.first(name: "Retry-After") == "1")
+            }
+        }
+    }
+
     @Test func aBadStreamValueIsRefusedAndChangesNothing() async throws {
         try await NotifyInlineTests.cloudOnly { system in
             let reply = try await system.cloudRequest(.GET, "/v1/notify?versions=orders:0&stream=maybe", as: "gw-b")

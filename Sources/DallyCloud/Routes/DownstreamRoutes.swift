@@ -55,6 +55,9 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// goes on: a line per notification until the wait ends (``stream(gateway:watch:until:context:)``).
     func notify(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
+        // Polls held when the cloud began to stop were answered; one asked after is refused
+        // with Retry-After, so that gateways do not ask again at once until the server closes.
+        guard !hub.isClosed else { throw DallyError(.shuttingDown, "the cloud is shutting down; ask again shortly") }
         let query = try QueryParameters(request, allowed: ["versions", "wait", "replica", "scopes", "inline", "stream"])
         let asked = try TableVersions.parseQuery(Substring(query.string("versions") ?? ""))
         let streamed = try query.bool("stream", fallback: false)

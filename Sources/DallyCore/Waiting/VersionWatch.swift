@@ -168,6 +168,9 @@ public final class VersionWatch: Sendable {
         for waiter in expired { waiter.resume(.timeout) }
     }
 
+    /// Whether ``close()`` was called: no waiter parks any more.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
     /// Answers every waiter with ``LongPollEnd/shutdown`` and refuses to park new ones.
     public func close() {
         let all: [Waiter] = state.withLock { state in
