@@ -210,7 +210,8 @@ final class SyncCycle: Sendable {
     ///
     /// A backlog drains pipelined: while a full batch goes, the next one is built and sent
     /// too where the link's round trip matters (two on the wire,
-    /// ``LinkModel/transfersAtOnce(rows:)``), and answers are applied in order as they come.
+    /// ``LinkModel/transfersAtOnce(rows:)``); when an answer comes, the next batch goes before
+    /// it is applied; answers are applied in order.
     /// The gateway's writer, the link and the cloud work at the same time, and on a long link
     /// the next batch's bytes flow while the one before waits for its answer instead of the
     /// link standing idle a round trip per batch. A batch built while another flies carries
@@ -229,20 +230,26 @@ final class SyncCycle: Sendable {
         // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
         // they are resent, or asked about, at the next wake.
         defer { flying.forEach { $0.sending.cancel() } }
-        while true {
-            // Fill the window: a first batch, then more while the last one built was full.
+        // Fills the window: a first batch, then more while the last one built was full.
+        // `answered` came back and is not applied yet: its rows are still in flight, and a
+        // batch built meanwhile must not read cursors its pages are about to move.
+        func fill(answered: Flying? = nil) async throws {
             while batches + flying.count < Self.maxBatchesPerCycle {
-                if let last = flying.last, !last.full { break }
+                if let last = flying.last ?? answered, !last.full { break }
                 // Each batch sized so that it takes about target_request_time on the measured link.
                 let maxRows = model.batchRows(limit: rowLimit, target: target)
                 if !flying.isEmpty, flying.count >= model.transfersAtOnce(rows: maxRows) { break }
                 guard let batch = try await store.nextBatch(
-                    gateway: gateway, maxRows: maxRows, scope: flying.isEmpty ? scope : scope.withoutPulls,
-                    excluding: Set(flying.map(\.batch.batchID)))
+                    gateway: gateway, maxRows: maxRows,
+                    scope: flying.isEmpty && answered == nil ? scope : scope.withoutPulls,
+                    excluding: Set((flying + [answered].compactMap { $0 }).map(\.batch.batchID)))
                 else { break }
                 flying.append(
                     Flying(batch: batch, full: batch.rows >= maxRows, sending: Task { await self.attempt(batch, on: uplink) }))
             }
+        }
+        while true {
+            try await fill()
             guard !flying.isEmpty else { break }
             let sent = flying.removeFirst()
             let batch = sent.batch
@@ -273,6 +280,9 @@ final class SyncCycle: Sendable {
             }
             uplink.recordAnswer(traffic, now: now())
             if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
+            // The next batches go before this answer is applied: the link does not wait for
+            // the writer.
+            try await fill(answered: sent)
             try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
             let applied = try await store.applyAnswer(answer)
             report.add(applied)
