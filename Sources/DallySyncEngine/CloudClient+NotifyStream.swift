@@ -91,7 +91,12 @@ extension CloudClient {
         } catch let failed as TakerFailed {
             throw failed.error
         } catch let error as CloudError {
-            if case .unreachable = error { nodeFailed(request.url) }
+            // As for any request: a node that is gone, stopping, or behind a proxy that says
+            // so leaves the next request to the next node.
+            switch error {
+            case .unreachable, .refused(502, _, _), .refused(503, _, _), .refused(504, _, _): nodeFailed(request.url)
+            default: break
+            }
             throw error
         } catch let error as StreamLines.TooLong {
             throw CloudError.badAnswer("a notify stream line is longer than \(error.limit) bytes")
