@@ -38,6 +38,7 @@ extension CloudClient {
         let watched = request
         let http = self.http
         let maxLine = maxAnswerBytes
+        let client = self
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -45,6 +46,7 @@ extension CloudClient {
                         let response = try await http.execute(watched, deadline: .distantFuture)
                         lastByte.set(timer.elapsed())
                         guard response.status == .ok else {
+                            if Self.nodeDown(response.status) { client.nodeFailed(watched.url) }
                             let body = try await response.body.collect(upTo: 1 << 20)
                             _ = try Self.json(Array(buffer: body), status: response.status)
                             throw CloudError.badAnswer("status \(response.status.code) without an error")
@@ -91,12 +93,7 @@ extension CloudClient {
         } catch let failed as TakerFailed {
             throw failed.error
         } catch let error as CloudError {
-            // As for any request: a node that is gone, stopping, or behind a proxy that says
-            // so leaves the next request to the next node.
-            switch error {
-            case .unreachable, .refused(502, _, _), .refused(503, _, _), .refused(504, _, _): nodeFailed(request.url)
-            default: break
-            }
+            if case .unreachable = error { nodeFailed(request.url) }
             throw error
         } catch let error as StreamLines.TooLong {
             throw CloudError.badAnswer("a notify stream line is longer than \(error.limit) bytes")

@@ -256,7 +256,7 @@ struct CloudClient: Sendable {
         }
         // A proxy or load balancer in front of a node that is down, or a node without its
         // database: the next node may serve.
-        if [.badGateway, .serviceUnavailable, .gatewayTimeout].contains(response.status) { nodeFailed(request.url) }
+        if Self.nodeDown(response.status) { nodeFailed(request.url) }
         return (response, answer)
     }
 
@@ -274,6 +274,12 @@ struct CloudClient: Sendable {
 
     static func coding(of response: HTTPClientResponse) -> ContentCoding {
         response.headers.first(name: "Content-Encoding").flatMap { ContentCoding(header: $0) } ?? .identity
+    }
+
+    /// Whether an answer with `status` says its node cannot serve now (a proxy or load
+    /// balancer in front of a node that is down, a node without its database, a node stopping).
+    static func nodeDown(_ status: HTTPResponseStatus) -> Bool {
+        [.badGateway, .serviceUnavailable, .gatewayTimeout].contains(status)
     }
 
     /// Moves requests on from the node `url` was sent to.

@@ -163,24 +163,25 @@ final class InspectingProxy: Sendable {
             exchange.pulls = Set(batch.since.entries.map(\.table))
         }
         exchange.streamed = path == "/v1/notify" && request.uri.query?.contains("stream=1") == true
-        if exchange.streamed, state.withLock({ $0.refuseStream }) {
+        let refusedParameter: (name: String, takes: String)? =
+            if exchange.streamed, state.withLock({ $0.refuseStream }) {
+                ("stream", "inline, replica, scopes, versions, wait")
+            } else if path == "/v1/notify", request.uri.query?.contains("inline=") == true,
+                state.withLock({ $0.refuseInline })
+            {
+                ("inline", "replica, scopes, versions, wait")
+            } else {
+                nil
+            }
+        if let (name, takes) = refusedParameter {
+            // As a cloud from before the parameter answers it.
             exchange.forwarded = false
             record(exchange, up: requestBytes, down: 64)
             return Response(
                 status: .badRequest,
                 body: .init(
                     byteBuffer: ByteBuffer(
-                        string: #"{"error":{"code":"bad_query","message":"unknown query parameter 'stream'; this route takes inline, replica, scopes, versions, wait","field":"stream"}}"#
-                    )))
-        }
-        if path == "/v1/notify", request.uri.query?.contains("inline=") == true, state.withLock({ $0.refuseInline }) {
-            exchange.forwarded = false
-            record(exchange, up: requestBytes, down: 64)
-            return Response(
-                status: .badRequest,
-                body: .init(
-                    byteBuffer: ByteBuffer(
-                        string: #"{"error":{"code":"bad_query","message":"unknown query parameter 'inline'; this route takes replica, scopes, versions, wait","field":"inline"}}"#
+                        string: #"{"error":{"code":"bad_query","message":"unknown query parameter '\#(name)'; this route takes \#(takes)","field":"\#(name)"}}"#
                     )))
         }
         let refuse = state.withLock { state in

@@ -44,6 +44,30 @@ import Testing
         #expect(reply.status == 200, "\(reply.body)")
     }
 
+    static func stats(_ system: SyncSystem, _ gateway: String) async throws -> JSONValue {
+        try await system.gateway(gateway, .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+    }
+
+    /// Writes rows `ids` at gateway A, one after another, each synced and awaited at B; B's
+    /// `/stats` before and after.
+    static func changesFromAToB(_ system: SyncSystem, ids: [String]) async throws -> (JSONValue, JSONValue) {
+        let before = try await stats(system, "gw-b")
+        for id in ids {
+            let put = try await system.gateway(
+                "gw-a", .PUT, "/v1/tables/orders/rows/\(id)", body: #"{"values":{"customer":"c-\#(id)","total":1}}"#)
+            #expect(put.status == 200)
+            #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
+            _ = try await system.awaitChange(on: "gw-b", table: "orders", id)
+        }
+        return (before, try await stats(system, "gw-b"))
+    }
+
+    static func grew(_ counter: String, _ before: JSONValue, _ after: JSONValue) -> Int64 {
+        (after["sync"]?[counter]?.int ?? 0) - (before["sync"]?[counter]?.int ?? 0)
+    }
+
+    static func notifyPolls(_ stats: JSONValue) -> Int64 { stats["uplinks"]?.array?.first?["notify_polls"]?.int ?? -1 }
+
     @Test func oneRequestCarriesEveryChangeAndLeavesOutTheAskersOwn() async throws {
         try await NotifyInlineTests.cloudOnly { system in
             // gw-a's replica r-test follows orders from version 0, inline.
@@ -119,8 +143,7 @@ import Testing
             defer { reader.cancel() }
             let hub = try #require(system.cloud?.hub)
             // Parked before it closes: wait until the stream's waiter is held.
-            for _ in 0..<500 where hub.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(hub.waiting == 1)
+            #expect(try await eventually(within: .seconds(5)) { hub.waiting == 1 })
             hub.close()
             var all: [JSONValue] = []
             for try await line in lines { all.append(line) }
@@ -150,24 +173,12 @@ import Testing
     @Test func aGatewayTakesChangeAfterChangeOnOneStream() async throws {
         try await SyncSystem.run { system in
             _ = try await system.sync("gw-b")
-            func stats() async throws -> JSONValue {
-                try await system.gateway("gw-b", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
-            }
-            let before = try await stats()
-            for i in 0..<5 {
-                let put = try await system.gateway(
-                    "gw-a", .PUT, "/v1/tables/orders/rows/o\(i)", body: #"{"values":{"customer":"c\#(i)","total":1}}"#)
-                #expect(put.status == 200)
-                #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
-                _ = try await system.awaitChange(on: "gw-b", table: "orders", "o\(i)")
-            }
-            let after = try await stats()
+            let (before, after) = try await Self.changesFromAToB(system, ids: (0..<5).map { "o\($0)" })
             #expect(after["sync"]?["pulls"] == before["sync"]?["pulls"])
-            #expect((after["sync"]?["rows_received"]?.int ?? 0) - (before["sync"]?["rows_received"]?.int ?? 0) == 5)
-            #expect((after["sync"]?["inline_pages"]?.int ?? 0) - (before["sync"]?["inline_pages"]?.int ?? 0) == 5)
+            #expect(Self.grew("rows_received", before, after) == 5)
+            #expect(Self.grew("inline_pages", before, after) == 5)
             // A stream lasts notify_wait (10 s here): one request, or two if a run is slow.
-            let polls = { (stats: JSONValue) in stats["uplinks"]?.array?.first?["notify_polls"]?.int ?? -1 }
-            #expect(polls(after) - polls(before) <= 1, "\(after["uplinks"] ?? .null)")
+            #expect(Self.notifyPolls(after) - Self.notifyPolls(before) <= 1, "\(after["uplinks"] ?? .null)")
         }
     }
 
@@ -188,25 +199,13 @@ import Testing
             config.cloud?.notifyWait = .seconds(60)
             try await system.live.startGateway("gw-b", config)
             _ = try await system.sync("gw-b")
-            @Sendable func stats() async throws -> JSONValue {
-                try await system.gateway("gw-b", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
-            }
-            let polls = { (stats: JSONValue) in stats["uplinks"]?.array?.first?["notify_polls"]?.int ?? -1 }
             let connected = try await eventually(within: .seconds(30)) {
-                try await stats()["sync"]?["notify_connected"]?.int == 1
+                try await Self.stats(system, "gw-b")["sync"]?["notify_connected"]?.int == 1
             }
             #expect(connected)
-            let before = try await stats()
-            for i in 0..<3 {
-                let put = try await system.gateway(
-                    "gw-a", .PUT, "/v1/tables/orders/rows/n\(i)", body: #"{"values":{"customer":"c\#(i)","total":1}}"#)
-                #expect(put.status == 200)
-                #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
-                _ = try await system.awaitChange(on: "gw-b", table: "orders", "n\(i)")
-            }
-            let after = try await stats()
-            #expect(polls(after) == polls(before), "\(after["uplinks"] ?? .null)")
-            #expect((after["sync"]?["inline_pages"]?.int ?? 0) - (before["sync"]?["inline_pages"]?.int ?? 0) == 3)
+            let (before, after) = try await Self.changesFromAToB(system, ids: (0..<3).map { "n\($0)" })
+            #expect(Self.notifyPolls(after) == Self.notifyPolls(before), "\(after["uplinks"] ?? .null)")
+            #expect(Self.grew("inline_pages", before, after) == 3)
             #expect(after["sync"]?["pulls"] == before["sync"]?["pulls"])
             front?.stop()
             try await system.shutdown()
