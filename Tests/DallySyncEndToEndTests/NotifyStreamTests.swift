@@ -143,7 +143,7 @@ import Testing
             defer { reader.cancel() }
             let hub = try #require(system.cloud?.hub)
             // Parked before it closes: wait until the stream's waiter is held.
-            #expect(try await eventually(within: .seconds(5)) { hub.waiting == 1 })
+            #expect(try await eventually(within: .seconds(60)) { hub.waiting == 1 })
             hub.close()
             var all: [JSONValue] = []
             for try await line in lines { all.append(line) }
