@@ -14,10 +14,12 @@ package enum DatabaseFiles {
     /// Creates `directory` if needed, locks it against a second process and opens the database
     /// file `name` in it as a WAL pool with the given `synchronous` mode.
     ///
-    /// - Parameter pragmas: further statements run on every connection.
-    package static func openPool(directory: String, name: String, synchronousFull: Bool, pragmas: [String] = []) throws
-        -> (pool: DatabasePool, path: String, lock: DataDirectoryLock)
-    {
+    /// - Parameters:
+    ///   - pragmas: further statements run on every connection.
+    ///   - writerPragmas: further statements run on the writer's connection only.
+    package static func openPool(
+        directory: String, name: String, synchronousFull: Bool, pragmas: [String] = [], writerPragmas: [String] = []
+    ) throws -> (pool: DatabasePool, path: String, lock: DataDirectoryLock) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -28,6 +30,10 @@ package enum DatabaseFiles {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")")
             for pragma in pragmas { try db.execute(sql: pragma) }
+            // A pool opens its readers read-only.
+            if !db.configuration.readonly {
+                for pragma in writerPragmas { try db.execute(sql: pragma) }
+            }
         }
         configuration.maximumReaderCount = 4
         let path = directory + "/" + name

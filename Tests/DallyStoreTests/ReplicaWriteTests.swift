@@ -13,6 +13,13 @@ struct ReplicaWriteTests {
         store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders, notes], now: { clock.now })
     }
 
+    @Test func theWriterHasALargerPageCacheThanTheReaders() async throws {
+        let writer = try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        let reader = try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        #expect(writer == -ReplicaStore.writerCacheKiB)
+        #expect(reader == -2000)
+    }
+
     @Test func putStoresTheRowWithANewSequenceAndAnOutboxEntry() async throws {
         let row = try await store.write(put("o1", [(0, .text("Ada")), (1, .real(12.5))]), table: "orders")
         #expect(row.seq == 1)

@@ -112,12 +112,15 @@ log "drain: $before rows pending; starting the cloud"
 "$DALLY_BIN" cloud --config "$TMP/cloud.toml" >>"$TMP/cloud.log" 2>&1 &
 CLOUD_PID=$!
 drain_start=$(date +%s.%N)
+gw_cpu_start=$(cpu_seconds "$GW_PID")
 wait_healthy "$CLOUD" "$CLOUD_PID" cloud
 left=$before
 deadline=$((SECONDS + 1800))
 while [ "$left" -gt 0 ] && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; left=$(pending); done
 drain_s=$(python3 -c "import time; print(f'{time.time() - $drain_start:.1f}')")
 echo "RESULT drain rows=$before seconds=$drain_s rows_per_s=$(python3 -c "print(round($before / $drain_s))") left=$left" | tee -a "$RESULTS"
+# CPU each side spent on the drain (the cloud's from its start): which one the two cores wait on.
+echo "RESULT drain_cpu gateway_s=$(python3 -c "print(round($(cpu_seconds "$GW_PID") - $gw_cpu_start, 2))") cloud_s=$(cpu_seconds "$CLOUD_PID")" | tee -a "$RESULTS"
 curl -fs -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" >"$RESULTS_DIR/gateway-stats.json" || true
 stop "$GW_PID"; GW_PID=
 stop "$CLOUD_PID"; CLOUD_PID=
