@@ -18,26 +18,56 @@ struct PostgresBatchApplier {
     let batch: BatchRequest
     let tables: [String: PostgresTableSQL]
     /// The locked counters of the tables this batch writes; advanced as changes are applied.
-    var versions: [String: Int64]
+    var versions: [String: Int64] = [:]
     /// Tables whose version this batch advanced.
     private(set) var touched: Set<String> = []
     let logger: Logger
+    /// Each section's layout and changes, decoded when the applier is made: before the batch's
+    /// transaction locks its tables' counters, so that batches applied one after another on a
+    /// table do not wait for each other's decoding too.
+    private let prepared: [Result<PreparedSection, DallyError>]
 
     /// The most binds one statement carries (PostgreSQL's limit is 65,535).
     static let maxBinds = 30_000
 
-    init(batch: BatchRequest, tables: [String: PostgresTableSQL], versions: [String: Int64], logger: Logger) {
-        self.batch = batch
-        self.tables = tables
-        self.versions = versions
-        self.logger = logger
+    /// A section checked against its table and decoded, ready to meet the table's rows.
+    private struct PreparedSection {
+        let table: PostgresTableSQL
+        let positions: [Int]
+        let checksObjects: Bool
+        let decoded: [Result<DecodedChange, DallyError>]
     }
 
-    mutating func apply(on connection: PostgresConnection) async throws -> [BatchAnswer.SectionResult] {
+    /// Decodes every section of `batch`; nothing is read or written yet.
+    init(batch: BatchRequest, tables: [String: PostgresTableSQL], logger: Logger) {
+        self.batch = batch
+        self.tables = tables
+        self.logger = logger
+        prepared = batch.sections.map { section in
+            guard let table = tables[section.table] else { return .failure(section.unknownTable) }
+            return section.layout(in: table.schema).map { layout in
+                PreparedSection(
+                    table: table, positions: layout.positions, checksObjects: layout.checksObjects,
+                    decoded: section.changes.map {
+                        DecodedChange.decode($0, columns: layout.columns, collectingObjects: layout.checksObjects)
+                    })
+            }
+        }
+    }
+
+    /// Applies the batch inside its transaction, `versions` being the counters it locked.
+    mutating func apply(versions locked: [String: Int64], on connection: PostgresConnection) async throws
+        -> [BatchAnswer.SectionResult]
+    {
+        versions = locked
         var results: [BatchAnswer.SectionResult] = []
         results.reserveCapacity(batch.sections.count)
-        for section in batch.sections {
-            let rows = try await apply(section, on: connection)
+        for (section, prepared) in zip(batch.sections, prepared) {
+            let rows: [BatchAnswer.RowResult]
+            switch prepared {
+            case .success(let ready): rows = try await apply(section, ready, on: connection)
+            case .failure(let error): rows = section.rejectAll(error)
+            }
             results.append(BatchAnswer.SectionResult(table: section.table, rows: rows))
         }
         return results
@@ -63,21 +93,14 @@ struct PostgresBatchApplier {
         let version: Int64
     }
 
-    private mutating func apply(_ section: BatchRequest.Section, on connection: PostgresConnection) async throws
-        -> [BatchAnswer.RowResult]
-    {
-        guard let table = tables[section.table] else { return section.rejectAll(section.unknownTable) }
-        let layout: SectionLayout
-        switch section.layout(in: table.schema) {
-        case .success(let found): layout = found
-        case .failure(let error): return section.rejectAll(error)
-        }
-        let positions = layout.positions
-        let decoded = section.changes.map {
-            DecodedChange.decode($0, columns: layout.columns, collectingObjects: layout.checksObjects)
-        }
+    private mutating func apply(
+        _ section: BatchRequest.Section, _ prepared: PreparedSection, on connection: PostgresConnection
+    ) async throws -> [BatchAnswer.RowResult] {
+        let table = prepared.table
+        let positions = prepared.positions
+        let decoded = prepared.decoded
         var current = try await currentRows(section, table: table, positions: positions, on: connection)
-        let held = layout.checksObjects ? try await heldObjects(decoded, on: connection) : []
+        let held = prepared.checksObjects ? try await heldObjects(decoded, on: connection) : []
 
         var version = versions[section.table] ?? 0
         var writes: [Write] = []

@@ -8,6 +8,7 @@ extension PostgresCloudStore {
         let tables = self.tables
         let logger = access.logger
         let scopes = try batch.scopes.validated({ tables[$0]?.schema }, field: "scopes")
+        let prepared = PostgresBatchApplier(batch: batch, tables: tables, logger: logger)
         let (answer, commits) = try await access.transaction { connection -> (BatchAnswer, [RecentCommits.Commit]) in
             let signed = Int64(bitPattern: fingerprint)
             // A batch with no changes is a pull: nothing to apply, so nothing to remember,
@@ -51,8 +52,8 @@ extension PostgresCloudStore {
                     logger: logger)
                 for try await (table, version) in rows.decode((String, Int64).self) { locked[table] = version }
             }
-            var applier = PostgresBatchApplier(batch: batch, tables: tables, versions: locked, logger: logger)
-            let results = try await applier.apply(on: connection)
+            var applier = prepared
+            let results = try await applier.apply(versions: locked, on: connection)
             let touched = applier.versions.filter { locked[$0.key] != $0.value }
             for (table, version) in touched.sorted(by: { $0.key < $1.key }) {
                 try await connection.query(

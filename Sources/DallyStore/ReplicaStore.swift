@@ -124,10 +124,13 @@ public final class ReplicaStore: Sendable {
     public static let defaultSyncPieceRows = 256
 
     /// Pieces of an answer one transaction applies while no local write waits, unless given:
-    /// on a 200,000-row backlog, 4,096 rows a transaction drained 15 % faster than 256
-    /// (docs/BENCHMARKS.md), and a local write that arrives meanwhile waits for one piece at
-    /// most, as before.
-    public static let defaultIdleAnswerPieces = 16
+    /// 64 pieces of 256 rows hold a whole answer to a default batch (`max_batch_rows` 5,000).
+    /// For random ids a transaction dirties a page of the row table and of the outbox for
+    /// nearly every row it settles, and the fewer transactions an answer takes the more rows
+    /// share each page: one of 5,000 rows took 0.8× the writer time of 4,096 and 904
+    /// (`tools/bench/answer_settle.py`, docs/BENCHMARKS.md). A local write that arrives
+    /// meanwhile waits for one piece at most, as before.
+    public static let defaultIdleAnswerPieces = 64
 
     private init(
         directory: String, path: String, replicaID: String, tables: [TableSQL], pool: DatabasePool,

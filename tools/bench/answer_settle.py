@@ -6,10 +6,11 @@ through the system SQLite, each timed, with the commits apart.
 A replica of ROWS random-id rows, each pending in the outbox (the schema's parts that these
 statements touch: the row table and its indexes, the outbox with its indexes and totals
 triggers, the in-flight rows). Then NB batches of 5,000 rows are recorded in flight and
-answered, 256-row pieces joined 16 to a transaction (as while no local write waits).
+answered, 256-row pieces joined 16 to a transaction (as while no local write waits); BATCH and
+JOIN change both.
 
 Usage:  python3 tools/bench/answer_settle.py [ROWS]        (default 200000; ~1 min)
-Env:    NB [10] batches answered; PRAGMAS "a=b;c=d" run first (e.g. cache_size=-65536,
+Env:    NB [10] batches answered; BATCH [5000] rows a batch; JOIN [16] pieces a transaction; PRAGMAS "a=b;c=d" run first (e.g. cache_size=-65536,
         wal_autocheckpoint=0); SKIP "name,name" statements left out (e.g. outbox_del);
         DROP "TRIGGER x" or "INDEX x" dropped before the run; CKTHREAD=1 checkpoints from a
         second connection instead of the writer; DIR [/tmp] where the database goes.
@@ -18,6 +19,8 @@ import json, os, sqlite3, sys, threading, time, uuid
 
 rows = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
 batches = int(os.environ.get("NB", "10"))
+batch_rows = int(os.environ.get("BATCH", "5000"))
+joined = int(os.environ.get("JOIN", "16"))
 path = os.path.join(os.environ.get("DIR", "/tmp"), "answer-settle.sqlite")
 for suffix in ("", "-wal", "-shm"):
     if os.path.exists(path + suffix):
@@ -95,16 +98,16 @@ if os.environ.get("CKTHREAD"):
 
 start = time.perf_counter()
 for b in range(batches):
-    batch = ids[b * 5000:(b + 1) * 5000]
+    batch = ids[b * batch_rows:(b + 1) * batch_rows]
     began = time.perf_counter()
     db.execute("BEGIN")
     db.executemany("INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch) VALUES ('bench', ?, ?, ?)",
-                   [(row_id, b * 5000 + i + 1, f"b{b}") for i, row_id in enumerate(batch)])
+                   [(row_id, b * batch_rows + i + 1, f"b{b}") for i, row_id in enumerate(batch)])
     db.execute("COMMIT")
     spent["record"] += time.perf_counter() - began
-    for group in range(0, len(batch), 256 * 16):
+    for group in range(0, len(batch), 256 * joined):
         db.execute("BEGIN")
-        for piece in range(group, min(group + 256 * 16, len(batch)), 256):
+        for piece in range(group, min(group + 256 * joined, len(batch)), 256):
             accepted = json.dumps([[row_id, 1000 + i] for i, row_id in enumerate(batch[piece:piece + 256])])
             for name, sql, arguments in statements:
                 if name in skipped:
@@ -119,7 +122,7 @@ elapsed = time.perf_counter() - start
 done = True
 if os.environ.get("CKTHREAD"):
     checkpointer.join()
-answered = batches * 5000
+answered = batches * batch_rows
 print(f"RESULT answer_settle rows={rows} answered={answered} ms={elapsed * 1000:.0f} us_per_row={elapsed * 1e6 / answered:.1f}"
       f" wal_mb={os.path.getsize(path + '-wal') / 1e6:.1f}")
 for name, seconds in spent.items():
