@@ -13,7 +13,9 @@
 # Usage:
 #   tools/bench/backlog.sh                            # build (release) + ~5 min at 1,000,000 rows
 #   SKIP_BUILD=1 BACKLOG_ROWS=100000 tools/bench/backlog.sh
-# Env knobs [defaults]: BACKLOG_ROWS [1000000] BATCH_ROWS [5000] STATS_SAMPLES [20]
+# Env knobs [defaults]: BACKLOG_ROWS [1000000] BATCH_ROWS [5000] (rows per write request)
+#   SYNC_BATCH_ROWS [BATCH_ROWS] (the gateway's max_batch_rows; the cloud takes up to 10,000)
+#   STATS_SAMPLES [20]
 #   IDS [uuid]: row ids random (uuid, v4-like) or time-ordered (ordered, v7-like); the cloud's
 #   apply rate is measured with the same kind
 #   SYNCHRONOUS [full] DALLY_BIN [.build/release/dally] DALLY_BENCH_BIN [.build/release/dally-bench]
@@ -26,6 +28,7 @@ cd "$REPO"
 
 BACKLOG_ROWS=${BACKLOG_ROWS:-1000000}
 BATCH_ROWS=${BATCH_ROWS:-5000}
+SYNC_BATCH_ROWS=${SYNC_BATCH_ROWS:-$BATCH_ROWS}
 STATS_SAMPLES=${STATS_SAMPLES:-20}
 IDS=${IDS:-uuid}
 case $IDS in uuid|ordered) ;; *) echo "IDS must be uuid or ordered" >&2; exit 2 ;; esac
@@ -57,7 +60,7 @@ columns = [$COLUMNS]
 upload = { max_delay = \"1s\" }
 download = { period = \"1h\" }"
 source "$BENCH_DIR/servers.sh"
-GW_PORT=18080 CLOUD_PORT=18090 MAX_BODY_BYTES=67108864 GW_CLOUD_EXTRA="max_batch_rows = $BATCH_ROWS"
+GW_PORT=18080 CLOUD_PORT=18090 MAX_BODY_BYTES=67108864 GW_CLOUD_EXTRA="max_batch_rows = $SYNC_BATCH_ROWS"
 write_configs
 RESULTS=$RESULTS_DIR/results.txt
 : >"$RESULTS"
@@ -126,10 +129,10 @@ stop "$GW_PID"; GW_PID=
 stop "$CLOUD_PID"; CLOUD_PID=
 
 if [ -x "$DALLY_BENCH_BIN" ]; then
-  batches=$(( (BACKLOG_ROWS + BATCH_ROWS - 1) / BATCH_ROWS ))
+  batches=$(( (BACKLOG_ROWS + SYNC_BATCH_ROWS - 1) / SYNC_BATCH_ROWS ))
   [ "$batches" -gt 200 ] && batches=200
   log "the cloud's own apply rate: dally-bench apply, $batches batches of $BATCH_ROWS rows"
-  "$DALLY_BENCH_BIN" apply --rows-per-batch "$BATCH_ROWS" --batches "$batches" --ids "$IDS" \
+  "$DALLY_BENCH_BIN" apply --rows-per-batch "$SYNC_BATCH_ROWS" --batches "$batches" --ids "$IDS" \
     --columns "name TEXT,qty INTEGER,price REAL,paid BOOLEAN" --synchronous "$SYNCHRONOUS" \
     >"$RESULTS_DIR/apply.txt" 2>&1 || true
   grep '^RESULT' "$RESULTS_DIR/apply.txt" | tee -a "$RESULTS" || true
