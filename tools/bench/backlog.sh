@@ -109,6 +109,7 @@ write_rows "$tenth" "$BACKLOG_ROWS"
 write_s=$(python3 -c "import time; print(f'{time.time() - $write_started:.1f}')")
 echo "RESULT write rows=$BACKLOG_ROWS seconds=$write_s rows_per_s=$(python3 -c "print(round($BACKLOG_ROWS / $write_s))")" | tee -a "$RESULTS"
 time_stats full
+echo "RESULT rss_after_write gateway_mb=$(rss_mb "$GW_PID")" | tee -a "$RESULTS"
 
 before=$(pending)
 log "drain: $before rows pending; starting the cloud"
@@ -124,6 +125,7 @@ drain_s=$(python3 -c "import time; print(f'{time.time() - $drain_start:.1f}')")
 echo "RESULT drain rows=$before seconds=$drain_s rows_per_s=$(python3 -c "print(round($before / $drain_s))") left=$left" | tee -a "$RESULTS"
 # CPU each side spent on the drain (the cloud's from its start): which one the two cores wait on.
 echo "RESULT drain_cpu gateway_s=$(python3 -c "print(round($(cpu_seconds "$GW_PID") - $gw_cpu_start, 2))") cloud_s=$(cpu_seconds "$CLOUD_PID")" | tee -a "$RESULTS"
+echo "RESULT rss_after_drain gateway_mb=$(rss_mb "$GW_PID") cloud_mb=$(rss_mb "$CLOUD_PID")" | tee -a "$RESULTS"
 curl -fs -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" >"$RESULTS_DIR/gateway-stats.json" || true
 stop "$GW_PID"; GW_PID=
 stop "$CLOUD_PID"; CLOUD_PID=

@@ -34,6 +34,9 @@ wait_healthy() {  # wait_healthy URL PID NAME
 cpu_seconds() {  # cpu_seconds PID: user + system CPU the process has used so far
   awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
+rss_mb() {  # rss_mb PID: the process's resident memory in MB
+  awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
 pending() {  # rows waiting in the gateway's outbox
   curl -fs --max-time 5 -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" \
     | python3 -c 'import json,sys; t=json.load(sys.stdin)["tables"]["bench"]; print(t["outbox_pending"] + t["outbox_in_flight"])'
