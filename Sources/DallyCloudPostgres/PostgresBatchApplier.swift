@@ -16,7 +16,6 @@ import PostgresNIO
 /// database errors abort (and roll back) the whole.
 struct PostgresBatchApplier {
     let batch: BatchRequest
-    let tables: [String: PostgresTableSQL]
     /// The locked counters of the tables this batch writes; advanced as changes are applied.
     var versions: [String: Int64] = [:]
     /// Tables whose version this batch advanced.
@@ -41,7 +40,6 @@ struct PostgresBatchApplier {
     /// Decodes every section of `batch`; nothing is read or written yet.
     init(batch: BatchRequest, tables: [String: PostgresTableSQL], logger: Logger) {
         self.batch = batch
-        self.tables = tables
         self.logger = logger
         prepared = batch.sections.map { section in
             guard let table = tables[section.table] else { return .failure(section.unknownTable) }

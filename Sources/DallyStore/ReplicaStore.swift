@@ -128,8 +128,9 @@ public final class ReplicaStore: Sendable {
     /// For random ids a transaction dirties a page of the row table and of the outbox for
     /// nearly every row it settles, and the fewer transactions an answer takes the more rows
     /// share each page: one of 5,000 rows took 0.8–0.9× the writer time of 4,096 and 904
-    /// (`tools/bench/answer_settle.py`), and the drain's answers 0.86–0.93× (docs/BENCHMARKS.md). A local write that arrives
-    /// meanwhile waits for one piece at most, as before.
+    /// (`tools/bench/answer_settle.py`), and the drain's answers 0.86–0.95×
+    /// (docs/BENCHMARKS.md). A local write that arrives meanwhile waits for one piece at most,
+    /// as before.
     public static let defaultIdleAnswerPieces = 64
 
     private init(
