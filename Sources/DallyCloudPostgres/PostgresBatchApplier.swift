@@ -18,8 +18,6 @@ struct PostgresBatchApplier {
     let batch: BatchRequest
     /// The locked counters of the tables this batch writes; advanced as changes are applied.
     var versions: [String: Int64] = [:]
-    /// Tables whose version this batch advanced.
-    private(set) var touched: Set<String> = []
     let logger: Logger
     /// Each section's layout and changes, decoded when the applier is made: before the batch's
     /// transaction locks its tables' counters, so that batches applied one after another on a
@@ -143,7 +141,6 @@ struct PostgresBatchApplier {
             }
         }
         try await flush(writes, table: table, positions: positions, on: connection)
-        if version != versions[section.table] ?? 0 { touched.insert(section.table) }
         versions[section.table] = version
         return results
     }

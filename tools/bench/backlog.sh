@@ -133,7 +133,7 @@ stop "$CLOUD_PID"; CLOUD_PID=
 if [ -x "$DALLY_BENCH_BIN" ]; then
   batches=$(( (BACKLOG_ROWS + SYNC_BATCH_ROWS - 1) / SYNC_BATCH_ROWS ))
   [ "$batches" -gt 200 ] && batches=200
-  log "the cloud's own apply rate: dally-bench apply, $batches batches of $BATCH_ROWS rows"
+  log "the cloud's own apply rate: dally-bench apply, $batches batches of $SYNC_BATCH_ROWS rows"
   "$DALLY_BENCH_BIN" apply --rows-per-batch "$SYNC_BATCH_ROWS" --batches "$batches" --ids "$IDS" \
     --columns "name TEXT,qty INTEGER,price REAL,paid BOOLEAN" --synchronous "$SYNCHRONOUS" \
     >"$RESULTS_DIR/apply.txt" 2>&1 || true
