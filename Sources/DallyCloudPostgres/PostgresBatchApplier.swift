@@ -6,7 +6,7 @@ import PostgresNIO
 
 /// Applies one batch inside its transaction on PostgreSQL: per section, the current rows read
 /// in one query, a ``ChangeRuling`` per change, new versions from the table's counter, and the
-/// writes sent as multi-row statements.
+/// writes sent as one statement per kind, each column an array (``PostgresColumnArray``).
 ///
 /// Versions stay gap-free in commit order across nodes because the caller has locked the
 /// counter rows (`cloud_tables … FOR UPDATE`) of every table this batch writes before calling:
@@ -23,9 +23,6 @@ struct PostgresBatchApplier {
     /// transaction locks its tables' counters, so that batches applied one after another on a
     /// table do not wait for each other's decoding too.
     private let prepared: [Result<PreparedSection, DallyError>]
-
-    /// The most binds one statement carries (PostgreSQL's limit is 65,535).
-    static let maxBinds = 30_000
 
     /// A section checked against its table and decoded, ready to meet the table's rows.
     private struct PreparedSection {
@@ -204,39 +201,45 @@ struct PostgresBatchApplier {
         return held
     }
 
-    /// Sends the writes as multi-row statements: puts and tombstones apart, each within the
-    /// bind limit. Every id appears at most once (see ``written(_:version:over:)``), so the
-    /// order between statements does not matter.
+    /// Sends the writes as two statements at most, puts and tombstones apart, each column of
+    /// the rows one array. Every id appears at most once (see ``written(_:version:over:)``), so
+    /// the order between the statements does not matter.
     private func flush(
         _ writes: [Write], table: PostgresTableSQL, positions: [Int], on connection: PostgresConnection
     ) async throws {
         let puts = writes.filter { !$0.decoded.change.deleted }
-        let deletes = writes.filter { $0.decoded.change.deleted }
-        let putWidth = 5 + positions.count
-        for start in stride(from: 0, to: puts.count, by: max(1, Self.maxBinds / putWidth)) {
-            let chunk = puts[start..<min(puts.count, start + max(1, Self.maxBinds / putWidth))]
-            var binds = PostgresBindings(capacity: chunk.count * putWidth)
-            for write in chunk {
-                appendFacts(write, into: &binds)
-                for value in write.decoded.values { PostgresValues.bind(value, into: &binds) }
+        if !puts.isEmpty {
+            var binds = facts(puts)
+            for (i, position) in positions.enumerated() {
+                var column = PostgresColumnArray(table.schema.columns[position].type)
+                for write in puts { column.append(write.decoded.values[i]) }
+                binds.append(column)
             }
-            try await connection.query(
-                PostgresQuery(unsafeSQL: table.upsert(columns: positions, rows: chunk.count), binds: binds), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: table.upsert(columns: positions), binds: binds), logger: logger)
         }
-        for start in stride(from: 0, to: deletes.count, by: Self.maxBinds / 5) {
-            let chunk = deletes[start..<min(deletes.count, start + Self.maxBinds / 5)]
-            var binds = PostgresBindings(capacity: chunk.count * 5)
-            for write in chunk { appendFacts(write, into: &binds) }
-            try await connection.query(
-                PostgresQuery(unsafeSQL: table.delete(rows: chunk.count), binds: binds), logger: logger)
+        let deletes = writes.filter { $0.decoded.change.deleted }
+        if !deletes.isEmpty {
+            try await connection.query(PostgresQuery(unsafeSQL: table.delete, binds: facts(deletes)), logger: logger)
         }
     }
 
-    private func appendFacts(_ write: Write, into binds: inout PostgresBindings) {
-        binds.append(write.decoded.change.id)
-        binds.append(write.version)
-        binds.append(write.decoded.change.updatedAt)
+    /// The binds every write statement starts with: ids, versions and updated_at as arrays,
+    /// then the batch's origin and id.
+    private func facts(_ writes: [Write]) -> PostgresBindings {
+        var ids = PostgresColumnArray(of: .text)
+        var versions = PostgresColumnArray(of: .bigint)
+        var updated = PostgresColumnArray(of: .bigint)
+        for write in writes {
+            ids.append(write.decoded.change.id)
+            versions.append(write.version)
+            updated.append(write.decoded.change.updatedAt)
+        }
+        var binds = PostgresBindings(capacity: 5 + (writes.first?.decoded.values.count ?? 0))
+        binds.append(ids)
+        binds.append(versions)
+        binds.append(updated)
         binds.append(batch.origin)
         binds.append(batch.batchID)
+        return binds
     }
 }

@@ -38,35 +38,35 @@ package struct PostgresTableSQL: Sendable {
 
     var selectForeignExists: String { "SELECT 1 FROM \(sqlTable) WHERE version > $1 AND origin <> $2 LIMIT 1" }
 
-    /// An upsert of `rows` rows writing the given columns (schema positions); a row's other
-    /// columns keep their values, or are null for a new row. Binds per row: id, version,
-    /// updated_at, origin, batch, then the columns'.
-    func upsert(columns positions: [Int], rows: Int) -> String {
+    /// An upsert of a batch's puts writing the given columns (schema positions); a row's other
+    /// columns keep their values, or are null for a new row. Binds, each a
+    /// ``PostgresColumnArray`` but `origin` and `batch`: `$1` ids, `$2` versions, `$3`
+    /// updated_at, `$4` origin, `$5` batch, then one array per column.
+    ///
+    /// The text depends on the columns only, never on the number of rows, so that PostgreSQL
+    /// parses a dozen parameters whatever the batch's size.
+    func upsert(columns positions: [Int]) -> String {
         let columns = positions.map { sqlColumns[$0] }
         let names = (["id", "version", "updated_at", "deleted", "origin", "batch"] + columns).joined(separator: ", ")
-        let width = 5 + columns.count
-        let tuples = (0..<rows).map { row in
-            let base = row * width
-            var places = ["$\(base + 1)", "$\(base + 2)", "$\(base + 3)", "FALSE", "$\(base + 4)", "$\(base + 5)"]
-            for i in 0..<columns.count { places.append("$\(base + 6 + i)") }
-            return "(\(places.joined(separator: ", ")))"
-        }
+        let selected = (["u.id", "u.version", "u.updated_at", "FALSE", "$4", "$5"] + positions.indices.map { "u.c\($0)" })
+            .joined(separator: ", ")
+        let arrays = (["$1::text[]", "$2::bigint[]", "$3::bigint[]"]
+            + positions.enumerated().map { "$\($0.offset + 6)::\(Self.storageType(schema.columns[$0.element].type))[]" })
+            .joined(separator: ", ")
+        let aliases = (["id", "version", "updated_at"] + positions.indices.map { "c\($0)" }).joined(separator: ", ")
         let updates = (["version", "updated_at", "deleted", "origin", "batch"] + columns)
             .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        return "INSERT INTO \(sqlTable) (\(names)) VALUES \(tuples.joined(separator: ", ")) "
+        return "INSERT INTO \(sqlTable) (\(names)) SELECT \(selected) FROM unnest(\(arrays)) AS u(\(aliases)) "
             + "ON CONFLICT (id) DO UPDATE SET \(updates)"
     }
 
-    /// A delete of `rows` rows: a tombstone with every column cleared. Binds per row: id,
-    /// version, updated_at, origin, batch.
-    func delete(rows: Int) -> String {
-        let tuples = (0..<rows).map { row in
-            let b = row * 5
-            return "($\(b + 1), $\(b + 2), $\(b + 3), TRUE, $\(b + 4), $\(b + 5))"
-        }
+    /// A delete of a batch's rows: a tombstone with every column cleared. Binds: `$1` ids,
+    /// `$2` versions, `$3` updated_at (arrays), `$4` origin, `$5` batch.
+    var delete: String {
         let cleared = sqlColumns.map { ", \($0) = NULL" }.joined()
-        return "INSERT INTO \(sqlTable) (id, version, updated_at, deleted, origin, batch) VALUES "
-            + "\(tuples.joined(separator: ", ")) ON CONFLICT (id) DO UPDATE SET version = excluded.version, "
+        return "INSERT INTO \(sqlTable) (id, version, updated_at, deleted, origin, batch) "
+            + "SELECT u.id, u.version, u.updated_at, TRUE, $4, $5 FROM unnest($1::text[], $2::bigint[], $3::bigint[]) "
+            + "AS u(id, version, updated_at) ON CONFLICT (id) DO UPDATE SET version = excluded.version, "
             + "updated_at = excluded.updated_at, deleted = TRUE, origin = excluded.origin, batch = excluded.batch\(cleared)"
     }
 

@@ -307,6 +307,40 @@ struct CloudStoreBatchTests {
         #expect(try await cloud.allChanges("orders").last?.values == ["Ada again", nil, nil])
     }
 
+    @Test(arguments: Backend.allCases) func everyColumnTypeAndNullRoundTripsAmongPutsAndDeletesOfOneBatch(
+        _ backend: Backend
+    ) async throws {
+        let kinds = table(
+            "kinds", [("t", .text), ("i", .integer), ("r", .real), ("b", .boolean), ("bl", .blob), ("j", .json)])
+        let cloud = try await openCloud(backend, tables: [kinds])
+        defer { try? cloud.close() }
+        let columns = ["t", "i", "r", "b", "bl", "j"]
+        let full: [JSONValue] = ["naïve ☃", -9_007_199_254_740_993, 2.5, true, "AAEC/w==", ["a": [1, 2], "b": nil]]
+        _ = try await cloud.send(cloudBatch("b1", [cloudSection("kinds", columns, [cloudPut("gone", ["x", 1, 1, false, nil, nil])])]))
+        let answer = try await cloud.send(
+            cloudBatch(
+                "b2",
+                [
+                    cloudSection(
+                        "kinds", columns,
+                        [
+                            cloudPut("k1", full), cloudDelete("gone", base: 1, at: 3_000),
+                            cloudPut("k2", [nil, nil, nil, nil, nil, nil]), cloudPut("k3", ["", 0, 3, false, "", []]),
+                        ])
+                ]))
+        #expect(
+            answer.allRows == [
+                .accepted(id: "k1", version: 2), .accepted(id: "gone", version: 3), .accepted(id: "k2", version: 4),
+                .accepted(id: "k3", version: 5),
+            ])
+        let rows = try await cloud.allChanges("kinds")
+        #expect(rows.map(\.id) == ["k1", "gone", "k2", "k3"])
+        #expect(rows[0].values == full)
+        #expect(rows[1] == ChangePage.ChangedRow(id: "gone", version: 3, updatedAt: 3_000, deleted: true, values: []))
+        #expect(rows[2].values == [nil, nil, nil, nil, nil, nil])
+        #expect(rows[3].values == ["", 0, 3.0, false, "", []])
+    }
+
     @Test(arguments: Backend.allCases) func reopeningKeepsVersionsRowsAndTheRecordOfAnswers(_ backend: Backend) async throws {
         let place = try await CloudPlace(backend)
         let batch = cloudBatch("b1", [cloudSection("notes", ["body"], [cloudPut("n1", ["a"]), cloudPut("n2", ["b"])])])

@@ -14,10 +14,18 @@ import PostgresNIO
 /// - `pg xK nodes`: K `PostgresCloudStore`s over one database (each with its own connection
 ///   pool and listener, as K `dally cloud` nodes would have; here in one process, without
 ///   HTTP), `--gateways` senders spread over them, all at once; rows over wall time.
-/// - `pg plain`: the same rows as plain multi-row `INSERT … ON CONFLICT (id) DO UPDATE`, one
-///   statement and one transaction per batch, through one connection: PostgreSQL's own limit
-///   for this shape of table, with no versions, no conflict rule and no stored answer.
+/// - `pg plain`: the same rows as plain `INSERT … ON CONFLICT (id) DO UPDATE`, one statement
+///   and one transaction per batch, through one connection: PostgreSQL's own limit for this
+///   shape of table, with no conflict rule and no stored answer. In two forms: a multi-row
+///   `VALUES` list with a parameter per cell (the issue's definition of the limit), and
+///   `unnest` of one array per column (as the store writes since 2026-11-26), so that the store
+///   is compared with the faster of the two as well.
 enum ApplyPostgres {
+    /// How the plain part sends a batch's rows.
+    enum PlainForm: String {
+        case values, arrays
+    }
+
     static func nodes(_ count: Int, setup: ApplySetup, cluster: PostgresCluster) async throws -> ApplyResult {
         let database = try cluster.createDatabase()
         let logger = Logger(label: "dally.bench.postgres")
@@ -74,7 +82,9 @@ enum ApplyPostgres {
     }
 
     /// Plain multi-row upserts of gateway 0's rows: see the type's documentation.
-    static func plain(_ batches: [BatchRequest], setup: ApplySetup, cluster: PostgresCluster) async throws -> ApplyResult {
+    static func plain(_ batches: [BatchRequest], form: PlainForm, setup: ApplySetup, cluster: PostgresCluster)
+        async throws -> ApplyResult
+    {
         let database = try cluster.createDatabase()
         let logger = Logger(label: "dally.bench.postgres")
         let configuration = PostgresConnection.Configuration(
@@ -97,28 +107,9 @@ enum ApplyPostgres {
         do {
             for batch in batches {
                 // Binds are built before the clock starts: the figure is PostgreSQL's alone.
-                var binds = PostgresBindings()
-                var tuples: [String] = []
-                let origin = "\(batch.gateway)/\(batch.replica)"
-                for section in batch.sections {
-                    for change in section.changes {
-                        version += 1
-                        let base = binds.count
-                        binds.append(change.id)
-                        binds.append(version)
-                        binds.append(change.updatedAt)
-                        binds.append(origin)
-                        binds.append(batch.batchID)
-                        for (json, column) in zip(change.values, setup.schema.columns) {
-                            PostgresValues.bind(try Value(wire: json, for: column), into: &binds)
-                        }
-                        let places = (1...(5 + names.count)).map { "$\(base + $0)" }
-                        tuples.append("(\(places[0...2].joined(separator: ", ")), FALSE, \(places[3...].joined(separator: ", ")))")
-                    }
-                }
-                let updates = (["version", "updated_at", "origin", "batch"] + names).map { "\($0) = excluded.\($0)" }
-                let sql = "INSERT INTO t_orders (id, version, updated_at, deleted, origin, batch\(names.map { ", \($0)" }.joined())) "
-                    + "VALUES \(tuples.joined(separator: ", ")) ON CONFLICT (id) DO UPDATE SET \(updates.joined(separator: ", "))"
+                let (sql, binds) = try form == .values
+                    ? valuesUpsert(batch, names: names, setup: setup, version: &version)
+                    : arraysUpsert(batch, names: names, setup: setup, version: &version)
                 let start = clock.now
                 try await connection.query("BEGIN", logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
@@ -131,8 +122,75 @@ enum ApplyPostgres {
         }
         try await connection.close()
         return ApplyResult(
-            name: "pg-plain", label: "pg plain INSERT … ON CONFLICT, 1 conn",
+            name: form == .values ? "pg-plain" : "pg-plain-arrays",
+            label: "pg plain upsert (\(form == .values ? "VALUES" : "unnest arrays")), 1 conn",
             rows: batches.reduce(0) { $0 + $1.rowCount }, seconds: samples.total / 1000, perBatch: samples,
             notes: "the limit: same rows, one upsert per batch")
+    }
+
+    /// A multi-row `VALUES` list, a parameter per cell.
+    private static func valuesUpsert(_ batch: BatchRequest, names: [String], setup: ApplySetup, version: inout Int64)
+        throws -> (String, PostgresBindings)
+    {
+        var binds = PostgresBindings()
+        var tuples: [String] = []
+        let origin = "\(batch.gateway)/\(batch.replica)"
+        for section in batch.sections {
+            for change in section.changes {
+                version += 1
+                let base = binds.count
+                binds.append(change.id)
+                binds.append(version)
+                binds.append(change.updatedAt)
+                binds.append(origin)
+                binds.append(batch.batchID)
+                for (json, column) in zip(change.values, setup.schema.columns) {
+                    PostgresValues.bind(try Value(wire: json, for: column), into: &binds)
+                }
+                let places = (1...(5 + names.count)).map { "$\(base + $0)" }
+                tuples.append("(\(places[0...2].joined(separator: ", ")), FALSE, \(places[3...].joined(separator: ", ")))")
+            }
+        }
+        let updates = (["version", "updated_at", "origin", "batch"] + names).map { "\($0) = excluded.\($0)" }
+        let sql = "INSERT INTO t_orders (id, version, updated_at, deleted, origin, batch\(names.map { ", \($0)" }.joined())) "
+            + "VALUES \(tuples.joined(separator: ", ")) ON CONFLICT (id) DO UPDATE SET \(updates.joined(separator: ", "))"
+        return (sql, binds)
+    }
+
+    /// One array per column, turned back into rows by `unnest`.
+    private static func arraysUpsert(_ batch: BatchRequest, names: [String], setup: ApplySetup, version: inout Int64)
+        throws -> (String, PostgresBindings)
+    {
+        var ids = PostgresColumnArray(of: .text)
+        var versions = PostgresColumnArray(of: .bigint)
+        var updated = PostgresColumnArray(of: .bigint)
+        var columns = setup.schema.columns.map { PostgresColumnArray($0.type) }
+        for section in batch.sections {
+            for change in section.changes {
+                version += 1
+                ids.append(change.id)
+                versions.append(version)
+                updated.append(change.updatedAt)
+                for (i, (json, column)) in zip(change.values, setup.schema.columns).enumerated() {
+                    columns[i].append(try Value(wire: json, for: column))
+                }
+            }
+        }
+        var binds = PostgresBindings()
+        binds.append(ids)
+        binds.append(versions)
+        binds.append(updated)
+        binds.append("\(batch.gateway)/\(batch.replica)")
+        binds.append(batch.batchID)
+        for column in columns { binds.append(column) }
+        let arrays = setup.schema.columns.enumerated().map { "$\($0.offset + 6)::\(PostgresTableSQL.storageType($0.element.type))[]" }
+        let aliases = names.indices.map { "c\($0)" }
+        let updates = (["version", "updated_at", "origin", "batch"] + names).map { "\($0) = excluded.\($0)" }
+        let sql = "INSERT INTO t_orders (id, version, updated_at, deleted, origin, batch\(names.map { ", \($0)" }.joined())) "
+            + "SELECT u.id, u.version, u.updated_at, FALSE, $4, $5\(aliases.map { ", u.\($0)" }.joined()) "
+            + "FROM unnest(\((["$1::text[]", "$2::bigint[]", "$3::bigint[]"] + arrays).joined(separator: ", "))) "
+            + "AS u(id, version, updated_at\(aliases.map { ", \($0)" }.joined())) "
+            + "ON CONFLICT (id) DO UPDATE SET \(updates.joined(separator: ", "))"
+        return (sql, binds)
     }
 }

@@ -97,7 +97,9 @@ struct BenchApply: AsyncParsableCommand {
                 for nodes in [1, 2, 4] {
                     results.append(try await ApplyPostgres.nodes(nodes, setup: setup, cluster: cluster))
                 }
-                results.append(try await ApplyPostgres.plain(prebuilt, setup: setup, cluster: cluster))
+                for form in [ApplyPostgres.PlainForm.values, .arrays] {
+                    results.append(try await ApplyPostgres.plain(prebuilt, form: form, setup: setup, cluster: cluster))
+                }
             }
         } catch {
             if !keep { try? FileManager.default.removeItem(atPath: root) }
@@ -139,6 +141,14 @@ struct BenchApply: AsyncParsableCommand {
             print(
                 "\nstore = \(Int((100 * store / raw).rounded()))% of raw SQLite; " + http.joined(separator: ", ")
                     + "; target 100000 rows/s")
+        }
+        if let one = byName["pg-1"], let four = byName["pg-4"], let values = byName["pg-plain"],
+            let arrays = byName["pg-plain-arrays"], one > 0
+        {
+            print(
+                "\npg x1 node = \(Int((100 * one / values).rounded()))% of plain VALUES, "
+                    + "\(Int((100 * one / arrays).rounded()))% of plain unnest (target 70%); "
+                    + "pg x4 = \(String(format: "%.2f", four / one))x pg x1 (target 2x)")
         }
         print("")
         for result in results { print(result.resultLine) }
