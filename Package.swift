@@ -327,6 +327,7 @@ let package = Package(
                 "DallyCloudStore", "DallyCloudPostgres", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
                 "DallySync", "DallyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
         .testTarget(name: "DallySyncTests", dependencies: ["DallySync", "DallyCore"]),
         .testTarget(

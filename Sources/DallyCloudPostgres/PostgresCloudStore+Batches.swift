@@ -38,23 +38,16 @@ extension PostgresCloudStore {
                 return (try await Self.replay(batch, scopes, stored, signed, tables, pageRows, connection, logger), [])
             }
 
-            // Lock the counters of the tables this batch writes, in name order (so two batches
-            // never wait on each other in a cycle), for the rest of the transaction.
-            let written = Set(batch.sections.map(\.table)).filter { tables[$0] != nil }.sorted()
-            var locked: [String: Int64] = [:]
-            if !written.isEmpty {
-                var binds = PostgresBindings()
-                binds.append(written)
-                let rows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: "SELECT tbl, version FROM cloud_tables WHERE tbl = ANY($1) ORDER BY tbl FOR UPDATE",
-                        binds: binds),
-                    logger: logger)
-                for try await (table, version) in rows.decode((String, Int64).self) { locked[table] = version }
-            }
+            // Rule on the changes against the rows as they are now, then lock the counters of
+            // the tables this batch writes (in name order) for the rest of the transaction:
+            // the applier reads again whatever moved in between.
             var applier = prepared
-            let results = try await applier.apply(versions: locked, on: connection)
-            let touched = applier.versions.filter { locked[$0.key] != $0.value }
+            let written = applier.writtenTables
+            let seen = try await PostgresBatchApplier.counters(written, locking: false, on: connection, logger: logger)
+            try await applier.rule(counters: seen, on: connection)
+            let locked = try await PostgresBatchApplier.counters(written, locking: true, on: connection, logger: logger)
+            let results = try await applier.apply(locked: locked, on: connection)
+            let touched = applier.versions.filter { locked[$0.key]?.version != $0.value }
             for (table, version) in touched.sorted(by: { $0.key < $1.key }) {
                 try await connection.query(
                     "UPDATE cloud_tables SET version = \(version) WHERE tbl = \(table)", logger: logger)
@@ -64,7 +57,7 @@ extension PostgresCloudStore {
                 "UPDATE cloud_batches SET results = \(encoded) WHERE gateway = \(batch.gateway) AND batch = \(batch.batchID)",
                 logger: logger)
             let commits = touched.map { table, version in
-                RecentCommits.Commit(table: table, after: locked[table] ?? 0, upTo: version, origin: batch.origin)
+                RecentCommits.Commit(table: table, after: locked[table]?.version ?? 0, upTo: version, origin: batch.origin)
             }
             if !commits.isEmpty {
                 // Delivered to every listening node when, and only if, this transaction commits.

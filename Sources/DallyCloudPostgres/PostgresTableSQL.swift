@@ -36,6 +36,9 @@ package struct PostgresTableSQL: Sendable {
             : "SELECT \(pageList) FROM \(sqlTable) WHERE version > $1 ORDER BY version LIMIT $2"
     }
 
+    /// The ids of the rows written at versions after `$1`, up to `$2`: what moved in between.
+    var selectIDsInVersions: String { "SELECT id FROM \(sqlTable) WHERE version > $1 AND version <= $2" }
+
     var selectForeignExists: String { "SELECT 1 FROM \(sqlTable) WHERE version > $1 AND origin <> $2 LIMIT 1" }
 
     /// An upsert of a batch's puts writing the given columns (schema positions); a row's other

@@ -4,6 +4,7 @@ import DallyCore
 import DallySync
 import DallyTestSupport
 import Foundation
+import PostgresNIO
 import Testing
 
 /// What only a store shared by several nodes must get right: two `PostgresCloudStore`s over
@@ -87,6 +88,54 @@ struct PostgresNodesTests {
         #expect(seen.count == 2 * perNode * 5)
         #expect(Set(seen.values).count == seen.count)
         #expect(try await stores[0].allChanges("orders").map(\.version) == Array(1...Int64(2 * perNode * 5)))
+    }
+
+    /// A batch rules on its changes before it locks its table's counter; a row another node
+    /// writes in between must be read again under the lock, or the batch would overwrite a
+    /// change it never saw. Here "another node" is a transaction of the test's that holds the
+    /// counter while the batch rules, writes the row as a batch would, and commits once the
+    /// batch waits for the lock.
+    @Test func aRowChangedWhileTheBatchWaitsForTheLockIsRuledOnAsItIsAtTheLock() async throws {
+        let (_, stores) = try await Self.nodes(1)
+        let node = stores[0]
+        defer { try? node.close() }
+        _ = try await node.send(cloudBatch("b1", [cloudSection("sw", ["body", "n"], [cloudPut("r1", ["first", 1])])]))
+
+        let held = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await node.access.transaction { connection in
+                try await connection.query("SELECT 1 FROM cloud_tables WHERE tbl = 'sw' FOR UPDATE", logger: quietLogger)
+                held.continuation.yield()
+                // Until the batch is waiting for this lock, having ruled on r1 at version 1.
+                let waiting = try await eventually(within: .seconds(60)) {
+                    try await node.access.withConnection { other in
+                        let rows = try await other.query(
+                            "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'",
+                            logger: quietLogger)
+                        for try await count in rows.decode(Int64.self) { return count > 0 }
+                        return false
+                    }
+                }
+                #expect(waiting)
+                try await connection.query(
+                    """
+                    UPDATE "t_sw" SET version = 2, updated_at = 2000, origin = 'elsewhere/rep', batch = 'x',                     "c_body" = 'theirs' WHERE id = 'r1'
+                    """, logger: quietLogger)
+                try await connection.query("UPDATE cloud_tables SET version = 2 WHERE tbl = 'sw'", logger: quietLogger)
+            }
+        }
+        for await _ in held.stream { break }
+        let answer = try await node.send(
+            cloudBatch("b2", [cloudSection("sw", ["body", "n"], [cloudPut("r1", base: 1, at: 3_000, ["mine", 2])])]))
+        try await holder.value
+
+        let server = ChangePage.ChangedRow(id: "r1", version: 2, updatedAt: 2000, deleted: false, values: ["theirs", 1])
+        #expect(
+            answer.allRows == [
+                .conflict(id: "r1", BatchAnswer.Conflict(policy: .serverWins, winner: .server, version: 2, server: server))
+            ])
+        #expect(try await node.allChanges("sw").map(\.values) == [["theirs", 1]])
+        #expect(node.versions["sw"] == 2)
     }
 
     @Test func aCommitOnOneNodeReachesTheOtherNodesObserversByNotify() async throws {
