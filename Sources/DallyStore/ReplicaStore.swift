@@ -55,6 +55,9 @@ public final class ReplicaStore: Sendable {
     /// Per table, the horizon (``LifecycleLedger/horizon``), raised before the tombstones
     /// behind it are purged so that a reader checking after its read never misses one.
     let horizons: Mutex<[String: Int64]>
+    /// Per table, the id of the last row the last batch took: the next batch goes on after it
+    /// (``pendingSection``). In memory: after a restart batches start again from the first id.
+    let sendCursors = Mutex<[String: String]>([:])
 
     /// Opens (creating if needed) the replica in `directory` and migrates it to `tables`.
     ///

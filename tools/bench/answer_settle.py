@@ -96,13 +96,15 @@ if os.environ.get("CKTHREAD"):
     checkpointer = threading.Thread(target=checkpoints)
     checkpointer.start()
 
+order = sorted(ids) if os.environ.get("SORTED") else ids
+seq_of = {row_id: i + 1 for i, row_id in enumerate(ids)}
 start = time.perf_counter()
 for b in range(batches):
-    batch = ids[b * batch_rows:(b + 1) * batch_rows]
+    batch = order[b * batch_rows:(b + 1) * batch_rows]
     began = time.perf_counter()
     db.execute("BEGIN")
     db.executemany("INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch) VALUES ('bench', ?, ?, ?)",
-                   [(row_id, b * batch_rows + i + 1, f"b{b}") for i, row_id in enumerate(batch)])
+                   [(row_id, seq_of[row_id], f"b{b}") for row_id in batch])
     db.execute("COMMIT")
     spent["record"] += time.perf_counter() - began
     for group in range(0, len(batch), 256 * joined):
