@@ -82,9 +82,12 @@ public final class PostgresCluster: Sendable {
     /// accepts connections.
     public func startServer() throws {
         // fsync off: a throwaway cluster needs no durability, and tests run faster without it.
+        // DALLY_PG_SETTINGS adds server settings ("-c name=value …", no quotes or shell
+        // characters), e.g. the statement log tools/bench/pg_statements.py reads.
+        let extra = ProcessInfo.processInfo.environment["DALLY_PG_SETTINGS"].map { " " + $0 } ?? ""
         try Self.asOwner(
             "\(bin)/pg_ctl -D \(directory)/data -l \(directory)/log -w -t 60 "
-                + "-o '-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300' start"
+                + "-o '-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300\(extra)' start"
                 // The server inherits pg_ctl's descriptors: a pipe left open there would keep
                 // this process reading it forever.
                 + " </dev/null >>\(directory)/pg_ctl.log 2>&1")
