@@ -192,7 +192,7 @@ struct PostgresBatchApplier {
     {
         guard let sql = written[table] else { return }
         let named = ids(of: table)
-        var changed: [String]
+        let changed: [String]
         if now.horizon != read.counter.horizon || now.version < read.counter.version
             || now.version - read.counter.version > Self.rereadLimit
         {
@@ -261,7 +261,8 @@ struct PostgresBatchApplier {
     }
 
     /// Sends the writes as two statements at most, puts and tombstones apart, each column of
-    /// the rows one array. Every id appears at most once (see ``written(_:version:over:)``), so
+    /// the rows one array. Every id appears at most once (a later change of the batch to a row it
+    /// writes is ``SectionPlan/Step/writtenBefore(write:id:)``), so
     /// the order between the statements does not matter.
     private func flush(
         _ writes: [SectionPlan.Write], table: PostgresTableSQL, positions: [Int], on connection: PostgresConnection

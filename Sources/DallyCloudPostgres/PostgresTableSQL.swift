@@ -15,7 +15,7 @@ package struct PostgresTableSQL: Sendable {
     /// order; `origin` last, by which a page shared among gateways leaves out each one's rows.
     let pageList: String
 
-    init(schema: TableSchema) {
+    package init(schema: TableSchema) {
         self.schema = schema
         sqlTable = Self.quote("t_\(schema.name)")
         sqlColumns = schema.columns.map { Self.quote("c_\($0.name)") }
@@ -48,7 +48,7 @@ package struct PostgresTableSQL: Sendable {
     ///
     /// The text depends on the columns only, never on the number of rows, so that PostgreSQL
     /// parses a dozen parameters whatever the batch's size.
-    func upsert(columns positions: [Int]) -> String {
+    package func upsert(columns positions: [Int]) -> String {
         let columns = positions.map { sqlColumns[$0] }
         let names = (["id", "version", "updated_at", "deleted", "origin", "batch"] + columns).joined(separator: ", ")
         let selected = (["u.id", "u.version", "u.updated_at", "FALSE", "$4", "$5"] + positions.indices.map { "u.c\($0)" })

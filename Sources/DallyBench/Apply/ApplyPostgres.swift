@@ -17,12 +17,12 @@ import PostgresNIO
 /// - `pg plain`: the same rows as plain `INSERT … ON CONFLICT (id) DO UPDATE`, one statement
 ///   and one transaction per batch, through one connection: PostgreSQL's own limit for this
 ///   shape of table, with no conflict rule and no stored answer. In two forms: a multi-row
-///   `VALUES` list with a parameter per cell (the issue's definition of the limit), and
-///   `unnest` of one array per column (as the store writes since 2026-11-26), so that the store
-///   is compared with the faster of the two as well.
+///   `VALUES` list with a parameter per cell (the issue's definition of the limit), and the
+///   store's own `unnest` statement of one array per column (`PostgresTableSQL.upsert`), so
+///   that the store is compared with the faster of the two as well.
 enum ApplyPostgres {
     /// How the plain part sends a batch's rows.
-    enum PlainForm: String {
+    enum PlainForm {
         case values, arrays
     }
 
@@ -109,7 +109,7 @@ enum ApplyPostgres {
                 // Binds are built before the clock starts: the figure is PostgreSQL's alone.
                 let (sql, binds) = try form == .values
                     ? valuesUpsert(batch, names: names, setup: setup, version: &version)
-                    : arraysUpsert(batch, names: names, setup: setup, version: &version)
+                    : arraysUpsert(batch, setup: setup, version: &version)
                 let start = clock.now
                 try await connection.query("BEGIN", logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
@@ -158,7 +158,7 @@ enum ApplyPostgres {
     }
 
     /// One array per column, turned back into rows by `unnest`.
-    private static func arraysUpsert(_ batch: BatchRequest, names: [String], setup: ApplySetup, version: inout Int64)
+    private static func arraysUpsert(_ batch: BatchRequest, setup: ApplySetup, version: inout Int64)
         throws -> (String, PostgresBindings)
     {
         var ids = PostgresColumnArray(of: .text)
@@ -183,14 +183,8 @@ enum ApplyPostgres {
         binds.append("\(batch.gateway)/\(batch.replica)")
         binds.append(batch.batchID)
         for column in columns { binds.append(column) }
-        let arrays = setup.schema.columns.enumerated().map { "$\($0.offset + 6)::\(PostgresTableSQL.storageType($0.element.type))[]" }
-        let aliases = names.indices.map { "c\($0)" }
-        let updates = (["version", "updated_at", "origin", "batch"] + names).map { "\($0) = excluded.\($0)" }
-        let sql = "INSERT INTO t_orders (id, version, updated_at, deleted, origin, batch\(names.map { ", \($0)" }.joined())) "
-            + "SELECT u.id, u.version, u.updated_at, FALSE, $4, $5\(aliases.map { ", u.\($0)" }.joined()) "
-            + "FROM unnest(\((["$1::text[]", "$2::bigint[]", "$3::bigint[]"] + arrays).joined(separator: ", "))) "
-            + "AS u(id, version, updated_at\(aliases.map { ", \($0)" }.joined())) "
-            + "ON CONFLICT (id) DO UPDATE SET \(updates.joined(separator: ", "))"
+        // The store's own statement: the same table shape, the rows as the store sends them.
+        let sql = PostgresTableSQL(schema: setup.schema).upsert(columns: Array(setup.schema.columns.indices))
         return (sql, binds)
     }
 }
