@@ -114,82 +114,44 @@ public enum Outbox {
     /// are in flight, parked, or held back for their objects (rows of `atomicTables` whose
     /// objects have not gone up yet: those wait under the objects' policy, not the rows').
     ///
-    /// The totals come from `dally_outbox_totals`, kept by triggers; only the entries that do
-    /// not wait (in flight, parked, held: a few batches' worth) are read one by one, and the
-    /// oldest waiting entry through the `(tbl, first_dirty_at)` index. So the cost follows the
-    /// tables and the rows under way, not the backlog: a million pending rows answer as fast
-    /// as ten.
+    /// The totals come from `dally_outbox_totals` and the ages from `dally_outbox_ages`, both
+    /// kept by triggers; only the entries that do not wait (in flight, parked, held: a few
+    /// batches' worth) are read one by one. So the cost follows the tables and the rows under
+    /// way, not the backlog: a million pending rows answer as fast as ten.
     static func summaries(db: Database, atomicTables: [String] = []) throws -> [Summary] {
         var totals: [String: (entries: Int64, bytes: Int64)] = [:]
         for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT tbl, entries, bytes FROM dally_outbox_totals WHERE entries > 0")) {
             totals[row[0]] = (row[1], row[2])
         }
         guard !totals.isEmpty else { return [] }
-        // In flight, and of those also parked, in one pass over the in-flight rows (at most a
-        // few batches): CROSS JOIN keeps SQLite from walking the whole outbox instead, as its
-        // planner otherwise chooses (0.75 s at 200,000 pending rows).
-        var flying: [String: (rows: Int64, bytes: Int64)] = [:]
-        var flyingParked: [String: (rows: Int64, bytes: Int64)] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT o.tbl, COUNT(*), SUM(o.bytes), SUM(o.parked IS NOT NULL),
-                SUM(CASE WHEN o.parked IS NOT NULL THEN o.bytes ELSE 0 END)
-            FROM dally_inflight_rows r CROSS JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id
-            GROUP BY o.tbl
-            """))
-        {
-            flying[row[0]] = (row[1], row[2])
-            flyingParked[row[0]] = (row[3], row[4])
-        }
-        let parked = try tally(db, sql: "SELECT tbl, COUNT(*), SUM(bytes) FROM dally_outbox WHERE parked IS NOT NULL GROUP BY tbl")
-        // Parked or in flight: neither waits to go.
-        var blocked = parked
-        for (table, rows) in flying {
-            let both = flyingParked[table] ?? (0, 0)
-            let alone = blocked[table] ?? (0, 0)
-            blocked[table] = (alone.rows + rows.rows - both.rows, alone.bytes + rows.bytes - both.bytes)
-        }
-        let held = atomicTables.isEmpty ? [:] : try tally(db, sql: """
-            SELECT tbl, COUNT(*), SUM(bytes) FROM (
-                SELECT DISTINCT o.tbl AS tbl, o.row_id, o.bytes AS bytes FROM dally_object_uploads u
-                JOIN dally_object_refs f ON f.hash = u.hash
-                CROSS JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
-                WHERE o.tbl IN (\(atomicTables.map { _ in "?" }.joined(separator: ", "))) AND o.parked IS NULL
-                    AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
-            ) GROUP BY tbl
-            """, arguments: StatementArguments(atomicTables))
+        let stalled = try StalledEntries.read(db: db, atomicTables: atomicTables)
         var summaries: [Summary] = []
         for (table, total) in totals.sorted(by: { $0.key < $1.key }) {
-            let notWaiting = (blocked[table]?.rows ?? 0) + (held[table]?.rows ?? 0)
-            let pending = max(0, total.entries - notWaiting)
-            let bytes = max(0, total.bytes - (blocked[table]?.bytes ?? 0) - (held[table]?.bytes ?? 0))
-            let oldest = pending > 0 ? try oldestWaiting(table, atomic: atomicTables.contains(table), db: db) : nil
+            let stalls = stalled[table] ?? StalledEntries()
+            let pending = max(0, total.entries - stalls.entries)
+            let bytes = max(0, total.bytes - stalls.bytes)
+            let oldest = pending > 0 ? try oldestWaiting(table, skipping: stalls.countsByAge, db: db) : nil
             summaries.append(
                 Summary(
                     table: table, pending: pending, bytes: bytes, oldestFirstDirtyAt: oldest,
-                    inFlight: flying[table]?.rows ?? 0, parked: parked[table]?.rows ?? 0, held: held[table]?.rows ?? 0))
+                    inFlight: stalls.inFlight, parked: stalls.parked, held: stalls.held))
         }
         return summaries
     }
 
-    /// The first-dirty time of `table`'s oldest entry that waits, read along the age index:
-    /// the entries skipped (in flight, parked, held) are few.
-    private static func oldestWaiting(_ table: String, atomic: Bool, db: Database) throws -> Int64? {
-        let sql = """
-            SELECT first_dirty_at FROM dally_outbox o INDEXED BY dally_outbox_age
-            WHERE o.tbl = ? AND o.parked IS NULL
-                AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
-                \(atomic ? "AND NOT \(awaitsObjects)" : "")
-            ORDER BY first_dirty_at LIMIT 1
-            """
-        return try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: [table])
-    }
-
-    private static func tally(
-        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
-    ) throws -> [String: (rows: Int64, bytes: Int64)] {
-        var result: [String: (rows: Int64, bytes: Int64)] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) { result[row[0]] = (row[1], row[2]) }
-        return result
+    /// The first-dirty time of `table`'s oldest entry that waits: the oldest time whose count
+    /// in `dally_outbox_ages` is more than the entries at that time that do not wait. At most
+    /// one time more than `skipping` holds is read.
+    private static func oldestWaiting(_ table: String, skipping: [Int64: Int64], db: Database) throws -> Int64? {
+        let ages = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT at, entries FROM dally_outbox_ages WHERE tbl = ? ORDER BY at LIMIT ?"),
+            arguments: [table, skipping.count + 1])
+        for age in ages {
+            let at: Int64 = age[0]
+            let entries: Int64 = age[1]
+            if entries > skipping[at, default: 0] { return at }
+        }
+        return nil
     }
 
     /// The entries and estimated bytes `table`'s outbox holds, all states together: what

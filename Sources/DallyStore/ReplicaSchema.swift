@@ -201,6 +201,52 @@ enum ReplicaSchema {
             try db.execute(
                 sql: "CREATE TABLE dally_tinysync_marks (at INTEGER NOT NULL PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID")
         }
+        migrator.registerMigration("v10-outbox-ages") { db in
+            // The outbox's ages as counts per table and first-dirty time, kept by triggers, in
+            // place of the `(tbl, first_dirty_at)` index. Batches take rows in id order, so an
+            // answer deleted its rows from random places of that index, a page written for
+            // nearly every row; a backlog written quickly shares few first-dirty times, so the
+            // counts are a few small rows that stay in the cache. The drain went ~1.4× faster
+            // without the index (docs/BENCHMARKS.md). ``Outbox`` finds the oldest waiting entry
+            // from the counts; `drop_oldest` tables keep an index of their own
+            // (`TableSQL.outboxAgeIndex`).
+            try db.execute(
+                sql: """
+                    CREATE TABLE dally_outbox_ages (
+                        tbl TEXT NOT NULL, at INTEGER NOT NULL, entries INTEGER NOT NULL, PRIMARY KEY (tbl, at)
+                    ) WITHOUT ROWID;
+                    INSERT INTO dally_outbox_ages (tbl, at, entries)
+                        SELECT tbl, first_dirty_at, COUNT(*) FROM dally_outbox GROUP BY tbl, first_dirty_at;
+                    CREATE TRIGGER dally_outbox_aged AFTER INSERT ON dally_outbox BEGIN
+                        \(Self.ageAdded("new"))
+                    END;
+                    CREATE TRIGGER dally_outbox_unaged AFTER DELETE ON dally_outbox BEGIN
+                        \(Self.ageRemoved("old"))
+                    END;
+                    CREATE TRIGGER dally_outbox_reaged AFTER UPDATE OF first_dirty_at ON dally_outbox
+                    WHEN new.first_dirty_at <> old.first_dirty_at BEGIN
+                        \(Self.ageRemoved("old"))
+                        \(Self.ageAdded("new"))
+                    END;
+                    DROP INDEX dally_outbox_age;
+                    """)
+        }
         return migrator
+    }
+
+    /// Counts entry `row` (`new` or `old` in a trigger) at its first-dirty time.
+    private static func ageAdded(_ row: String) -> String {
+        """
+        INSERT INTO dally_outbox_ages (tbl, at, entries) VALUES (\(row).tbl, \(row).first_dirty_at, 1)
+            ON CONFLICT(tbl, at) DO UPDATE SET entries = entries + 1;
+        """
+    }
+
+    /// Uncounts entry `row`, removing its time's count when it was the last entry there.
+    private static func ageRemoved(_ row: String) -> String {
+        """
+        DELETE FROM dally_outbox_ages WHERE tbl = \(row).tbl AND at = \(row).first_dirty_at AND entries = 1;
+        UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = \(row).tbl AND at = \(row).first_dirty_at;
+        """
     }
 }

@@ -81,7 +81,7 @@ enum RowWriter {
         let coalesced = old != nil && old?.version == nil
         let bytes = Outbox.estimatedBytes(id: write.id, values: deleted ? [] : values)
         if !schema.policy.localOnly, !coalesced, schema.lifecycle.isBounded {
-            try OutboxBound.makeRoom(for: schema, adding: Int64(bytes), db: db, context: &context)
+            try OutboxBound.makeRoom(for: table, adding: Int64(bytes), db: db, context: &context)
         }
 
         let seq = context.nextSeq(for: schema.name)

@@ -68,8 +68,26 @@ package struct TableSQL: StoredTable, Sendable {
         if schema.lifecycle.retain != nil {
             statements.append("CREATE INDEX IF NOT EXISTS \(Self.quote("t_\(schema.name)_updated")) ON \(sqlTable)(updated_at)")
         }
+        // `drop_oldest` reads the table's oldest waiting entries in order: an index of the
+        // table's outbox entries by age, only where the policy asks for it (every other table
+        // drains without its cost; see `dally_outbox_ages`).
+        if schema.lifecycle.onFull == .dropOldest {
+            statements.append("""
+                CREATE INDEX IF NOT EXISTS \(outboxAgeIndex) ON dally_outbox (first_dirty_at) WHERE \(outboxEntries)
+                """)
+        } else {
+            statements.append("DROP INDEX IF EXISTS \(outboxAgeIndex)")
+        }
         return statements
     }
+
+    /// The partial index of this table's outbox entries by age (a `drop_oldest` table's).
+    var outboxAgeIndex: String { Self.quote("dally_outbox_age_\(schema.name)") }
+
+    /// This table's outbox entries, with the name written out: SQLite uses a partial index
+    /// only for a query whose `WHERE` repeats the index's term, which a bound parameter cannot.
+    /// The name has passed ``Identifier/isValidName(_:)``: letters, digits and `_`.
+    var outboxEntries: String { "tbl = '\(schema.name)'" }
 
     package func addColumnStatement(_ column: Column) -> String {
         "ALTER TABLE \(sqlTable) ADD COLUMN \(Self.quote("c_\(column.name)")) \(Self.storageType(column.type))"

@@ -5,9 +5,9 @@ import Testing
 
 @testable import DallyStore
 
-/// The outbox's running totals (what `/stats`, the scheduler and a table's bound read) follow
-/// its entries through every way an entry leaves: an accepted change, a conflict either side
-/// won, a change written again in flight, the server's side taken, a rejection.
+/// The outbox's running totals and ages (what `/stats`, the scheduler and a table's bound read)
+/// follow its entries through every way an entry leaves: an accepted change, a conflict either
+/// side won, a change written again in flight, the server's side taken, a rejection.
 @Suite("Outbox totals")
 struct OutboxTotalsTests {
     let clock = FixedClock(1_000_000)
@@ -18,7 +18,8 @@ struct OutboxTotalsTests {
         store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders, notes], now: { clock.now })
     }
 
-    /// Per table, the totals as kept and as counted from the entries.
+    /// Per table, the totals as kept and as counted from the entries; and per table and
+    /// first-dirty time, the ages as kept and as counted.
     private func totals() async throws -> (kept: [String], counted: [String]) {
         try await store.pool.read { db in
             let kept = try Row.fetchAll(
@@ -26,20 +27,29 @@ struct OutboxTotalsTests {
             let counted = try Row.fetchAll(
                 db, sql: "SELECT tbl, COUNT(*), SUM(bytes) FROM dally_outbox GROUP BY tbl ORDER BY tbl")
             let text = { (row: Row) in "\(row[0] as String) \(row[1] as Int64) \(row[2] as Int64)" }
-            return (kept.map(text), counted.map(text))
+            let ages = try Row.fetchAll(db, sql: "SELECT tbl, at, entries FROM dally_outbox_ages ORDER BY tbl, at")
+            let countedAges = try Row.fetchAll(
+                db, sql: """
+                    SELECT tbl, first_dirty_at, COUNT(*) FROM dally_outbox GROUP BY tbl, first_dirty_at
+                    ORDER BY tbl, first_dirty_at
+                    """)
+            return (kept.map(text) + ages.map(text), counted.map(text) + countedAges.map(text))
         }
     }
 
     @Test func everyWayOutOfTheOutboxIsCounted() async throws {
         for id in ["a", "b", "c", "d", "e", "f"] {
             _ = try await store.write(put(id, [(0, .text("Local \(id)")), (1, .real(1))]), table: "orders")
+            clock.advance(id < "d" ? 0 : 7)
         }
         _ = try await store.write(put("n", [(0, .text("note"))]), table: "notes")
         var now = try await totals()
         #expect(now.kept == now.counted)
-        #expect(now.kept.map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["notes 1", "orders 6"])
+        #expect(now.kept.prefix(2).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["notes 1", "orders 6"])
 
         let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))
+        clock.advance(5)
+        // Written again in flight: its entry stays, dirty from when the batch was built.
         _ = try await store.write(put("e", [(0, .text("Written again"))]), table: "orders")
         let server = { (id: String) in ordersRow(id, version: 9, at: 500, ["Server", 2.5, true]) }
         _ = try await store.applyAnswer(
@@ -63,12 +73,57 @@ struct OutboxTotalsTests {
         #expect(now.kept == now.counted)
         // Left: the manual conflict, the row written again, the rejected change.
         #expect(try await store.outboxEntries(table: "orders").map(\.rowID).sorted() == ["d", "e", "f"])
-        #expect(now.kept.count == 1 && now.kept[0].hasPrefix("orders 3 "))
+        #expect(now.kept.first?.hasPrefix("orders 3 ") == true)
 
         // The server's side taken for the open conflict removes its entry too.
         _ = try await store.resolveConflict(table: "orders", id: "d", .takeServer)
         now = try await totals()
         #expect(now.kept == now.counted)
-        #expect(now.kept.count == 1 && now.kept[0].hasPrefix("orders 2 "))
+        #expect(now.kept.first?.hasPrefix("orders 2 ") == true)
+    }
+
+    /// The oldest waiting entry is found from the ages with the entries that do not wait (in
+    /// flight, parked) taken out, whichever time they share with entries that wait.
+    @Test func theOldestWaitingTimeLeavesOutEntriesInFlightAndParked() async throws {
+        let start = clock.now
+        for (id, after) in [("a", 0), ("b", 0), ("c", 0), ("d", 5), ("e", 10)] {
+            clock.advance(Int64(after) - (clock.now - start))
+            _ = try await store.write(put(id, [(0, .text(id))]), table: "orders")
+        }
+        var summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.oldestFirstDirtyAt) == (5, start))
+
+        // a and b fly: c still waits from the same time.
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 2))
+        summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight, summary.oldestFirstDirtyAt) == (3, 2, start))
+
+        // b is parked by a manual conflict, then c flies: d is the oldest that waits.
+        _ = try await store.applyAnswer(
+            BatchAnswer(
+                batchID: batch.batchID, replayed: false,
+                results: [
+                    BatchAnswer.SectionResult(
+                        table: "orders",
+                        rows: [
+                            .accepted(id: "a", version: 1),
+                            .conflict(
+                                id: "b",
+                                .init(
+                                    policy: .manual, winner: .none, version: 9,
+                                    server: ordersRow("b", version: 9, at: 500, ["Server", 2.5, true]))),
+                        ])
+                ],
+                changes: []))
+        let second = try #require(try await store.nextBatch(gateway: "gw", maxRows: 1))
+        summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight, summary.parked) == (2, 1, 1))
+        #expect(summary.oldestFirstDirtyAt == start + 5)
+
+        // c accepted and d and e under way: nothing waits, so there is no oldest.
+        _ = try await store.applyAnswer(replicaAnswer(second, [.accepted(id: "c", version: 2)]))
+        _ = try await store.nextBatch(gateway: "gw", maxRows: 10)
+        summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight, summary.parked, summary.oldestFirstDirtyAt) == (0, 2, 1, nil))
     }
 }

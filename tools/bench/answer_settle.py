@@ -10,10 +10,12 @@ answered, 256-row pieces joined 16 to a transaction (as while no local write wai
 JOIN change both.
 
 Usage:  python3 tools/bench/answer_settle.py [ROWS]        (default 200000; ~1 min)
-Env:    NB [10] batches answered; BATCH [5000] rows a batch; JOIN [16] pieces a transaction; PRAGMAS "a=b;c=d" run first (e.g. cache_size=-65536,
+Env:    NB [10] batches answered; PER_MS [50] rows written in each millisecond (their first-dirty time); BATCH [5000] rows a batch; JOIN [16] pieces a transaction; PRAGMAS "a=b;c=d" run first (e.g. cache_size=-65536,
         wal_autocheckpoint=0); SKIP "name,name" statements left out (e.g. outbox_del);
         DROP "TRIGGER x" or "INDEX x" dropped before the run; CKTHREAD=1 checkpoints from a
-        second connection instead of the writer; DIR [/tmp] where the database goes.
+        second connection instead of the writer; DIR [/tmp] where the database goes; AGES=1
+        keeps the outbox's ages in `dally_outbox_ages` by triggers instead of the age index
+        (as the replica's schema v10 does).
 """
 import json, os, sqlite3, sys, threading, time, uuid
 
@@ -55,12 +57,35 @@ CREATE INDEX dally_inflight_rows_batch ON dally_inflight_rows (batch);
 """)
 ids = [str(uuid.uuid4()) for _ in range(rows)]
 now = 1_795_670_000_000
+per_ms = int(os.environ.get("PER_MS", "50"))
 db.execute("BEGIN")
 for i, row_id in enumerate(ids):
-    db.execute("INSERT INTO t VALUES (?, ?, ?, 0, NULL, ?, ?, 2.5, 0)", (row_id, i + 1, now + i // 50, f"backlog {i}", i % 1000))
+    db.execute("INSERT INTO t VALUES (?, ?, ?, 0, NULL, ?, ?, 2.5, 0)", (row_id, i + 1, now + i // per_ms, f"backlog {i}", i % 1000))
     db.execute("INSERT INTO dally_outbox (tbl, row_id, first_dirty_at, last_write_at, base_version, writes, bytes)"
-               " VALUES ('bench', ?, ?, ?, NULL, 1, 60)", (row_id, now + i // 50, now + i // 50))
+               " VALUES ('bench', ?, ?, ?, NULL, 1, 60)", (row_id, now + i // per_ms, now + i // per_ms))
 db.execute("COMMIT")
+if os.environ.get("AGES"):
+    db.executescript("""
+DROP INDEX dally_outbox_age;
+CREATE TABLE dally_outbox_ages (tbl TEXT NOT NULL, at INTEGER NOT NULL, entries INTEGER NOT NULL,
+    PRIMARY KEY (tbl, at)) WITHOUT ROWID;
+INSERT INTO dally_outbox_ages SELECT tbl, first_dirty_at, COUNT(*) FROM dally_outbox GROUP BY tbl, first_dirty_at;
+CREATE TRIGGER dally_outbox_aged AFTER INSERT ON dally_outbox BEGIN
+    INSERT INTO dally_outbox_ages (tbl, at, entries) VALUES (new.tbl, new.first_dirty_at, 1)
+    ON CONFLICT(tbl, at) DO UPDATE SET entries = entries + 1;
+END;
+CREATE TRIGGER dally_outbox_unaged AFTER DELETE ON dally_outbox BEGIN
+    DELETE FROM dally_outbox_ages WHERE tbl = old.tbl AND at = old.first_dirty_at AND entries = 1;
+    UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = old.tbl AND at = old.first_dirty_at;
+END;
+CREATE TRIGGER dally_outbox_reaged AFTER UPDATE OF first_dirty_at ON dally_outbox
+WHEN new.first_dirty_at <> old.first_dirty_at BEGIN
+    DELETE FROM dally_outbox_ages WHERE tbl = old.tbl AND at = old.first_dirty_at AND entries = 1;
+    UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = old.tbl AND at = old.first_dirty_at;
+    INSERT INTO dally_outbox_ages (tbl, at, entries) VALUES (new.tbl, new.first_dirty_at, 1)
+    ON CONFLICT(tbl, at) DO UPDATE SET entries = entries + 1;
+END;
+""")
 for drop in filter(None, os.environ.get("DROP", "").split(",")):
     db.execute("DROP " + drop)
 

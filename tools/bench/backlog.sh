@@ -120,9 +120,21 @@ gw_cpu_start=$(cpu_seconds "$GW_PID")
 wait_healthy "$CLOUD" "$CLOUD_PID" cloud
 left=$before
 deadline=$((SECONDS + 1800))
-while [ "$left" -gt 0 ] && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; left=$(pending); done
-drain_s=$(python3 -c "import time; print(f'{time.time() - $drain_start:.1f}')")
+# Until the first batch is accepted the gateway is finding out that the cloud is back (its
+# retry backoff and probe, retry_max and probe_interval: 1 s here); after it, the drain proper.
+first_at=
+while [ "$left" -gt 0 ] && [ "$SECONDS" -lt "$deadline" ]; do
+  if [ -z "$first_at" ]; then sleep 0.05; else sleep 0.2; fi
+  left=$(pending)
+  if [ -z "$first_at" ] && [ "$left" -lt "$before" ]; then first_at=$(date +%s.%N); first_left=$left; fi
+done
+drain_end=$(date +%s.%N)
+drain_s=$(python3 -c "print(f'{$drain_end - $drain_start:.1f}')")
 echo "RESULT drain rows=$before seconds=$drain_s rows_per_s=$(python3 -c "print(round($before / $drain_s))") left=$left" | tee -a "$RESULTS"
+if [ -n "$first_at" ]; then
+  echo "RESULT drain_phases first_batch_after_s=$(python3 -c "print(f'{$first_at - $drain_start:.2f}')")" \
+    "rows_per_s_after_first=$(python3 -c "print(round(($first_left - $left) / max($drain_end - $first_at, 0.001)))")" | tee -a "$RESULTS"
+fi
 # CPU each side spent on the drain (the cloud's from its start): which one the two cores wait on.
 echo "RESULT drain_cpu gateway_s=$(python3 -c "print(round($(cpu_seconds "$GW_PID") - $gw_cpu_start, 2))") cloud_s=$(cpu_seconds "$CLOUD_PID")" | tee -a "$RESULTS"
 echo "RESULT rss_after_drain gateway_mb=$(rss_mb "$GW_PID") cloud_mb=$(rss_mb "$CLOUD_PID")" | tee -a "$RESULTS"

@@ -16,7 +16,8 @@ enum OutboxBound {
     /// The most entries one drop reads at a time.
     static let dropChunk = 64
 
-    static func makeRoom(for schema: TableSchema, adding bytes: Int64, db: Database, context: inout CommitContext) throws {
+    static func makeRoom(for table: TableSQL, adding bytes: Int64, db: Database, context: inout CommitContext) throws {
+        let schema = table.schema
         let lifecycle = schema.lifecycle
         var (entries, total) = try Outbox.totals(schema.name, db: db)
         guard lifecycle.isFull(rows: entries, bytes: total, adding: bytes) else { return }
@@ -25,12 +26,12 @@ enum OutboxBound {
             while lifecycle.isFull(rows: entries, bytes: total, adding: bytes) {
                 let victims = try Row.fetchAll(
                     db.cachedStatement(sql: """
-                        SELECT row_id, base_version, bytes FROM dally_outbox o INDEXED BY dally_outbox_age
-                        WHERE o.tbl = ? AND o.parked IS NULL
+                        SELECT row_id, base_version, bytes FROM dally_outbox o INDEXED BY \(table.outboxAgeIndex)
+                        WHERE \(table.outboxEntries) AND o.parked IS NULL
                             AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
                         ORDER BY first_dirty_at LIMIT ?
                         """),
-                    arguments: [schema.name, dropChunk])
+                    arguments: [dropChunk])
                 guard !victims.isEmpty else { break }
                 for victim in victims where lifecycle.isFull(rows: entries, bytes: total, adding: bytes) {
                     try drop(rowID: victim[0], baseVersion: victim[1], table: schema, db: db, context: &context)
