@@ -31,6 +31,13 @@ final class Uplink: Sendable {
         rules = UplinkRules(name: config.name, networkClass: config.networkClass, cost: cost, eager: config.eager)
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
+        // A refused connection fails its request at once. Left on, AsyncHTTPClient retries the
+        // connection itself with a backoff that grows by 1.25× per failure up to a minute and
+        // holds requests until it fires: after a long outage the gateway found the cloud back
+        // only that much later, whatever `retry_max` and `probe_interval` say (the backlog's
+        // first batch 1.7-3.1 s after the cloud came back from a 15 s outage). The uplink's
+        // own retry and probe decide when to try again.
+        configuration.connectionPool.retryConnectionEstablishment = false
         if let proxy = config.proxy { configuration.proxy = .server(host: proxy.host, port: proxy.port) }
         configuration.tlsConfiguration = tls
         client = CloudClient(

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyTestSupport
 import Testing
 
 /// Two real gateways on one real cloud: changes travel A → cloud → B and back.
@@ -52,6 +53,37 @@ import Testing
             #expect(ids == Set((0..<120).map { "r\($0)" }))
             let versions = page.json["rows"]?.array?.compactMap { $0["version"]?.int } ?? []
             #expect(Set(versions) == Set(1...120))
+        }
+    }
+
+    /// A gateway whose requests failed many times while the cloud was down reaches it with
+    /// the first request after it is back: no connection backoff of the HTTP client's own
+    /// (which grows past a request's whole timeout, 1 s here, after a dozen failures) holds it.
+    @Test func aCloudBackAfterManyFailedConnectionsIsReachedAtOnce() async throws {
+        let system = SyncSystem()
+        do {
+            try await system.startCloud()
+            var config = try system.gatewayConfig("gw-a")
+            config.cloud?.requestTimeout = .seconds(1)
+            try await system.live.startGateway("gw-a", config)
+            try await system.stopCloud()
+            #expect(try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"Ada"}}"#).status == 200)
+            let failures = { @Sendable () async throws -> Int64 in
+                try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin)
+                    .json["uplinks"]?.array?.first?["failures"]?.int ?? 0
+            }
+            for _ in 0..<15 {
+                #expect(try await system.sync("gw-a").status == 202)
+            }
+            #expect(try await eventually(within: .seconds(120)) { try await failures() >= 15 })
+            try await system.startCloud()
+            let synced = try await system.sync("gw-a")
+            #expect(synced.status == 200, "\(synced.body)")
+            #expect(synced.json["accepted"]?.int == 1)
+            try await system.shutdown()
+        } catch {
+            try? await system.shutdown()
+            throw error
         }
     }
 
