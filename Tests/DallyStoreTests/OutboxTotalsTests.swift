@@ -99,22 +99,14 @@ struct OutboxTotalsTests {
         #expect((summary.pending, summary.inFlight, summary.oldestFirstDirtyAt) == (3, 2, start))
 
         // b is parked by a manual conflict, then c flies: d is the oldest that waits.
+        let server = ordersRow("b", version: 9, at: 500, ["Server", 2.5, true])
         _ = try await store.applyAnswer(
-            BatchAnswer(
-                batchID: batch.batchID, replayed: false,
-                results: [
-                    BatchAnswer.SectionResult(
-                        table: "orders",
-                        rows: [
-                            .accepted(id: "a", version: 1),
-                            .conflict(
-                                id: "b",
-                                .init(
-                                    policy: .manual, winner: .none, version: 9,
-                                    server: ordersRow("b", version: 9, at: 500, ["Server", 2.5, true]))),
-                        ])
-                ],
-                changes: []))
+            replicaAnswer(
+                batch,
+                [
+                    .accepted(id: "a", version: 1),
+                    .conflict(id: "b", .init(policy: .manual, winner: .none, version: 9, server: server)),
+                ]))
         let second = try #require(try await store.nextBatch(gateway: "gw", maxRows: 1))
         summary = try #require(try await store.outboxSummary().first)
         #expect((summary.pending, summary.inFlight, summary.parked) == (2, 1, 1))
