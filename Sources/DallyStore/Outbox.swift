@@ -116,42 +116,52 @@ public enum Outbox {
     ///
     /// The totals come from `dally_outbox_totals` and the ages from `dally_outbox_ages`, both
     /// kept by triggers; only the entries that do not wait (in flight, parked, held: a few
-    /// batches' worth) are read one by one. So the cost follows the tables and the rows under
-    /// way, not the backlog: a million pending rows answer as fast as ten.
+    /// batches' worth) are counted from the outbox (``StalledEntries``), by first-dirty time
+    /// only among the oldest times. So the cost follows the tables and the rows under way, not
+    /// the backlog: a million pending rows answer as fast as ten.
     static func summaries(db: Database, atomicTables: [String] = []) throws -> [Summary] {
         var totals: [String: (entries: Int64, bytes: Int64)] = [:]
         for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT tbl, entries, bytes FROM dally_outbox_totals WHERE entries > 0")) {
             totals[row[0]] = (row[1], row[2])
         }
         guard !totals.isEmpty else { return [] }
-        let stalled = try StalledEntries.read(db: db, atomicTables: atomicTables)
         var summaries: [Summary] = []
         for (table, total) in totals.sorted(by: { $0.key < $1.key }) {
-            let stalls = stalled[table] ?? StalledEntries()
+            let atomic = atomicTables.contains(table)
+            let ages = try oldestAges(table, limit: agesRead, db: db)
+            var stalls = try StalledEntries.read(
+                table, atomic: atomic, countedThrough: ages.last?.at ?? Int64.min, db: db)
             let pending = max(0, total.entries - stalls.entries)
-            let bytes = max(0, total.bytes - stalls.bytes)
-            let oldest = pending > 0 ? try oldestWaiting(table, skipping: stalls.countsByAge, db: db) : nil
+            var oldest: Int64?
+            if pending > 0 {
+                oldest = ages.first { $0.entries > stalls.countsByAge[$0.at, default: 0] }?.at
+                if oldest == nil, ages.count == agesRead {
+                    // Every one of the oldest times is under way: count them all, and read as
+                    // many times as there are counted, and one more (rare: a small outbox
+                    // nearly all in flight).
+                    stalls = try StalledEntries.read(table, atomic: atomic, countedThrough: Int64.max, db: db)
+                    oldest = try oldestAges(table, limit: stalls.countsByAge.count + 1, db: db)
+                        .first { $0.entries > stalls.countsByAge[$0.at, default: 0] }?.at
+                }
+            }
             summaries.append(
                 Summary(
-                    table: table, pending: pending, bytes: bytes, oldestFirstDirtyAt: oldest,
+                    table: table, pending: pending, bytes: max(0, total.bytes - stalls.bytes), oldestFirstDirtyAt: oldest,
                     inFlight: stalls.inFlight, parked: stalls.parked, held: stalls.held))
         }
         return summaries
     }
 
-    /// The first-dirty time of `table`'s oldest entry that waits: the oldest time whose count
-    /// in `dally_outbox_ages` is more than the entries at that time that do not wait. At most
-    /// one time more than `skipping` holds is read.
-    private static func oldestWaiting(_ table: String, skipping: [Int64: Int64], db: Database) throws -> Int64? {
-        let ages = try Row.fetchAll(
+    /// How many of a table's oldest first-dirty times a summary reads first: the oldest
+    /// waiting entry is nearly always at one of them.
+    static let agesRead = 64
+
+    /// `table`'s `limit` oldest first-dirty times with how many entries each has, oldest first.
+    private static func oldestAges(_ table: String, limit: Int, db: Database) throws -> [(at: Int64, entries: Int64)] {
+        try Row.fetchAll(
             db.cachedStatement(sql: "SELECT at, entries FROM dally_outbox_ages WHERE tbl = ? ORDER BY at LIMIT ?"),
-            arguments: [table, skipping.count + 1])
-        for age in ages {
-            let at: Int64 = age[0]
-            let entries: Int64 = age[1]
-            if entries > skipping[at, default: 0] { return at }
-        }
-        return nil
+            arguments: [table, limit]
+        ).map { ($0[0], $0[1]) }
     }
 
     /// The entries and estimated bytes `table`'s outbox holds, all states together: what

@@ -13,52 +13,53 @@ struct StalledEntries {
     /// Parked entries, those in flight among them.
     private(set) var parked: Int64 = 0
     private(set) var held: Int64 = 0
-    /// How many entries there are at each first-dirty time.
+    /// How many entries there are at each first-dirty time, up to the time asked for.
     private(set) var countsByAge: [Int64: Int64] = [:]
 
-    /// Every table's stalled entries; `atomicTables` are the tables whose rows wait for
-    /// their objects.
+    /// `table`'s stalled entries, counted by first-dirty time up to `countedThrough` (each
+    /// later entry counts in the totals only); `atomic` when its rows wait for their objects.
     ///
     /// Each entry is read once, in the first of its states (in flight, parked, held), and
-    /// SQLite counts them by table and first-dirty time: the rows that come back are as many
-    /// as the distinct times, a few for a backlog written in large requests.
-    static func read(db: Database, atomicTables: [String]) throws -> [String: StalledEntries] {
+    /// SQLite counts them: the rows that come back are one per counted time and one for the
+    /// rest, however many entries are under way. (Counted at every time, 10,000 entries in
+    /// flight written a millisecond apart took 2-4× as long: SQLite's sort, and a row each.)
+    static func read(_ table: String, atomic: Bool, countedThrough: Int64, db: Database) throws -> StalledEntries {
         let notInFlight = "NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)"
-        let held = atomicTables.isEmpty ? "" : """
+        let held = !atomic ? "" : """
             UNION ALL
-            SELECT DISTINCT o.tbl, o.row_id, o.first_dirty_at, o.bytes, 0, 0, 1 FROM dally_object_uploads u
+            SELECT DISTINCT o.row_id, o.first_dirty_at, o.bytes, 0, 0, 1 FROM dally_object_uploads u
             JOIN dally_object_refs f ON f.hash = u.hash
             CROSS JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
-            WHERE o.tbl IN (\(atomicTables.map { _ in "?" }.joined(separator: ", "))) AND o.parked IS NULL AND \(notInFlight)
+            WHERE o.tbl = ?1 AND o.parked IS NULL AND \(notInFlight)
             """
         // CROSS JOIN keeps SQLite from walking the whole outbox for the in-flight rows, as
         // its planner otherwise chooses (0.75 s at 200,000 pending rows).
         let sql = """
-            SELECT tbl, at, COUNT(*), SUM(bytes), SUM(flying), SUM(parked), SUM(held) FROM (
-                SELECT o.tbl AS tbl, o.row_id, o.first_dirty_at AS at, o.bytes AS bytes, 1 AS flying,
-                    o.parked IS NOT NULL AS parked, 0 AS held
+            SELECT CASE WHEN at <= ?2 THEN at END AS near, COUNT(*), SUM(bytes), SUM(flying), SUM(parked), SUM(held)
+            FROM (
+                SELECT o.row_id, o.first_dirty_at AS at, o.bytes AS bytes, 1 AS flying, o.parked IS NOT NULL AS parked,
+                    0 AS held
                 FROM dally_inflight_rows r CROSS JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id
+                WHERE r.tbl = ?1
                 UNION ALL
-                SELECT o.tbl, o.row_id, o.first_dirty_at, o.bytes, 0, 1, 0 FROM dally_outbox o INDEXED BY dally_outbox_parked
-                WHERE o.parked IS NOT NULL AND \(notInFlight)
+                SELECT o.row_id, o.first_dirty_at, o.bytes, 0, 1, 0 FROM dally_outbox o INDEXED BY dally_outbox_parked
+                WHERE o.tbl = ?1 AND o.parked IS NOT NULL AND \(notInFlight)
                 \(held)
-            ) GROUP BY tbl, at
+            ) GROUP BY near
             """
-        var tables: [String: StalledEntries] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(atomicTables)) {
-            let count: Int64 = row[2]
-            tables[row[0], default: StalledEntries()].add(
-                at: row[1], count: count, bytes: row[3], inFlight: row[4], parked: row[5], held: row[6])
+        var stalled = StalledEntries()
+        for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [table, countedThrough]) {
+            stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: row[3], parked: row[4], held: row[5])
         }
-        return tables
+        return stalled
     }
 
-    private mutating func add(at: Int64, count: Int64, bytes: Int64, inFlight: Int64, parked: Int64, held: Int64) {
+    private mutating func add(at: Int64?, count: Int64, bytes: Int64, inFlight: Int64, parked: Int64, held: Int64) {
         entries += count
         self.bytes += bytes
         self.inFlight += inFlight
         self.parked += parked
         self.held += held
-        countsByAge[at, default: 0] += count
+        if let at { countsByAge[at, default: 0] += count }
     }
 }

@@ -21,6 +21,12 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
         var plannedWake: Int64?
         /// Whether the loop waits with nothing to do now, and the wake it planned (for `/stats`).
         var idle = false
+        /// The last look found no uplink available (each down by its probe or its override, not
+        /// merely waiting out a backoff): until a probe or an override brings one back, which
+        /// wakes the loop, no write can call for a wake.
+        var noUplinkAvailable = false
+        /// Looks at the outbox that ended in a decision, since start.
+        var decisions: Int64 = 0
         var nextWakeAt: Int64?
         /// Per table: pending bytes as of the last look at the outbox plus what commits added
         /// since, an upper bound that tells when the size bound may have been passed.
@@ -67,9 +73,10 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// Whether the loop is idle, when it plans to wake, and per table the deadlines missed.
-    var schedule: (idle: Bool, nextWakeAt: Int64?, deadlineMisses: [String: Int64]) {
-        state.withLock { ($0.idle, $0.nextWakeAt, $0.deadlineMisses) }
+    /// Whether the loop is idle, when it plans to wake, per table the deadlines missed, and
+    /// how many decisions it made.
+    var schedule: (idle: Bool, nextWakeAt: Int64?, deadlineMisses: [String: Int64], decisions: Int64) {
+        state.withLock { ($0.idle, $0.nextWakeAt, $0.deadlineMisses, $0.decisions) }
     }
 
     func run() async {
@@ -87,6 +94,7 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
                 guard await clock.pause(for: delay) else { return }
                 continue
             }
+            state.withLock { $0.decisions += 1 }
             countMisses(scheduler.stranded(situation))
             switch scheduler.decide(situation) {
             case .wake(let wake):
@@ -133,6 +141,10 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
         let now = self.now()
         let eagerClasses = Set(uplinks.filter { $0.config.eager && $0.isUsable(at: now) }.map(\.config.networkClass))
         let wake = state.withLock { state -> Bool in
+            // With no uplink to carry them, new deadlines cannot move the plan: deciding again
+            // after every write only read the outbox again (1.5× the gateway's CPU for a
+            // backlog written a row at a time while the cloud was down, docs/BENCHMARKS.md).
+            if state.idle, state.noUplinkAvailable { return false }
             var wake = !state.idle
             for (table, growth) in notice.outbox {
                 guard let rules = scheduler.rules(of: table) else { continue }
@@ -197,6 +209,7 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
             situation.pulledAt[ObjectStream.name(of: table)] = backlog.objectDownloadsQueuedAt[table] ?? now
         }
         situation.inFlight = flights.map { FlightTables(uploads: $0.uploads, pulls: $0.pulls) }
+        state.withLock { $0.noUplinkAvailable = situation.usable.isEmpty && situation.backingOff.isEmpty }
         state.withLock { $0.pendingBytes = Dictionary(uniqueKeysWithValues: summaries.map { ($0.table, $0.bytes) }) }
         let pending = situation.pending
         (situation.urgentUploads, situation.urgentPulls) = requests.prune { table in

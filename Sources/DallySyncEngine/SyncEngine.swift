@@ -160,6 +160,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         status.deadlineMisses = schedule.deadlineMisses
         status.idle = schedule.idle
         status.nextWakeAt = schedule.nextWakeAt
+        status.decisions = schedule.decisions
         return status
     }
 

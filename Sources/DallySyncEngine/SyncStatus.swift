@@ -28,6 +28,9 @@ public struct SyncStatus: Sendable {
     public var inlinePages: Int64 = 0
     /// Compression dictionaries the cloud acknowledged.
     public var dictionariesUploaded: Int64 = 0
+    /// Times the scheduler looked at the outbox and decided: after each cycle, each planned
+    /// wake, and each write or event that could move the plan.
+    public var decisions: Int64 = 0
     /// Object transfers both ways.
     public var objects = ObjectTransferCounters()
     /// Per table: deadlines that passed while no uplink the table may use was available.
@@ -53,7 +56,7 @@ extension SyncStatus {
             ("failures", failures), ("consecutive_failures", Int64(consecutiveFailures)),
             ("notifications", notifications), ("inline_pages", inlinePages),
             ("notify_connected", notifyConnected ? 1 : 0),
-            ("dictionaries_uploaded", dictionariesUploaded),
+            ("dictionaries_uploaded", dictionariesUploaded), ("decisions", decisions),
         ] + objects.counters
     }
 }

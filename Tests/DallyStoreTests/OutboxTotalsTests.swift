@@ -118,4 +118,20 @@ struct OutboxTotalsTests {
         summary = try #require(try await store.outboxSummary().first)
         #expect((summary.pending, summary.inFlight, summary.parked, summary.oldestFirstDirtyAt) == (0, 2, 1, nil))
     }
+
+    /// When every one of the oldest times a summary reads first is under way, it counts them
+    /// all and still finds the oldest entry that waits.
+    @Test func theOldestWaitingTimeIsFoundBehindMoreTimesInFlightThanASummaryReadsFirst() async throws {
+        let start = clock.now
+        let count = Outbox.agesRead + 6
+        for i in 0..<count {
+            _ = try await store.write(put(String(format: "r%03d", i), [(0, .text("\(i)"))]), table: "orders")
+            clock.advance(1)
+        }
+        // Ids in the order they were written: the batch takes the oldest.
+        _ = try #require(try await store.nextBatch(gateway: "gw", maxRows: Outbox.agesRead + 2))
+        let summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight) == (4, Int64(Outbox.agesRead + 2)))
+        #expect(summary.oldestFirstDirtyAt == start + Int64(Outbox.agesRead + 2))
+    }
 }

@@ -87,6 +87,55 @@ import Testing
         }
     }
 
+    /// While every uplink is down by its probe, a write cannot call for a wake: the scheduler
+    /// does not read the outbox again for each one, and everything goes once the cloud is back.
+    @Test func writesWhileNoUplinkIsAvailableDoNotWakeTheScheduler() async throws {
+        let orders = SystemConfig.Table(
+            "orders", columns: ["customer TEXT"], conflict: "last_writer_wins", upload: #"{ max_delay = "1s" }"#)
+        let system = SyncSystem(config: SyncSystem.config(tables: [orders]))
+        do {
+            try await system.startCloud()
+            var config = try system.gatewayConfig("gw-a")
+            for i in config.uplinks.indices { config.uplinks[i].probeInterval = .seconds(1) }
+            try await system.live.startGateway("gw-a", config)
+            try await system.stopCloud()
+            let stats = { @Sendable () async throws -> JSONValue in
+                try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            }
+            #expect(try await eventually(within: .seconds(60)) {
+                try await stats()["uplinks"]?.array?.first?["available"]?.bool == false
+            })
+            // A first write whose deadline passes with no uplink: from then on each new
+            // deadline comes before any wake the scheduler plans.
+            #expect(try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/w-first", body: #"{"values":{"customer":"c"}}"#).status == 200)
+            #expect(try await eventually(within: .seconds(60)) {
+                try await stats()["tables"]?["orders"]?["deadline_in_ms"]?.int ?? 0 < 0
+            })
+            let before = try await stats()["sync"]?["decisions"]?.int ?? -1
+            for i in 0..<30 {
+                let put = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/w\(i)", body: #"{"values":{"customer":"c"}}"#)
+                #expect(put.status == 200)
+            }
+            let after = try await stats()["sync"]?["decisions"]?.int ?? -1
+            // A planned wake (a download period) may fall in between; thirty writes may not.
+            #expect(after - before <= 2, "\(before) → \(after)")
+
+            try await system.startCloud()
+            #expect(try await eventually(within: .seconds(60)) {
+                try await stats()["uplinks"]?.array?.first?["available"]?.bool == true
+            })
+            let arrived = try await eventually(within: .seconds(60)) {
+                try await stats()["sync"]?["rows_accepted"]?.int == 31
+            }
+            #expect(arrived)
+            #expect(try await stats()["tables"]?["orders"]?["outbox_pending"]?.int == 0)
+            try await system.shutdown()
+        } catch {
+            try? await system.shutdown()
+            throw error
+        }
+    }
+
     @Test func cloudDownThenUpDeliversEverythingOnce() async throws {
         try await SyncSystem.run { system in
             try await system.stopCloud()
