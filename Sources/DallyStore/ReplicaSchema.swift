@@ -206,10 +206,10 @@ enum ReplicaSchema {
             // place of the `(tbl, first_dirty_at)` index. Batches take rows in id order, so an
             // answer deleted its rows from random places of that index, a page written for
             // nearly every row; a backlog written quickly shares few first-dirty times, so the
-            // counts are a few small rows that stay in the cache. The drain went ~1.4× faster
-            // without the index (docs/BENCHMARKS.md). ``Outbox`` finds the oldest waiting entry
-            // from the counts; `drop_oldest` tables keep an index of their own
-            // (`TableSQL.outboxAgeIndex`).
+            // counts are a few small rows that stay in the cache (an answer to a backlog written
+            // 20 rows a request took the writer 0.6-0.7× the time; docs/BENCHMARKS.md).
+            // ``Outbox`` finds the oldest waiting entry from the counts; `drop_oldest` tables
+            // keep an index of their own (`TableSQL.outboxAgeIndex`).
             try db.execute(
                 sql: """
                     CREATE TABLE dally_outbox_ages (
