@@ -209,8 +209,10 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
             situation.pulledAt[ObjectStream.name(of: table)] = backlog.objectDownloadsQueuedAt[table] ?? now
         }
         situation.inFlight = flights.map { FlightTables(uploads: $0.uploads, pulls: $0.pulls) }
-        state.withLock { $0.noUplinkAvailable = situation.usable.isEmpty && situation.backingOff.isEmpty }
-        state.withLock { $0.pendingBytes = Dictionary(uniqueKeysWithValues: summaries.map { ($0.table, $0.bytes) }) }
+        state.withLock { state in
+            state.pendingBytes = Dictionary(uniqueKeysWithValues: summaries.map { ($0.table, $0.bytes) })
+            state.noUplinkAvailable = situation.usable.isEmpty && situation.backingOff.isEmpty
+        }
         let pending = situation.pending
         (situation.urgentUploads, situation.urgentPulls) = requests.prune { table in
             pending[table] != nil || flights.contains { $0.uploads.contains(table) }

@@ -171,15 +171,11 @@ import Testing
     /// Two real gateways: B takes each of A's changes from its one stream, with no pull and
     /// no new request per change.
     @Test func aGatewayTakesChangeAfterChangeOnOneStream() async throws {
-        let system = SyncSystem()
-        do {
-            try await system.startCloud()
-            try await system.startGateway("gw-a")
-            // A stream lasts notify_wait: held 120 s, the five changes fit in one stream however
-            // loaded the machine is (at 10 s, a slow run saw the stream end and start again).
-            var config = try system.gatewayConfig("gw-b")
-            config.cloud?.notifyWait = .seconds(120)
-            try await system.live.startGateway("gw-b", config)
+        // A stream lasts notify_wait: held 120 s, the five changes fit in one stream however
+        // loaded the machine is (at 10 s, a slow run saw the stream end and start again).
+        try await SyncSystem.run(adjust: { id, config in
+            if id == "gw-b" { config.cloud?.notifyWait = .seconds(120) }
+        }) { system in
             _ = try await system.sync("gw-b")
             let connected = try await eventually(within: .seconds(30)) {
                 try await Self.stats(system, "gw-b")["sync"]?["notify_connected"]?.int == 1
@@ -190,10 +186,6 @@ import Testing
             #expect(Self.grew("rows_received", before, after) == 5)
             #expect(Self.grew("inline_pages", before, after) == 5)
             #expect(Self.notifyPolls(after) == Self.notifyPolls(before), "\(after["uplinks"] ?? .null)")
-            try await system.shutdown()
-        } catch {
-            try? await system.shutdown()
-            throw error
         }
     }
 

@@ -60,12 +60,8 @@ import Testing
     /// the first request after it is back: no connection backoff of the HTTP client's own
     /// (which grows past a request's whole timeout, 1 s here, after a dozen failures) holds it.
     @Test func aCloudBackAfterManyFailedConnectionsIsReachedAtOnce() async throws {
-        let system = SyncSystem()
-        do {
-            try await system.startCloud()
-            var config = try system.gatewayConfig("gw-a")
-            config.cloud?.requestTimeout = .seconds(1)
-            try await system.live.startGateway("gw-a", config)
+        try await SyncSystem.run(gateways: ["gw-a"], adjust: { _, config in config.cloud?.requestTimeout = .seconds(1) }) {
+            system in
             try await system.stopCloud()
             #expect(try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"Ada"}}"#).status == 200)
             let failures = { @Sendable () async throws -> Int64 in
@@ -80,10 +76,6 @@ import Testing
             let synced = try await system.sync("gw-a")
             #expect(synced.status == 200, "\(synced.body)")
             #expect(synced.json["accepted"]?.int == 1)
-            try await system.shutdown()
-        } catch {
-            try? await system.shutdown()
-            throw error
         }
     }
 
@@ -92,12 +84,12 @@ import Testing
     @Test func writesWhileNoUplinkIsAvailableDoNotWakeTheScheduler() async throws {
         let orders = SystemConfig.Table(
             "orders", columns: ["customer TEXT"], conflict: "last_writer_wins", upload: #"{ max_delay = "1s" }"#)
-        let system = SyncSystem(config: SyncSystem.config(tables: [orders]))
-        do {
-            try await system.startCloud()
-            var config = try system.gatewayConfig("gw-a")
-            for i in config.uplinks.indices { config.uplinks[i].probeInterval = .seconds(1) }
-            try await system.live.startGateway("gw-a", config)
+        try await SyncSystem.run(
+            SyncSystem(config: SyncSystem.config(tables: [orders])), gateways: ["gw-a"],
+            adjust: { _, config in
+                for i in config.uplinks.indices { config.uplinks[i].probeInterval = .seconds(1) }
+            }
+        ) { system in
             try await system.stopCloud()
             let stats = { @Sendable () async throws -> JSONValue in
                 try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
@@ -129,10 +121,6 @@ import Testing
             }
             #expect(arrived)
             #expect(try await stats()["tables"]?["orders"]?["outbox_pending"]?.int == 0)
-            try await system.shutdown()
-        } catch {
-            try? await system.shutdown()
-            throw error
         }
     }
 

@@ -27,19 +27,6 @@ enum ScopeSystem {
             config: SyncSystem.config(tables: [cloudTable]),
             gatewayTables: ["gw-a": [gatewayTable(store: a)], "gw-b": [gatewayTable(store: b, writes: bWrites)]])
     }
-
-    static func run(_ system: SyncSystem, _ body: (SyncSystem) async throws -> Void) async throws {
-        do {
-            try await system.startCloud()
-            try await system.startGateway("gw-a")
-            try await system.startGateway("gw-b")
-            try await body(system)
-            try await system.shutdown()
-        } catch {
-            try? await system.shutdown()
-            throw error
-        }
-    }
 }
 
 extension SyncSystem {
@@ -76,7 +63,7 @@ extension SyncSystem {
 @Suite("End to end: sync scopes", .serialized)
 struct ScopeEndToEndTests {
     @Test func eachGatewayHoldsItsStoreAndARowThatMovesLeavesOneAndReachesTheOther() async throws {
-        try await ScopeSystem.run(ScopeSystem.make()) { system in
+        try await SyncSystem.run(ScopeSystem.make()) { system in
             try await system.seed("seed-1", [("r1", nil, "S1"), ("r2", nil, "S1"), ("r3", nil, "S2"), ("r4", nil, "S3")])
             try await system.sync("gw-a", table: "shop_orders")
             try await system.sync("gw-b", table: "shop_orders")
@@ -104,7 +91,7 @@ struct ScopeEndToEndTests {
 
     @Test func aScopeChangedOnRestartDropsWhatLeftPullsWhatEnteredAndKeepsDirtyRows() async throws {
         let system = ScopeSystem.make()
-        try await ScopeSystem.run(system) { system in
+        try await SyncSystem.run(system) { system in
             try await system.seed("seed-1", [("r1", nil, "S1"), ("r2", nil, "S1"), ("r3", nil, "S2"), ("r4", nil, "S3")])
             try await system.sync("gw-a", table: "shop_orders")
             #expect(try await system.liveIDs("gw-a") == ["r1", "r2"])
@@ -123,7 +110,7 @@ struct ScopeEndToEndTests {
     }
 
     @Test func aWriteOutsideARejectingScopeIsRefusedAndChangesNothing() async throws {
-        try await ScopeSystem.run(ScopeSystem.make(bWrites: "reject")) { system in
+        try await SyncSystem.run(ScopeSystem.make(bWrites: "reject")) { system in
             let outside = try await system.gateway(
                 "gw-b", .PUT, "/v1/tables/shop_orders/rows/x1", body: #"{"values":{"store_id":"S1","total":1}}"#)
             #expect(outside.status == 403)
@@ -146,7 +133,7 @@ struct ScopeEndToEndTests {
     }
 
     @Test func theCloudFiltersNotifyByScopeAndRefusesAScopeItCannotIndex() async throws {
-        try await ScopeSystem.run(ScopeSystem.make()) { system in
+        try await SyncSystem.run(ScopeSystem.make()) { system in
             try await system.seed("seed-1", [("r1", nil, "S1")])
             let s1 = "scopes=" + percent(#"{"shop_orders":{"store_id":["S1"]}}"#)
             let s3 = "scopes=" + percent(#"{"shop_orders":{"store_id":"S3"}}"#)

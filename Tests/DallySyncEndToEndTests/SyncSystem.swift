@@ -99,13 +99,19 @@ final class SyncSystem: Sendable {
         try await live.stopGateway(id)
     }
 
-    /// A cloud and gateways `gw-a` and `gw-b`, running for `body`, then stopped.
-    static func run(_ body: (SyncSystem) async throws -> Void) async throws {
-        let system = SyncSystem()
+    /// `system`'s cloud and `gateways` running for `body`, then stopped; `adjust` changes a
+    /// gateway's configuration before it starts (a shorter timeout, a longer notify wait, …).
+    static func run(
+        _ system: SyncSystem = SyncSystem(), gateways: [String] = ["gw-a", "gw-b"],
+        adjust: (String, inout GatewayConfig) -> Void = { _, _ in }, _ body: (SyncSystem) async throws -> Void
+    ) async throws {
         do {
             try await system.startCloud()
-            try await system.startGateway("gw-a")
-            try await system.startGateway("gw-b")
+            for id in gateways {
+                var config = try system.gatewayConfig(id)
+                adjust(id, &config)
+                try await system.live.startGateway(id, config)
+            }
             try await body(system)
             try await system.shutdown()
         } catch {
