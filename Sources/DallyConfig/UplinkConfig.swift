@@ -13,6 +13,8 @@ import DallyCore
 /// url = "http://10.0.0.5:8090"     # default: [cloud] url
 /// proxy = "http://10.0.0.1:3128"   # optional HTTP proxy
 /// probe_interval = "30s"           # default 60s; "off" never probes
+/// down_probe_interval = "5s"       # while the cloud gives no answer; default 2s on the
+///                                  # cheapest class, else probe_interval
 /// eager = true                     # default false
 /// idle_timeout = "2m"              # and min_rate, min_rate_window, target_request_time:
 ///                                  # default [cloud]'s (``LinkTimings``)
@@ -48,6 +50,10 @@ public struct UplinkConfig: Sendable, Equatable {
     public var proxy: Proxy?
     /// How often to check that the cloud is reachable over this uplink; nil never to probe.
     public var probeInterval: Duration?
+    /// How often to check while the cloud gives no answer over this uplink (its last probe
+    /// failed, or its last request got none): how soon a gateway finds its cloud back after an
+    /// outage. Never longer than ``probeInterval``, which it follows when nil.
+    public var downProbeInterval: Duration?
     /// Whether to send as soon as changes exist while this uplink is available, rather than
     /// waiting for the tables' deadlines.
     public var eager: Bool
@@ -58,20 +64,38 @@ public struct UplinkConfig: Sendable, Equatable {
     public static let defaultName = "default"
     /// How often an uplink is probed when its block does not say.
     public static let defaultProbeInterval: Duration = .seconds(60)
+    /// How often an uplink of the cheapest class is probed while the cloud does not answer,
+    /// when its block does not say. On a LAN a failed probe is a refused connection, which
+    /// costs nothing; a metered class keeps its `probe_interval`, because each probe there
+    /// is paid for.
+    public static let defaultCheapestDownProbeInterval: Duration = .seconds(2)
 
     public init(
         name: String, networkClass: String, url: String, proxy: Proxy? = nil,
-        probeInterval: Duration? = UplinkConfig.defaultProbeInterval, eager: Bool = false
+        probeInterval: Duration? = UplinkConfig.defaultProbeInterval, downProbeInterval: Duration? = nil,
+        eager: Bool = false
     ) {
         self.name = name
         self.networkClass = networkClass
         self.url = url
         self.proxy = proxy
         self.probeInterval = probeInterval
+        self.downProbeInterval = downProbeInterval
         self.eager = eager
     }
 
-    static let keys = ["name", "class", "url", "proxy", "probe_interval", "eager"] + LinkTimings.keys
+    /// The uplink of a gateway whose file declares none: `default`, of the cheapest class.
+    ///
+    /// ```swift
+    /// let uplink = UplinkConfig.implicit(cheapestClass: "wired", url: "http://cloud.internal:8090")
+    /// ```
+    public static func implicit(cheapestClass: String, url: String) -> UplinkConfig {
+        UplinkConfig(
+            name: defaultName, networkClass: cheapestClass, url: url, downProbeInterval: defaultCheapestDownProbeInterval)
+    }
+
+    static let keys = ["name", "class", "url", "proxy", "probe_interval", "down_probe_interval", "eager"]
+        + LinkTimings.keys
 
     /// Reads `[[uplinks]]` from a gateway file.
     ///
@@ -92,7 +116,7 @@ public struct UplinkConfig: Sendable, Equatable {
         guard !sections.isEmpty else {
             // readNetworkClasses refuses an empty list, so there is always a cheapest class.
             guard let cheapest = networkClasses.first else { return [] }
-            var uplink = UplinkConfig(name: defaultName, networkClass: cheapest, url: cloud.url)
+            var uplink = implicit(cheapestClass: cheapest, url: cloud.url)
             uplink.timings = cloud.timings
             uplink.standbyURLs = cloud.standbyURLs
             return [uplink]
@@ -136,6 +160,8 @@ public struct UplinkConfig: Sendable, Equatable {
         uplink.standbyURLs = Array(urls.dropFirst())
         uplink.proxy = try readProxy(section)
         uplink.probeInterval = try readProbeInterval(section)
+        uplink.downProbeInterval = try readDownProbeInterval(
+            section, probeInterval: uplink.probeInterval, cheapest: networkClass == networkClasses.first)
         uplink.eager = try section.bool("eager", default: false)
         uplink.timings = try LinkTimings.read(section, defaults: cloud.timings)
         return uplink
@@ -190,6 +216,28 @@ public struct UplinkConfig: Sendable, Equatable {
         // Probing faster than once a second would load a metered link for no better answer.
         guard interval >= .seconds(1) else {
             throw KeyError(key: key, reason: "must be at least 1s, or \"off\" never to probe")
+        }
+        return interval
+    }
+
+    /// Reads the optional `down_probe_interval`: a duration from 1s to `probe_interval`. Left
+    /// out, it is ``defaultCheapestDownProbeInterval`` (or `probe_interval` when shorter) on the
+    /// cheapest class, and nil (`probe_interval`) on any other.
+    static func readDownProbeInterval(
+        _ section: TOMLSection, probeInterval: Duration?, cheapest: Bool
+    ) throws(KeyError) -> Duration? {
+        guard let text = try section.string("down_probe_interval") else {
+            return cheapest ? probeInterval.map { min($0, defaultCheapestDownProbeInterval) } : nil
+        }
+        let key = section.keyPath("down_probe_interval")
+        guard let probeInterval else {
+            throw KeyError(key: key, reason: "needs probe_interval: an uplink that never probes has nothing to probe faster")
+        }
+        guard let interval = DurationText.parse(text) else {
+            throw KeyError(key: key, reason: "bad duration \"\(text)\": expected \(DurationText.expected)")
+        }
+        guard interval >= .seconds(1), interval <= probeInterval else {
+            throw KeyError(key: key, reason: "must be from 1s to probe_interval (\(DurationText.format(probeInterval)))")
         }
         return interval
     }

@@ -122,6 +122,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 counters.withLock { $0.cloudTakesInline = false }
             } catch {
                 counters.withLock { $0.connected = false }
+                // A cloud that went down while nothing was sent is heard of here first.
+                if case .unreachable? = error as? CloudError { uplink.recordSilence() }
                 failures += 1
                 let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
                 logger.debug(

@@ -3,6 +3,11 @@ import DallyScheduler
 
 /// Probes one uplink's cloud every `probe_interval`, unless other traffic proved it works
 /// within the interval: the probe never wakes a radio more often than configured.
+///
+/// While the cloud gives no answer over the uplink (the last probe failed, or the last
+/// request got no answer), it probes every `down_probe_interval` instead, so that a gateway
+/// finds its cloud back within seconds of an outage's end on a LAN, where a failed probe is a
+/// refused connection, and catches up at once.
 struct ProbeLoop<C: Clock>: Sendable where C.Duration == Duration {
     let uplink: Uplink
     let requestTimeout: Duration
@@ -16,10 +21,23 @@ struct ProbeLoop<C: Clock>: Sendable where C.Duration == Duration {
 
     func run() async {
         guard let interval = uplink.config.probeInterval else { return }
-        while await clock.pause(for: interval), !stop.isRaised {
+        // The loop wakes every `tick` to see whether the cloud went silent meanwhile; with no
+        // shorter interval configured it wakes once per `probe_interval`, as it always did.
+        let tick = min(uplink.config.downProbeInterval ?? interval, interval)
+        var lastProbe = clock.now
+        var wake = clock.now
+        while true {
+            // Wakes keep their rhythm while the loop keeps up; after a probe that outlasted a
+            // tick (a cloud that drops packets), the next wake is a tick away, not at once.
+            wake = wake.advanced(by: tick)
+            if wake.advanced(by: tick) < clock.now { wake = clock.now.advanced(by: tick) }
+            guard await clock.pause(until: wake), !stop.isRaised else { return }
             guard uplink.availability.override == .auto else { continue }
+            let silent = uplink.cloudSilent
+            guard silent || lastProbe.duration(to: clock.now) >= interval else { continue }
+            lastProbe = clock.now
             let now = self.now()
-            if let last = uplink.lastAnswerAt, now - last < interval.milliseconds, uplink.availability.probedUp {
+            if !silent, let last = uplink.lastAnswerAt, now - last < interval.milliseconds, uplink.availability.probedUp {
                 continue
             }
             let up = await uplink.client.probe(timeout: min(requestTimeout, interval))

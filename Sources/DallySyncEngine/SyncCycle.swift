@@ -106,7 +106,8 @@ final class SyncCycle: Sendable {
                 counters.lastSuccessAt = now
             }
         } catch {
-            let (failures, delay) = uplink.recordFailure(now: now(), backoff: backoff)
+            let unanswered = if case .unreachable? = error as? CloudError { true } else { false }
+            let (failures, delay) = uplink.recordFailure(now: now(), answered: !unanswered, backoff: backoff)
             counters.withLock { counters in
                 counters.failures += 1
                 counters.consecutiveFailures += 1

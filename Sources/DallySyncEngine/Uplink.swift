@@ -20,6 +20,9 @@ final class Uplink: Sendable {
         /// Milliseconds since 1970 of the last exchange that got an answer: traffic that proves
         /// the uplink works, so a probe is not needed on top.
         var lastAnswerAt: Int64?
+        /// Whether the last exchange or probe got no answer at all: the probe then looks
+        /// again every `down_probe_interval`.
+        var cloudSilent = false
     }
 
     /// - Parameters:
@@ -67,6 +70,8 @@ final class Uplink: Sendable {
     var availability: Availability { state.withLock { $0.availability } }
     var counters: UplinkCounters { state.withLock { $0.counters } }
     var lastAnswerAt: Int64? { state.withLock { $0.lastAnswerAt } }
+    /// Whether the cloud gave no answer to the last exchange or probe over this uplink.
+    var cloudSilent: Bool { state.withLock { $0.cloudSilent } }
 
     func isUsable(at now: Int64) -> Bool { state.withLock { $0.availability.isUsable(at: now) } }
 
@@ -84,6 +89,7 @@ final class Uplink: Sendable {
         change { state in
             state.counters.probes += 1
             state.availability.probedUp = up
+            state.cloudSilent = !up
             if up {
                 state.lastAnswerAt = now
                 state.availability.recordSuccess()
@@ -107,6 +113,7 @@ final class Uplink: Sendable {
     func recordAnswer(_ traffic: CloudClient.Traffic, now: Int64) {
         state.withLock { state in
             state.lastAnswerAt = now
+            state.cloudSilent = false
             state.availability.recordSuccess()
             state.counters.requests += 1
             state.counters.bytesUp += Int64(traffic.sentCompressed)
@@ -114,12 +121,20 @@ final class Uplink: Sendable {
         }
     }
 
+    /// Records a request that got no answer outside the sync cycle (a notify stream cut): the
+    /// probe then looks for the cloud every `down_probe_interval`.
+    func recordSilence() { state.withLock { $0.cloudSilent = true } }
+
     /// Lets the next request go at once, without forgetting the failures counted so far.
     func endBackoff() { state.withLock { $0.availability.endBackoff() } }
 
     /// Records a failed exchange and starts (or extends) the backoff.
-    func recordFailure(now: Int64, backoff: Backoff) -> (failures: Int, delay: Duration) {
+    ///
+    /// - Parameter answered: whether the cloud answered (with an error); a failure without
+    ///   any answer makes the probe look for the cloud every `down_probe_interval`.
+    func recordFailure(now: Int64, answered: Bool, backoff: Backoff) -> (failures: Int, delay: Duration) {
         state.withLock { state in
+            if !answered { state.cloudSilent = true }
             state.counters.requests += 1
             state.counters.failures += 1
             let failures = state.availability.failures + 1

@@ -77,9 +77,7 @@ struct DevCommand: AsyncParsableCommand {
             settings.uplinks[i].url = link.url
         }
         if settings.uplinks.isEmpty {
-            settings.uplinks = [
-                UplinkConfig(name: UplinkConfig.defaultName, networkClass: settings.networkClasses[0], url: link.url)
-            ]
+            settings.uplinks = [UplinkConfig.implicit(cheapestClass: settings.networkClasses[0], url: link.url)]
         }
         return settings
     }

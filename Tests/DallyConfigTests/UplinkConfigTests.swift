@@ -74,15 +74,23 @@ struct UplinkValidTests {
         #expect(only.url == cloudURL)
         #expect(only.proxy == nil)
         #expect(only.probeInterval == .seconds(60))
+        #expect(only.downProbeInterval == .seconds(2))
         #expect(only.eager == false)
-        #expect(only == UplinkConfig(name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL))
+        #expect(
+            only
+                == UplinkConfig(
+                    name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL, downProbeInterval: .seconds(2)))
     }
 
     @Test func implicitDefaultTakesTheCheapestDeclaredClassAndTheCloudURL() throws {
         let text = withCloud("[network]\nclasses = [\"lte\", \"sat\"]\n")
             .replacingOccurrences(of: cloudURL, with: "https://cloud.example.com/dally/")
         #expect(
-            try uplinks(text) == [UplinkConfig(name: "default", networkClass: "lte", url: "https://cloud.example.com/dally")])
+            try uplinks(text) == [
+                UplinkConfig(
+                    name: "default", networkClass: "lte", url: "https://cloud.example.com/dally",
+                    downProbeInterval: .seconds(2))
+            ])
     }
 
     @Test func blockDefaults() throws {
@@ -96,11 +104,13 @@ struct UplinkValidTests {
                 url = "https://lte.example.com/dally/"
                 proxy = "http://10.0.0.1:3128"
                 probe_interval = "1h30m"
+                down_probe_interval = "5m"
                 eager = true
                 """, name: "lte_1", class: "cellular"))
         let expected = UplinkConfig(
             name: "lte_1", networkClass: "cellular", url: "https://lte.example.com/dally",
-            proxy: UplinkConfig.Proxy(host: "10.0.0.1", port: 3128), probeInterval: .seconds(5_400), eager: true)
+            proxy: UplinkConfig.Proxy(host: "10.0.0.1", port: 3128), probeInterval: .seconds(5_400),
+            downProbeInterval: .seconds(300), eager: true)
         #expect(try uplinks(text) == [expected])
     }
 
@@ -117,6 +127,31 @@ struct UplinkValidTests {
     @Test func probeIntervalOffMeansNeverProbe() throws {
         let read = try #require(try uplinks(withCloud(uplink(#"probe_interval = "off""#))).first)
         #expect(read.probeInterval == nil)
+    }
+
+    /// The cheapest class looks for a silent cloud every 2 s (never less often than its
+    /// `probe_interval`); a dearer class keeps its `probe_interval` unless told.
+    @Test func downProbeIntervalDefaultsByClass() throws {
+        let read = try uplinks(
+            withCloud(
+                uplink(name: "wire", class: "wired") + uplink(#"probe_interval = "1s""#, name: "wire2", class: "wired")
+                    + uplink(name: "lte", class: "cellular") + uplink(#"probe_interval = "off""#, name: "wire3", class: "wired")))
+        #expect(read.map(\.downProbeInterval) == [.seconds(2), .seconds(1), nil, nil])
+    }
+
+    @Test func downProbeIntervalLimits() throws {
+        expectRefusal(
+            withCloud(uplink(#"down_probe_interval = "2m""#)), key: "uplinks[0].down_probe_interval",
+            reason: "must be from 1s to probe_interval (1m)")
+        expectRefusal(
+            withCloud(uplink(#"down_probe_interval = "500ms""#)), key: "uplinks[0].down_probe_interval",
+            reason: "must be from 1s to probe_interval")
+        expectRefusal(
+            withCloud(uplink(#"down_probe_interval = "soon""#)), key: "uplinks[0].down_probe_interval",
+            reason: "bad duration \"soon\"")
+        expectRefusal(
+            withCloud(uplink("probe_interval = \"off\"\ndown_probe_interval = \"2s\"")),
+            key: "uplinks[0].down_probe_interval", reason: "needs probe_interval")
     }
 
     @Test func probeIntervalOfOneSecondIsTheShortest() throws {
@@ -154,7 +189,9 @@ struct UplinkValidTests {
         let url = try #require(config.cloud?.url)
         #expect(
             config.uplinks == [
-                UplinkConfig(name: "shop-wifi", networkClass: "wifi", url: url, probeInterval: .seconds(30), eager: true),
+                UplinkConfig(
+                    name: "shop-wifi", networkClass: "wifi", url: url, probeInterval: .seconds(30),
+                    downProbeInterval: .seconds(5), eager: true),
                 UplinkConfig(name: "lte", networkClass: "cellular", url: url, probeInterval: .seconds(600)),
             ]
         )
@@ -274,7 +311,7 @@ struct UplinkRefusalTests {
     @Test func unknownKey() throws {
         let text = withCloud(uplink(#"network = "cellular""#, name: "lte", class: "cellular"))
         let error = try #require(expectRefusal(text, key: "uplinks[0].network", reason: "unknown key"))
-        #expect(error.reason.hasSuffix("known keys here: name, class, url, proxy, probe_interval, eager, idle_timeout, min_rate, min_rate_window, target_request_time"))
+        #expect(error.reason.hasSuffix("known keys here: name, class, url, proxy, probe_interval, down_probe_interval, eager, idle_timeout, min_rate, min_rate_window, target_request_time"))
         // Keys of [cloud] do not belong in an uplink.
         expectRefusal(
             withCloud(uplink(#"secret = "gateway-secret-0123456789""#)), key: "uplinks[0].secret", reason: "unknown key")

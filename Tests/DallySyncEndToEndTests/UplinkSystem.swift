@@ -24,14 +24,25 @@ final class UplinkSystem: Sendable {
     let wifi: InspectingProxy
     let lte: InspectingProxy
     let notifyNetworks: [String]
+    /// Probe intervals by uplink name (`probe_interval`, `down_probe_interval`); probes are
+    /// off for an uplink not named here.
+    let probes: [String: (every: String, down: String?)]
 
     /// The moment the clock started, in milliseconds since 1970.
     var t0: Int64 { clock.epochMillis }
 
-    init(notifyNetworks: [String] = []) {
+    /// The proxies' own client, which fails a request at once when the cloud refuses the
+    /// connection, as a router would (the test client waits for the cloud to come back).
+    private let proxyHTTP: HTTPClient
+
+    init(notifyNetworks: [String] = [], probes: [String: (every: String, down: String?)] = [:]) {
         self.notifyNetworks = notifyNetworks
-        wifi = InspectingProxy(upstream: "", http: base.http)
-        lte = InspectingProxy(upstream: "", http: base.http)
+        self.probes = probes
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        proxyHTTP = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        wifi = InspectingProxy(upstream: "", http: proxyHTTP)
+        lte = InspectingProxy(upstream: "", http: proxyHTTP)
     }
 
     /// The gateway's tables: the cloud's four, with the policies above.
@@ -47,12 +58,19 @@ final class UplinkSystem: Sendable {
     ]
 
     func gatewayConfig() throws -> GatewayConfig {
-        try base.config.gateway(
+        var uplinks: [SystemConfig.Uplink] = [
+            .init("wifi", class: "wifi", url: wifi.url), .init("lte", class: "cellular", url: lte.url),
+        ]
+        for i in uplinks.indices {
+            guard let probe = probes[uplinks[i].name] else { continue }
+            uplinks[i].probeInterval = probe.every
+            uplinks[i].downProbeInterval = probe.down
+        }
+        return try base.config.gateway(
             "gw-a", dataDirectory: base.live.directory("gw-a"),
             link: .init(
                 url: wifi.url, notifyWait: "10s", notifyNetworks: notifyNetworks, retryMin: "1s", retryMax: "4s"),
-            uplinks: [.init("wifi", class: "wifi", url: wifi.url), .init("lte", class: "cellular", url: lte.url)],
-            classes: ["wired", "wifi", "cellular"], tables: Self.policies)
+            uplinks: uplinks, classes: ["wired", "wifi", "cellular"], tables: Self.policies)
     }
 
     func start() async throws {
@@ -80,11 +98,15 @@ final class UplinkSystem: Sendable {
         try? await base.stopCloud()
         try? await wifi.server.stop()
         try? await lte.server.stop()
+        try? await proxyHTTP.shutdown()
         try? await base.shutdown()
     }
 
-    static func run(notifyNetworks: [String] = [], _ body: (UplinkSystem) async throws -> Void) async throws {
-        let system = UplinkSystem(notifyNetworks: notifyNetworks)
+    static func run(
+        notifyNetworks: [String] = [], probes: [String: (every: String, down: String?)] = [:],
+        _ body: (UplinkSystem) async throws -> Void
+    ) async throws {
+        let system = UplinkSystem(notifyNetworks: notifyNetworks, probes: probes)
         do {
             try await system.start()
             try await body(system)

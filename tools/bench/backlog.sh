@@ -16,6 +16,10 @@
 # Env knobs [defaults]: BACKLOG_ROWS [1000000] BATCH_ROWS [5000] (rows per write request)
 #   SYNC_BATCH_ROWS [BATCH_ROWS] (the gateway's max_batch_rows; the cloud takes up to 10,000)
 #   STATS_SAMPLES [20]
+#   OUTAGE_SECONDS [0]: how much longer the cloud stays down once the rows are written (a long
+#   outage, after which the gateway's retry backoff and probe run at their longest)
+#   PROBE_INTERVAL [1s] RETRY_MAX [1s]: the uplink's probe_interval and retry_max (60s each:
+#   the defaults)
 #   IDS [uuid]: row ids random (uuid, v4-like) or time-ordered (ordered, v7-like); the cloud's
 #   apply rate is measured with the same kind
 #   SYNCHRONOUS [full] DALLY_BIN [.build/release/dally] DALLY_BENCH_BIN [.build/release/dally-bench]
@@ -111,6 +115,10 @@ echo "RESULT write rows=$BACKLOG_ROWS seconds=$write_s rows_per_s=$(python3 -c "
 time_stats full
 echo "RESULT rss_after_write gateway_mb=$(rss_mb "$GW_PID")" | tee -a "$RESULTS"
 
+if [ "${OUTAGE_SECONDS:-0}" -gt 0 ]; then
+  log "outage: the cloud stays down ${OUTAGE_SECONDS}s more"
+  sleep "$OUTAGE_SECONDS"
+fi
 before=$(pending)
 log "drain: $before rows pending; starting the cloud"
 "$DALLY_BIN" cloud --config "$TMP/cloud.toml" >>"$TMP/cloud.log" 2>&1 &
@@ -121,7 +129,9 @@ wait_healthy "$CLOUD" "$CLOUD_PID" cloud
 left=$before
 deadline=$((SECONDS + 1800))
 # Until the first batch is accepted the gateway is finding out that the cloud is back (its
-# retry backoff and probe, retry_max and probe_interval: 1 s here); after it, the drain proper.
+# retry backoff and probe: retry_max and probe_interval 1 s here unless RETRY_MAX and
+# PROBE_INTERVAL say, e.g. 60s for the defaults, where the probe then looks every 2 s while
+# the cloud is down); after it, the drain proper.
 first_at=
 while [ "$left" -gt 0 ] && [ "$SECONDS" -lt "$deadline" ]; do
   if [ -z "$first_at" ]; then sleep 0.05; else sleep 0.2; fi

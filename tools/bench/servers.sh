@@ -86,12 +86,12 @@ write = ["*"]
 url = "$CLOUD"
 gateway_id = "bench-gw"
 secret = "bench-gateway-secret-0123456789"
-retry_max = "1s"
+retry_max = "${RETRY_MAX:-1s}"
 ${GW_CLOUD_EXTRA:-}
 [[uplinks]]
 name = "lan"
 class = "wired"
-probe_interval = "1s"
+probe_interval = "${PROBE_INTERVAL:-1s}"
 $TABLE
 EOF
 }

@@ -7,6 +7,8 @@ extension SystemConfig {
         public var networkClass: String
         public var url: String
         public var probeInterval: String
+        /// `down_probe_interval`, when set.
+        public var downProbeInterval: String?
         /// Sends as soon as changes exist while usable, instead of at the tables' `max_delay`.
         public var eager: Bool
 
@@ -25,6 +27,7 @@ extension SystemConfig {
                 "[[uplinks]]", "name = \(TOMLText.string(name))", "class = \(TOMLText.string(networkClass))",
                 "url = \(TOMLText.string(url))", "probe_interval = \(TOMLText.string(probeInterval))",
             ].joined(separator: "\n") + (eager ? "\neager = true" : "")
+                + (downProbeInterval.map { "\ndown_probe_interval = \(TOMLText.string($0))" } ?? "")
         }
     }
 }

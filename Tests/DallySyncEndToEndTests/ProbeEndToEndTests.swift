@@ -1,0 +1,41 @@
+import DallyCore
+import DallyTestSupport
+import Testing
+
+/// How a gateway finds its cloud back after an outage: each uplink's probe, on the manual clock.
+@Suite struct ProbeEndToEndTests {
+    /// While the cloud gives no answer, `wifi` probes every `down_probe_interval` (2 s) and is
+    /// back 2 s after the cloud; `lte`, with no shorter interval, keeps its `probe_interval`
+    /// (60 s) and pays for no extra probe.
+    @Test func aSilentCloudIsProbedAtTheDownIntervalOnlyWhereItIsSet() async throws {
+        try await UplinkSystem.run(probes: ["wifi": ("60s", "2s"), "lte": ("60s", nil)]) { system in
+            let probes = { @Sendable (proxy: InspectingProxy) in proxy.started.filter { $0 == "/healthz" }.count }
+            try await system.settle("first pull")
+            try await system.base.stopCloud()
+
+            system.advance(by: .seconds(60))
+            try await system.settle("both probes failed") { stats in
+                ["wifi", "lte"].allSatisfy { system.uplink($0, in: stats)?["available"]?.bool == false }
+            }
+            #expect(probes(system.wifi) == 1)
+            #expect(probes(system.lte) == 1)
+
+            system.advance(by: .seconds(2))
+            #expect(try await eventually(within: .seconds(30)) { probes(system.wifi) == 2 })
+
+            try await system.base.startCloud()
+            system.advance(by: .seconds(2))
+            try await system.settle("wifi back") { system.uplink("wifi", in: $0)?["available"]?.bool == true }
+            #expect(probes(system.wifi) == 3)
+            #expect(probes(system.lte) == 1)
+            let lteDown = try await system.stats()
+            #expect(system.uplink("lte", in: lteDown)?["available"]?.bool == false)
+
+            // Back up, wifi returns to its minute: the next probes of both come a minute on.
+            system.advance(by: .seconds(56))
+            try await system.settle("lte back") { system.uplink("lte", in: $0)?["available"]?.bool == true }
+            #expect(probes(system.lte) == 2)
+            #expect(probes(system.wifi) == 3)
+        }
+    }
+}
