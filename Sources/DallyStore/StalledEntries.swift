@@ -27,23 +27,25 @@ struct StalledEntries {
         let notInFlight = "NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)"
         let held = !atomic ? "" : """
             UNION ALL
-            SELECT DISTINCT o.row_id, o.first_dirty_at, o.bytes, 0, 0, 1 FROM dally_object_uploads u
-            JOIN dally_object_refs f ON f.hash = u.hash
-            CROSS JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
-            WHERE o.tbl = ?1 AND o.parked IS NULL AND \(notInFlight)
+            SELECT at, 1, bytes, 0, 0, 1 FROM (
+                SELECT DISTINCT o.row_id, o.first_dirty_at AS at, o.bytes AS bytes FROM dally_object_uploads u
+                JOIN dally_object_refs f ON f.hash = u.hash
+                CROSS JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
+                WHERE o.tbl = ?1 AND o.parked IS NULL AND \(notInFlight))
             """
-        // CROSS JOIN keeps SQLite from walking the whole outbox for the in-flight rows, as
-        // its planner otherwise chooses (0.75 s at 200,000 pending rows).
+        // In-flight entries are read from their in-flight rows alone, which mirror each
+        // entry's time and bytes (`at` NULL: no entry); a parked entry counts as an entry
+        // here only when it is not in flight, and as parked either way.
         let sql = """
-            SELECT CASE WHEN at <= ?2 THEN at END AS near, COUNT(*), SUM(bytes), SUM(flying), SUM(parked), SUM(held)
+            SELECT CASE WHEN at <= ?2 THEN at END AS near, SUM(counted), SUM(bytes), SUM(flying), SUM(parked),
+                SUM(held)
             FROM (
-                SELECT o.row_id, o.first_dirty_at AS at, o.bytes AS bytes, 1 AS flying, o.parked IS NOT NULL AS parked,
-                    0 AS held
-                FROM dally_inflight_rows r CROSS JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id
-                WHERE r.tbl = ?1
+                SELECT r.at AS at, 1 AS counted, r.bytes AS bytes, 1 AS flying, 0 AS parked, 0 AS held
+                FROM dally_inflight_rows r WHERE r.tbl = ?1 AND r.at IS NOT NULL
                 UNION ALL
-                SELECT o.row_id, o.first_dirty_at, o.bytes, 0, 1, 0 FROM dally_outbox o INDEXED BY dally_outbox_parked
-                WHERE o.tbl = ?1 AND o.parked IS NOT NULL AND \(notInFlight)
+                SELECT at, NOT flying, bytes * NOT flying, 0, 1, 0 FROM (
+                    SELECT o.first_dirty_at AS at, o.bytes AS bytes, NOT \(notInFlight) AS flying
+                    FROM dally_outbox o INDEXED BY dally_outbox_parked WHERE o.tbl = ?1 AND o.parked IS NOT NULL)
                 \(held)
             ) GROUP BY near
             """
@@ -60,6 +62,6 @@ struct StalledEntries {
         self.inFlight += inFlight
         self.parked += parked
         self.held += held
-        if let at { countsByAge[at, default: 0] += count }
+        if let at, count > 0 { countsByAge[at, default: 0] += count }
     }
 }

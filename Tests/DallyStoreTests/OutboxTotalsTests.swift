@@ -33,7 +33,19 @@ struct OutboxTotalsTests {
                     SELECT tbl, first_dirty_at, COUNT(*) FROM dally_outbox GROUP BY tbl, first_dirty_at
                     ORDER BY tbl, first_dirty_at
                     """)
-            return (kept.map(text) + ages.map(text), counted.map(text) + countedAges.map(text))
+            // Each in-flight row mirrors its entry's time and bytes (none: no entry).
+            let flights = try Row.fetchAll(
+                db, sql: "SELECT tbl, row_id, IFNULL(at, -1), bytes FROM dally_inflight_rows ORDER BY tbl, row_id")
+            let countedFlights = try Row.fetchAll(
+                db, sql: """
+                    SELECT r.tbl, r.row_id, IFNULL(o.first_dirty_at, -1), IFNULL(o.bytes, 0) FROM dally_inflight_rows r
+                    LEFT JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id ORDER BY r.tbl, r.row_id
+                    """)
+            let flight = { (row: Row) in "\(row[0] as String)/\(row[1] as String) \(row[2] as Int64) \(row[3] as Int64)" }
+            return (
+                kept.map(text) + ages.map(text) + flights.map(flight),
+                counted.map(text) + countedAges.map(text) + countedFlights.map(flight)
+            )
         }
     }
 
@@ -49,8 +61,15 @@ struct OutboxTotalsTests {
 
         let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))
         clock.advance(5)
-        // Written again in flight: its entry stays, dirty from when the batch was built.
+        now = try await totals()
+        #expect(now.kept == now.counted)
+        // Written again in flight: its entry stays, dirty from when the batch was built; its
+        // in-flight row follows the entry's new size, and the summary's bytes with it.
         _ = try await store.write(put("e", [(0, .text("Written again"))]), table: "orders")
+        now = try await totals()
+        #expect(now.kept == now.counted)
+        let flying = try #require(try await store.outboxSummary().first { $0.table == "orders" })
+        #expect((flying.pending, flying.inFlight, flying.bytes) == (0, 6, 0))
         let server = { (id: String) in ordersRow(id, version: 9, at: 500, ["Server", 2.5, true]) }
         _ = try await store.applyAnswer(
             BatchAnswer(

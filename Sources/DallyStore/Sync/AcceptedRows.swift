@@ -10,7 +10,8 @@ import GRDB
 /// whether its in-flight record is still there (else an earlier, interrupted attempt applied it)
 /// and whether the row is unchanged since it was sent. Unchanged rows take their version and
 /// leave the outbox; rows written again while the batch flew stay pending on the new version,
-/// dirty since no earlier than the batch was built; both lose their in-flight record.
+/// dirty since no earlier than the batch was built; both lose their in-flight record, first
+/// (so that the outbox's triggers have no in-flight row to keep up to date).
 enum AcceptedRows {
     /// Applies `accepted` (`(id, version)` of one table) and returns how many were applied now.
     static func settle(
@@ -36,14 +37,14 @@ enum AcceptedRows {
                     IFNULL((SELECT t.seq FROM \(table.sqlTable) t WHERE t.id = dally_accepted.id) = sent_seq, 0);
                 UPDATE \(table.sqlTable) SET version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = \(table.sqlTable).id)
                 WHERE id IN (SELECT id FROM temp.dally_accepted WHERE unchanged);
+                DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted);
                 DELETE FROM dally_outbox WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE unchanged);
                 UPDATE dally_outbox SET
                     base_version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = dally_outbox.row_id),
                     first_dirty_at = MAX(first_dirty_at, ?)
                 WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE NOT unchanged);
-                DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted);
                 """,
-            arguments: [list, name, name, batchCreatedAt, name, name])
+            arguments: [list, name, name, name, batchCreatedAt, name])
         return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.dally_accepted") ?? 0
     }
 }

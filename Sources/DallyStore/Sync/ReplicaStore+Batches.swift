@@ -130,9 +130,13 @@ extension ReplicaStore {
             try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
                 try db.execute(
                     sql: """
-                        INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch)
-                        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), ?
-                        FROM json_each(?)
+                        INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch, at, bytes)
+                        SELECT j.tbl, j.row_id, j.seq, ?, o.first_dirty_at, IFNULL(o.bytes, 0)
+                        FROM (
+                            SELECT json_extract(value, '$[0]') AS tbl, json_extract(value, '$[1]') AS row_id,
+                                json_extract(value, '$[2]') AS seq
+                            FROM json_each(?)
+                        ) j LEFT JOIN dally_outbox o ON o.tbl = j.tbl AND o.row_id = j.row_id
                         """,
                     arguments: [plan.batch.batchID, plan.rowsJSON])
                 if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: plan.batch.batchID, db: db) }
