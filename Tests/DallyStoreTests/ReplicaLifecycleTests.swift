@@ -27,6 +27,51 @@ struct ReplicaLifecycleTests {
         #expect(try await store.write(put("c", []), table: "orders").seq == 4)
     }
 
+    /// A replica from before in-flight rows mirrored their entries (schema v10) with a batch in
+    /// flight and a row written again meanwhile: the migration fills the mirrors from the
+    /// outbox, and the summary counts the batch as before.
+    @Test func inFlightRowsOfAnOlderReplicaAreMirroredByTheMigration() async throws {
+        let directory = temporaryDirectory()
+        do {
+            let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 7 })
+            for id in ["a", "b", "c"] { _ = try await store.write(put(id, [(0, .text(id))]), table: "orders") }
+            _ = try #require(try await store.nextBatch(gateway: "gw", maxRows: 2))
+            _ = try await store.write(put("a", [(0, .text("written again, longer"))]), table: "orders")
+            try store.close()
+        }
+        // Back to v10: no mirrors, no triggers keeping them.
+        try await DatabaseQueue(path: directory + "/replica.sqlite").write { db in
+            try db.execute(
+                sql: """
+                    DROP TRIGGER dally_outbox_flight_entered;
+                    DROP TRIGGER dally_outbox_flight_changed;
+                    DROP TRIGGER dally_outbox_flight_left;
+                    ALTER TABLE dally_inflight_rows DROP COLUMN at;
+                    ALTER TABLE dally_inflight_rows DROP COLUMN bytes;
+                    DELETE FROM grdb_migrations WHERE identifier = 'v11-inflight-entries';
+                    """)
+        }
+        let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 8 })
+        let (mirrors, entries) = try await store.pool.read { db in
+            (
+                try Row.fetchAll(db, sql: "SELECT row_id, at, bytes FROM dally_inflight_rows ORDER BY row_id"),
+                try Row.fetchAll(
+                    db, sql: "SELECT row_id, first_dirty_at AS at, bytes FROM dally_outbox WHERE row_id IN ('a', 'b') ORDER BY row_id")
+            )
+        }
+        #expect(mirrors.count == 2)
+        #expect(mirrors == entries)
+        let summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight) == (1, 2))
+        // And the triggers keep them from now on.
+        _ = try await store.write(put("b", [(0, .text("b, written again"))]), table: "orders")
+        let b = try await store.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT bytes FROM dally_inflight_rows WHERE row_id = 'b'") ==
+                Int64.fetchOne(db, sql: "SELECT bytes FROM dally_outbox WHERE row_id = 'b'")
+        }
+        #expect(b)
+    }
+
     @Test func anAddedColumnOrTableIsMigrated() async throws {
         let directory = temporaryDirectory()
         do {
