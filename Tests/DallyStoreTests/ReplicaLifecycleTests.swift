@@ -56,7 +56,11 @@ struct ReplicaLifecycleTests {
             (
                 try Row.fetchAll(db, sql: "SELECT row_id, at, bytes FROM dally_inflight_rows ORDER BY row_id"),
                 try Row.fetchAll(
-                    db, sql: "SELECT row_id, first_dirty_at AS at, bytes FROM dally_outbox WHERE row_id IN ('a', 'b') ORDER BY row_id")
+                    db,
+                    sql: """
+                        SELECT row_id, first_dirty_at AS at, bytes FROM dally_outbox
+                        WHERE row_id IN ('a', 'b') ORDER BY row_id
+                        """)
             )
         }
         #expect(mirrors.count == 2)
