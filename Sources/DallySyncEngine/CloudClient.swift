@@ -295,6 +295,13 @@ struct CloudClient: Sendable {
         do {
             document = try JSONParser.parse(response.bytes)
         } catch {
+            // An error status without Dally's JSON comes from something in front of the cloud
+            // (a proxy's 502 page while the cloud is down): the status still says what failed.
+            guard (200..<300).contains(response.status.code) else {
+                let text = String(decoding: response.bytes.prefix(120), as: UTF8.self)
+                throw .refused(
+                    status: Int(response.status.code), code: nil, message: "an answer that is not Dally's: \(text)")
+            }
             throw .badAnswer("status \(response.status.code): \(error)")
         }
         guard (200..<300).contains(response.status.code) else {

@@ -11,6 +11,17 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
     /// The cloud's answer could not be read.
     case badAnswer(String)
 
+    /// Whether the cloud itself gave no answer: no connection or no reply, or a proxy in
+    /// front of it answering that it could not reach it (502, 503, 504). The probe then looks
+    /// for the cloud every `down_probe_interval`.
+    public var cloudDidNotAnswer: Bool {
+        switch self {
+        case .unreachable: true
+        case .refused(let status, _, _): [502, 503, 504].contains(status)
+        case .badAnswer: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .unreachable(let reason): "cloud unreachable: \(reason)"

@@ -123,13 +123,15 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
             } catch {
                 counters.withLock { $0.connected = false }
                 // A cloud that went down while nothing was sent is heard of here first.
-                if case .unreachable? = error as? CloudError { uplink.recordSilence() }
+                if (error as? CloudError)?.cloudDidNotAnswer == true { uplink.recordSilence() }
                 failures += 1
                 let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
                 logger.debug(
                     "notify request failed",
                     metadata: ["uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(delay)"])
-                guard await clock.pause(for: delay) else { return }
+                // The probe finding the cloud back (or an override) ends the wait early.
+                await waitForAvailabilityChange(until: clock.now.advanced(by: delay))
+                if Task.isCancelled { return }
             }
         }
     }
@@ -183,12 +185,14 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 let availability = uplink.availability
                 return availability.isAvailable ? availability.retryAt : nil
             }.min()
+        await waitForAvailabilityChange(until: retry.map { clock.now.advanced(by: .milliseconds(max(0, $0 - now))) })
+    }
+
+    /// Waits until an uplink's availability changes or `deadline` passes (nil: no deadline).
+    private func waitForAvailabilityChange(until deadline: C.Instant?) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.availabilityChanged.wait() }
-            if let retry {
-                let deadline = clock.now.advanced(by: .milliseconds(max(0, retry - now)))
-                group.addTask { [clock] in _ = await clock.pause(until: deadline) }
-            }
+            if let deadline { group.addTask { [clock] in _ = await clock.pause(until: deadline) } }
             await group.next()
             group.cancelAll()
         }

@@ -106,7 +106,7 @@ final class SyncCycle: Sendable {
                 counters.lastSuccessAt = now
             }
         } catch {
-            let unanswered = if case .unreachable? = error as? CloudError { true } else { false }
+            let unanswered = (error as? CloudError)?.cloudDidNotAnswer ?? false
             let (failures, delay) = uplink.recordFailure(now: now(), answered: !unanswered, backoff: backoff)
             counters.withLock { counters in
                 counters.failures += 1

@@ -220,7 +220,15 @@ final class InspectingProxy: Sendable {
             forward.headers.add(name: field.name.rawName, value: field.value)
         }
         if request.method != .get { forward.body = .bytes(body) }
-        let answer = try await http.execute(forward, timeout: .seconds(120))
+        let answer: HTTPClientResponse
+        do {
+            answer = try await http.execute(forward, timeout: .seconds(120))
+        } catch {
+            // The cloud is down: a proxy answers 502, with a page of its own.
+            return Response(
+                status: .badGateway, headers: [.contentType: "text/html"],
+                body: .init(byteBuffer: ByteBuffer(string: "<html><body>502 Bad Gateway</body></html>")))
+        }
         var responseBytes = "HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n".utf8.count + 2
         for header in answer.headers { responseBytes += header.name.utf8.count + header.value.utf8.count + 4 }
         if answer.headers.first(name: "Content-Type") == "application/x-ndjson" {

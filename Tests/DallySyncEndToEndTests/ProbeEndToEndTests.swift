@@ -38,4 +38,26 @@ import Testing
             #expect(probes(system.wifi) == 3)
         }
     }
+
+    /// The notify stream, cut by the outage and waiting out a minute's backoff, comes back the
+    /// moment the probe finds the cloud, not at the end of its wait.
+    @Test func theNotifyStreamReturnsWhenTheProbeFindsTheCloud() async throws {
+        try await UplinkSystem.run(notifyNetworks: ["wifi"], probes: ["wifi": ("60s", "2s")], retry: ("60s", "60s")) {
+            system in
+            let connected = { @Sendable () async throws -> Bool in
+                try await system.stats()["sync"]?["notify_connected"]?.int == 1
+            }
+            #expect(try await eventually(within: .seconds(30)) { try await connected() })
+            try await system.base.stopCloud()
+            #expect(try await eventually(within: .seconds(30)) { try await !connected() })
+            system.advance(by: .seconds(2))
+            try await system.settle("wifi down") { system.uplink("wifi", in: $0)?["available"]?.bool == false }
+
+            try await system.base.startCloud()
+            system.advance(by: .seconds(2))
+            try await system.settle("wifi back") { system.uplink("wifi", in: $0)?["available"]?.bool == true }
+            // 4 s after the cut, 56 s before the notify loop's own retry.
+            #expect(try await eventually(within: .seconds(30)) { try await connected() })
+        }
+    }
 }

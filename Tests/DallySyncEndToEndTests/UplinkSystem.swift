@@ -27,6 +27,8 @@ final class UplinkSystem: Sendable {
     /// Probe intervals by uplink name (`probe_interval`, `down_probe_interval`); probes are
     /// off for an uplink not named here.
     let probes: [String: (every: String, down: String?)]
+    /// `retry_min` and `retry_max`.
+    let retry: (min: String, max: String)
 
     /// The moment the clock started, in milliseconds since 1970.
     var t0: Int64 { clock.epochMillis }
@@ -35,9 +37,13 @@ final class UplinkSystem: Sendable {
     /// connection, as a router would (the test client waits for the cloud to come back).
     private let proxyHTTP: HTTPClient
 
-    init(notifyNetworks: [String] = [], probes: [String: (every: String, down: String?)] = [:]) {
+    init(
+        notifyNetworks: [String] = [], probes: [String: (every: String, down: String?)] = [:],
+        retry: (min: String, max: String) = ("1s", "4s")
+    ) {
         self.notifyNetworks = notifyNetworks
         self.probes = probes
+        self.retry = retry
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         proxyHTTP = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -69,7 +75,7 @@ final class UplinkSystem: Sendable {
         return try base.config.gateway(
             "gw-a", dataDirectory: base.live.directory("gw-a"),
             link: .init(
-                url: wifi.url, notifyWait: "10s", notifyNetworks: notifyNetworks, retryMin: "1s", retryMax: "4s"),
+                url: wifi.url, notifyWait: "10s", notifyNetworks: notifyNetworks, retryMin: retry.min, retryMax: retry.max),
             uplinks: uplinks, classes: ["wired", "wifi", "cellular"], tables: Self.policies)
     }
 
@@ -104,9 +110,9 @@ final class UplinkSystem: Sendable {
 
     static func run(
         notifyNetworks: [String] = [], probes: [String: (every: String, down: String?)] = [:],
-        _ body: (UplinkSystem) async throws -> Void
+        retry: (min: String, max: String) = ("1s", "4s"), _ body: (UplinkSystem) async throws -> Void
     ) async throws {
-        let system = UplinkSystem(notifyNetworks: notifyNetworks, probes: probes)
+        let system = UplinkSystem(notifyNetworks: notifyNetworks, probes: probes, retry: retry)
         do {
             try await system.start()
             try await body(system)
