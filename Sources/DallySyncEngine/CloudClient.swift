@@ -291,20 +291,21 @@ struct CloudClient: Sendable {
     /// Reads a JSON answer, or the cloud's error from a non-2xx one.
     static func json(_ bytes: [UInt8], status: HTTPResponseStatus) throws(CloudError) -> JSONValue {
         let response = (status: status, bytes: bytes)
+        let succeeded = (200..<300).contains(response.status.code)
         let document: JSONValue
         do {
             document = try JSONParser.parse(response.bytes)
         } catch {
             // An error status without Dally's JSON comes from something in front of the cloud
             // (a proxy's 502 page while the cloud is down): the status still says what failed.
-            guard (200..<300).contains(response.status.code) else {
+            guard succeeded else {
                 let text = String(decoding: response.bytes.prefix(120), as: UTF8.self)
                 throw .refused(
                     status: Int(response.status.code), code: nil, message: "an answer that is not Dally's: \(text)")
             }
             throw .badAnswer("status \(response.status.code): \(error)")
         }
-        guard (200..<300).contains(response.status.code) else {
+        guard succeeded else {
             let code = document["error"]?["code"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "unknown"
             let message = document["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
             guard let known = DallyError.Code(rawValue: code) else {

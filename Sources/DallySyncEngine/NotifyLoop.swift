@@ -123,7 +123,7 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
             } catch {
                 counters.withLock { $0.connected = false }
                 // A cloud that went down while nothing was sent is heard of here first.
-                if (error as? CloudError)?.cloudDidNotAnswer == true { uplink.recordSilence() }
+                uplink.noteSilence(after: error)
                 failures += 1
                 let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
                 logger.debug(

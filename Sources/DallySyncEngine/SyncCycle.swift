@@ -106,8 +106,8 @@ final class SyncCycle: Sendable {
                 counters.lastSuccessAt = now
             }
         } catch {
-            let unanswered = (error as? CloudError)?.cloudDidNotAnswer ?? false
-            let (failures, delay) = uplink.recordFailure(now: now(), answered: !unanswered, backoff: backoff)
+            uplink.noteSilence(after: error)
+            let (failures, delay) = uplink.recordFailure(now: now(), backoff: backoff)
             counters.withLock { counters in
                 counters.failures += 1
                 counters.consecutiveFailures += 1

@@ -121,20 +121,19 @@ final class Uplink: Sendable {
         }
     }
 
-    /// Records a request that got no answer outside the sync cycle (a notify stream cut): the
-    /// probe then looks for the cloud every `down_probe_interval`.
-    func recordSilence() { state.withLock { $0.cloudSilent = true } }
+    /// Notes that a request failed with `error`: when the cloud gave no answer
+    /// (``CloudError/cloudDidNotAnswer``), the probe looks for it every `down_probe_interval`.
+    func noteSilence(after error: any Error) {
+        guard (error as? CloudError)?.cloudDidNotAnswer == true else { return }
+        state.withLock { $0.cloudSilent = true }
+    }
 
     /// Lets the next request go at once, without forgetting the failures counted so far.
     func endBackoff() { state.withLock { $0.availability.endBackoff() } }
 
     /// Records a failed exchange and starts (or extends) the backoff.
-    ///
-    /// - Parameter answered: whether the cloud answered (with an error); a failure without
-    ///   any answer makes the probe look for the cloud every `down_probe_interval`.
-    func recordFailure(now: Int64, answered: Bool, backoff: Backoff) -> (failures: Int, delay: Duration) {
+    func recordFailure(now: Int64, backoff: Backoff) -> (failures: Int, delay: Duration) {
         state.withLock { state in
-            if !answered { state.cloudSilent = true }
             state.counters.requests += 1
             state.counters.failures += 1
             let failures = state.availability.failures + 1
