@@ -12,12 +12,14 @@ public enum CloudError: Error, Sendable, CustomStringConvertible {
     case badAnswer(String)
 
     /// Whether the cloud itself gave no answer: no connection or no reply, or a proxy in
-    /// front of it answering that it could not reach it (502, 503, 504). The probe then looks
-    /// for the cloud every `down_probe_interval`.
+    /// front of it answering that it could not reach it (502, 503, 504 without a code of
+    /// Dally's). The probe then looks for the cloud every `down_probe_interval`. The cloud's own
+    /// 503 (shutting down, its database lost) is an answer: the cloud is there, and the
+    /// retry backoff paces the next request.
     public var cloudDidNotAnswer: Bool {
         switch self {
         case .unreachable: true
-        case .refused(let status, _, _): [502, 503, 504].contains(status)
+        case .refused(let status, let code, _): code == nil && [502, 503, 504].contains(status)
         case .badAnswer: false
         }
     }

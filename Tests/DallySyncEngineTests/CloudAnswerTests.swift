@@ -32,6 +32,11 @@ struct CloudAnswerTests {
             #expect(message.contains("<html>Bad Gateway</html>"))
             #expect(refused.cloudDidNotAnswer)
         }
+        // The cloud's own 503 is an answer from a cloud that is there.
+        let shuttingDown = try #require(
+            error(#"{"error":{"code":"shutting_down","message":"bye"}}"#, status: .serviceUnavailable))
+        guard case .refused(503, .shuttingDown?, _) = shuttingDown else { Issue.record("\(shuttingDown)"); return }
+        #expect(!shuttingDown.cloudDidNotAnswer)
         let tooLarge = try #require(error("<html>413 Request Entity Too Large</html>", status: .payloadTooLarge))
         guard case .refused(413, nil, _) = tooLarge else { Issue.record("\(tooLarge)"); return }
         #expect(!tooLarge.cloudDidNotAnswer)
