@@ -74,12 +74,12 @@ struct UplinkValidTests {
         #expect(only.url == cloudURL)
         #expect(only.proxy == nil)
         #expect(only.probeInterval == .seconds(60))
-        #expect(only.downProbeInterval == .seconds(2))
+        #expect(only.downProbeInterval == .seconds(1))
         #expect(only.eager == false)
         #expect(
             only
                 == UplinkConfig(
-                    name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL, downProbeInterval: .seconds(2)))
+                    name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL, downProbeInterval: .seconds(1)))
     }
 
     @Test func implicitDefaultTakesTheCheapestDeclaredClassAndTheCloudURL() throws {
@@ -89,7 +89,7 @@ struct UplinkValidTests {
             try uplinks(text) == [
                 UplinkConfig(
                     name: "default", networkClass: "lte", url: "https://cloud.example.com/dally",
-                    downProbeInterval: .seconds(2))
+                    downProbeInterval: .seconds(1))
             ])
     }
 
@@ -129,14 +129,14 @@ struct UplinkValidTests {
         #expect(read.probeInterval == nil)
     }
 
-    /// The cheapest class looks for a silent cloud every 2 s (never less often than its
+    /// The cheapest class looks for a silent cloud every second (never less often than its
     /// `probe_interval`); a dearer class keeps its `probe_interval` unless told.
     @Test func downProbeIntervalDefaultsByClass() throws {
         let read = try uplinks(
             withCloud(
                 uplink(name: "wire", class: "wired") + uplink(#"probe_interval = "1s""#, name: "wire2", class: "wired")
                     + uplink(name: "lte", class: "cellular") + uplink(#"probe_interval = "off""#, name: "wire3", class: "wired")))
-        #expect(read.map(\.downProbeInterval) == [.seconds(2), .seconds(1), nil, nil])
+        #expect(read.map(\.downProbeInterval) == [.seconds(1), .seconds(1), nil, nil])
     }
 
     @Test func downProbeIntervalLimits() throws {
