@@ -128,6 +128,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         }
         // Cut or framed chunk and batch bodies share one bound in memory.
         let frames = UploadFrames(partials: PartialUploads())
+        let arrivals = ChunkArrivals()
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
@@ -146,8 +147,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             store: store, authenticator: authenticator,
             limits: .init(
                 maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
-                maxObjectBytes: config.objects.maxBytes),
-            counters: objectCounters, frames: frames, now: now
+                maxObjectBytes: config.objects.maxBytes, maxWait: config.limits.maxWait),
+            counters: objectCounters, frames: frames, arrivals: arrivals, clock: clock, now: now
         ).register(on: router)
         DownstreamRoutes(
             store: store, authenticator: authenticator, hub: hub, pages: pages,

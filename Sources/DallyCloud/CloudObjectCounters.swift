@@ -13,6 +13,8 @@ final class CloudObjectCounters: Sendable {
         var bytesDeduplicated: Int64 = 0
         /// Manifests accepted, whether recorded now or held already.
         var manifestsReceived: Int64 = 0
+        /// Manifests that came (with `?wait=`) before all their chunks and waited for them.
+        var manifestsWaited: Int64 = 0
         var gcRuns: Int64 = 0
         var objectsCollected: Int64 = 0
         var chunksCollected: Int64 = 0
@@ -49,6 +51,13 @@ final class CloudObjectCounters: Sendable {
         counts.withLock { $0.manifestsReceived += 1 }
         registry.counter("dally_cloud_manifests_received_total", help: "Object manifests received (objects completed).")
             .increment()
+    }
+
+    func manifestWaited() {
+        counts.withLock { $0.manifestsWaited += 1 }
+        registry.counter(
+            "dally_cloud_manifests_waited_total", help: "Object manifests that arrived before their last chunks and waited for them."
+        ).increment()
     }
 
     func collected(_ collection: ObjectCollection) {

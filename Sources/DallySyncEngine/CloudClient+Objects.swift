@@ -59,10 +59,13 @@ extension CloudClient {
             maxAnswer: 64 * 1024)
     }
 
-    /// Sends a manifest (`PUT /v1/objects/{hash}`) once all of its chunks are up.
-    func put(manifest: ObjectManifest) async throws(CloudError) -> Traffic {
+    /// Sends a manifest (`PUT /v1/objects/{hash}`) once all of its chunks are up, or, with
+    /// `wait`, while the last ones are still on their way: the cloud then waits that long for
+    /// them (`?wait=`, PROTOCOL.md §13.3) and the answer may rightly take as long.
+    func put(manifest: ObjectManifest, waitingUpTo wait: Duration = .zero) async throws(CloudError) -> Traffic {
         let body = Array(manifest.json.jsonText.utf8)
-        let (_, traffic) = try await putJSON(body, path: "/v1/objects/\(manifest.hash.hex)")
+        let query = wait > .zero ? "?wait=\(wait.milliseconds)ms" : ""
+        let (_, traffic) = try await sendJSON(body, path: "/v1/objects/\(manifest.hash.hex)\(query)", method: .PUT, quiet: wait)
         return traffic
     }
 
@@ -153,11 +156,7 @@ extension CloudClient {
         try await sendJSON(body, path: path, method: .POST)
     }
 
-    private func putJSON(_ body: [UInt8], path: String) async throws(CloudError) -> (JSONValue, Traffic) {
-        try await sendJSON(body, path: path, method: .PUT)
-    }
-
-    private func sendJSON(_ body: [UInt8], path: String, method: HTTPMethod) async throws(CloudError)
+    private func sendJSON(_ body: [UInt8], path: String, method: HTTPMethod, quiet: Duration = .zero) async throws(CloudError)
         -> (JSONValue, Traffic)
     {
         var traffic = Traffic(sentRaw: body.count)
@@ -172,7 +171,7 @@ extension CloudClient {
         request.method = method
         request.headers.add(name: "Content-Type", value: "application/json")
         if compressed { request.headers.add(name: "Content-Encoding", value: "zstd") }
-        let (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout)
+        let (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout, quiet: quiet)
         traffic.received = received
         return (document, traffic)
     }

@@ -22,6 +22,10 @@ public struct ObjectTransferCounters: Sendable, Equatable {
     public var withdrawn: Int64 = 0
     /// Object walks paused between chunks for rows due on another uplink (each resumes later).
     public var walksPaused: Int64 = 0
+    /// Manifests sent while the object's last chunks were still on the wire (on a long link),
+    /// and those the cloud answered before the chunks were in, sent again after them.
+    public var manifestsEarly: Int64 = 0
+    public var manifestsResent: Int64 = 0
     /// Objects fetched from the cloud (by download policy, on demand, or with an atomic row),
     /// and the chunks and bytes that took.
     public var fetched: Int64 = 0
@@ -47,6 +51,8 @@ public struct ObjectTransferCounters: Sendable, Equatable {
         bytesNotResent = uploads.bytesNotResent
         withdrawn = uploads.withdrawn
         walksPaused = uploads.walksPaused
+        manifestsEarly = uploads.manifestsEarly
+        manifestsResent = uploads.manifestsResent
         fetched = fetches.fetched
         chunksFetched = fetches.chunksFetched
         bytesFetched = fetches.bytesFetched
@@ -62,6 +68,7 @@ public struct ObjectTransferCounters: Sendable, Equatable {
             ("object_chunks_skipped", chunksSkipped), ("object_bytes_skipped", bytesSkipped),
             ("object_resumed_transfers", resumedTransfers), ("object_bytes_not_resent", bytesNotResent),
             ("object_uploads_withdrawn", withdrawn), ("object_walks_paused", walksPaused),
+            ("object_manifests_early", manifestsEarly), ("object_manifests_resent", manifestsResent),
             ("objects_fetched", fetched), ("object_chunks_fetched", chunksFetched),
             ("object_bytes_fetched", bytesFetched), ("object_bytes_not_refetched", bytesNotRefetched),
             ("object_on_demand_fetches", onDemandFetches),

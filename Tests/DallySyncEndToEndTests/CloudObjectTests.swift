@@ -113,8 +113,9 @@ import Testing
             try await request(.PUT, "/v1/chunks/\((hash ?? ContentHash.of(bytes)).hex)", headers: headers, body: bytes)
         }
 
-        func putManifest(_ manifest: ObjectManifest, at hash: ContentHash? = nil) async throws -> Reply {
-            try await request(.PUT, "/v1/objects/\((hash ?? manifest.hash).hex)", body: Array(manifest.json.jsonText.utf8))
+        func putManifest(_ manifest: ObjectManifest, at hash: ContentHash? = nil, query: String = "") async throws -> Reply {
+            try await request(
+                .PUT, "/v1/objects/\((hash ?? manifest.hash).hex)\(query)", body: Array(manifest.json.jsonText.utf8))
         }
 
         /// Uploads an object the way a gateway does: ask, the missing chunks, the manifest.
@@ -349,6 +350,44 @@ import Testing
             #expect(try ObjectManifest(json: read.json) == object.manifest)
             let manifestsReceived = try await cloud.stats()["objects"]?["manifests_received"]?.int
             #expect(manifestsReceived == 2)
+            #expect(try await cloud.stats()["objects"]?["objects"]?.int == 1)
+        }
+    }
+
+    /// On a long link the gateway sends the manifest while the last chunk is on the wire
+    /// (`?wait=`): the cloud answers it once the chunk lands, and refuses it as usual, naming
+    /// the chunks, when they do not come within the wait.
+    @Test func aManifestSentAheadOfItsLastChunkWaitsForIt() async throws {
+        try await ObjectCloud.run { cloud in
+            let object = try TestObject(seed: 4)
+            for chunk in object.chunks.prefix(2) { #expect(try await cloud.putChunk(chunk).status == 201) }
+            let manifest = Task { try await cloud.putManifest(object.manifest, query: "?wait=60") }
+            #expect(
+                try await eventually(within: .seconds(30)) {
+                    try await cloud.stats()["objects"]?["manifests_waited"]?.int == 1
+                })
+            #expect(try await cloud.request(.GET, "/v1/objects/\(object.hash.hex)").status == 404)
+            #expect(try await cloud.putChunk(object.chunks[2]).status == 201)
+            let answer = try await manifest.value
+            #expect(answer.status == 201, "\(answer.json)")
+            #expect(answer.json == object.manifest.reference.json)
+            #expect(try await cloud.request(.GET, "/v1/objects/\(object.hash.hex)").status == 200)
+
+            // A chunk that never comes: the wait runs out and the answer names it.
+            let other = try TestObject(seed: 5)
+            for chunk in other.chunks.prefix(2) { #expect(try await cloud.putChunk(chunk).status == 201) }
+            let short = try await cloud.putManifest(other.manifest, query: "?wait=0.2")
+            #expect(short.status == 409)
+            #expect(short.errorCode == "missing_chunks")
+            #expect(short.json["missing"] == .array([.string(ContentHash.of(other.chunks[2]).hex)]))
+            #expect(try await cloud.stats()["objects"]?["manifests_waited"]?.int == 2)
+
+            // A wait that is not a duration, or another parameter: 400, nothing recorded.
+            for query in ["?wait=soon", "?later=1"] {
+                let bad = try await cloud.putManifest(other.manifest, query: query)
+                #expect(bad.status == 400)
+                #expect(bad.errorCode == "bad_query")
+            }
             #expect(try await cloud.stats()["objects"]?["objects"]?.int == 1)
         }
     }

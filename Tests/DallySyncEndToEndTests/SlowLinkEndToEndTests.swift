@@ -43,6 +43,8 @@ import Testing
             try await system.putPhoto("p4", object)
             try await system.syncUntil("photos", attempts: 3) { try await system.syncCounter("objects_uploaded") == 1 }
             #expect(system.uploadsOverlapped(), "no two chunk uploads went up the link at once")
+            // The manifest went with the last chunks, not a round trip after their answers.
+            #expect(try await system.syncCounter("object_manifests_early") == 1)
             let uplink = try await system.uplink()
             #expect(uplink["failures"]?.int == 0, "\(uplink)")
             // Each of two bodies going up at once sees half the link: the model counts both, so

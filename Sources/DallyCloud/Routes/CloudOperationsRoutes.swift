@@ -71,7 +71,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
                 ("objects", statistics.objects), ("chunks", Int64(chunks.chunks)), ("chunk_bytes", chunks.bytes),
                 ("chunks_received", objects.chunksReceived), ("chunks_deduplicated", objects.chunksDeduplicated),
                 ("bytes_deduplicated", objects.bytesDeduplicated), ("manifests_received", objects.manifestsReceived),
-                ("gc_runs", objects.gcRuns), ("objects_collected", objects.objectsCollected),
+                ("manifests_waited", objects.manifestsWaited), ("gc_runs", objects.gcRuns), ("objects_collected", objects.objectsCollected),
                 ("chunks_collected", objects.chunksCollected), ("bytes_collected", objects.bytesCollected),
             ],
             notify: [

@@ -15,13 +15,16 @@ import Hummingbird
 ///
 /// Objects are shared by every gateway, like the rows that reference them: chunks are not
 /// secrets, since a gateway can fetch a chunk only by knowing the hash of its content.
-struct ObjectRoutes: Sendable {
+struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let store: any CloudStore
     let authenticator: GatewayAuthenticator
     let limits: Limits
     let counters: CloudObjectCounters
     /// Chunks sent in frames, or cut, kept from one request to the next.
     let frames: UploadFrames
+    /// Manifests waiting for chunks still on their way.
+    let arrivals: ChunkArrivals
+    let clock: C
     let now: @Sendable () -> Int64
 
     struct Limits: Sendable {
@@ -30,18 +33,24 @@ struct ObjectRoutes: Sendable {
         var maxDecompressedBytes: Int
         /// `objects.max_bytes`.
         var maxObjectBytes: Int64
+        /// The longest a manifest waits for its chunks (`limits.max_wait`, as a long-poll).
+        var maxWait: Duration
     }
 
+    /// How often a waiting manifest reads the store again: a chunk stored on another cloud
+    /// node wakes nobody on this one.
+    static var waitSlice: Duration { .seconds(1) }
+
     /// The most hashes one ask may name, and the most a `missing_chunks` answer lists.
-    static let maxListed = 10_000
+    static var maxListed: Int { 10_000 }
 
     /// The largest ask, sent or decoded: room for ``maxListed`` quoted hashes and commas, so
     /// that a full ask fits whatever `limits.max_body_bytes` is.
-    static let maxAskBytes = maxListed * (ContentHash.hexCount + 3) + 1024
+    static var maxAskBytes: Int { maxListed * (ContentHash.hexCount + 3) + 1024 }
 
     /// The largest chunk body, as sent or decoded: chunk routes take chunk-sized bodies even
     /// when `limits.max_body_bytes` is smaller, without raising it for any other route.
-    static let maxChunkBytes = ObjectManifest.maxChunkBytes
+    static var maxChunkBytes: Int { ObjectManifest.maxChunkBytes }
 
     func register(on router: Router<DallyRequestContext>) {
         router.post("/v1/chunks/missing") { request, context in try await missing(request, context) }
@@ -121,6 +130,7 @@ struct ObjectRoutes: Sendable {
         }
         let stored = try await store.chunks.put(hash, bytes: bytes, now: now())
         counters.chunkReceived(bytes: bytes.count, deduplicated: !stored)
+        arrivals.stored(hash)
         return JSONResponse.make(
             ByteBuffer(string: stored ? "{\"stored\":true}" : "{\"stored\":false}"), status: stored ? .created : .ok)
     }
@@ -182,10 +192,12 @@ struct ObjectRoutes: Sendable {
     // MARK: Objects
 
     /// `PUT /v1/objects/{hash}`, the manifest: 201 with the reference `{"hash","size","chunks"}`
-    /// when recorded, 200 when the cloud held the object already.
+    /// when recorded, 200 when the cloud held the object already. With `?wait=`, a manifest
+    /// whose chunks are still on their way waits for them that long (at most `max_wait`).
     func putObject(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         _ = try await authenticator.gateway(of: request, context: context)
         let hash = try Self.hash(context)
+        let wait = try QueryParameters(request, allowed: ["wait"]).wait(maximum: limits.maxWait)
         let body = try await BodyCoding.body(
             of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes)
         let manifest = try ObjectManifest(json: try BodyCoding.json(body))
@@ -204,8 +216,7 @@ struct ObjectRoutes: Sendable {
         }
         var seen: Set<ContentHash> = []
         let listed = manifest.chunks.map(\.hash).filter { seen.insert($0).inserted }
-        let present = try await store.chunks.present(listed)
-        let missing = listed.filter { !present.contains($0) }
+        let missing = try await missingChunks(of: listed, waitingUpTo: wait)
         guard missing.isEmpty else { return Self.missingChunks(missing) }
         do {
             try await ObjectVerifier.verify(manifest, chunks: store.chunks)
@@ -222,6 +233,29 @@ struct ObjectRoutes: Sendable {
         case .missing(let gone):
             return Self.missingChunks(gone)
         }
+    }
+
+    /// The chunks of `listed` the store lacks, after waiting up to `wait` for them to arrive.
+    private func missingChunks(of listed: [ContentHash], waitingUpTo wait: Duration) async throws -> [ContentHash] {
+        let present = try await store.chunks.present(listed)
+        var missing = listed.filter { !present.contains($0) }
+        guard !missing.isEmpty, wait > .zero else { return missing }
+        counters.manifestWaited()
+        let deadline = clock.now.advanced(by: wait)
+        while !missing.isEmpty, clock.now < deadline, !Task.isCancelled {
+            let watch = arrivals.watch(missing)
+            defer { arrivals.end(watch) }
+            // Read after the watch began: a chunk stored in between is found here.
+            let arrived = try await store.chunks.present(missing)
+            missing.removeAll { arrived.contains($0) }
+            guard !missing.isEmpty else { break }
+            _ = await watch.wait(upTo: min(Self.waitSlice, clock.now.duration(to: deadline)), on: clock)
+        }
+        if !missing.isEmpty {
+            let arrived = try await store.chunks.present(missing)
+            missing.removeAll { arrived.contains($0) }
+        }
+        return missing
     }
 
     /// `GET /v1/objects/{hash}`: the manifest of an object the cloud holds complete.
