@@ -94,13 +94,20 @@ final class LinkModel: Sendable {
     /// link more than a twentieth of the time.
     static let pipelineRoundTrips = 20.0
 
+    /// A round trip this long (ms) makes two transfers go at once before the throughput is
+    /// measured: each round trip waited alone would idle a satellite or long-haul link for it.
+    static let longRoundTripMs = 150.0
+
     /// How many transfers of `bodyBytes` each to keep on the link at once: two where a round
     /// trip per transfer would idle the link noticeably (a long round trip, or a fast link),
     /// else one — a cut loses what sits in each transfer's buffers, and on a slow link, where
-    /// bytes cost most, a round trip is little beside a transfer. One until the link is measured.
+    /// bytes cost most, a round trip is little beside a transfer. Before the throughput is
+    /// measured, two when the round trip is long (``longRoundTripMs``: the first transfer's
+    /// answer would leave the link idle for it), else one; one before anything is measured.
     func transfersAtOnce(bodyBytes: Int) -> Int {
         let (rate, roundTripMs) = state.withLock { ($0.estimate.bytesPerSecondUp, $0.estimate.roundTripMs) }
-        guard let rate, let roundTripMs, rate > 0 else { return 1 }
+        guard let roundTripMs else { return 1 }
+        guard let rate, rate > 0 else { return roundTripMs >= Self.longRoundTripMs ? 2 : 1 }
         return Double(bodyBytes) / rate < Self.pipelineRoundTrips * roundTripMs / 1000 ? 2 : 1
     }
 

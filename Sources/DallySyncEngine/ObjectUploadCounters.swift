@@ -12,6 +12,7 @@ struct ObjectUploadCounters: Sendable {
     var bytesNotResent: Int64 = 0
     var withdrawn: Int64 = 0
     var walksPaused: Int64 = 0
+    var asksAhead: Int64 = 0
     var manifestsEarly: Int64 = 0
     var manifestsResent: Int64 = 0
     var traffic = CloudClient.Traffic()

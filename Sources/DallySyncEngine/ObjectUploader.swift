@@ -54,11 +54,18 @@ final class ObjectUploader: Sendable {
     /// row naming it left) is dropped at the next chunk. `betweenChunks` runs after every chunk
     /// sent (the cycle sends rows that fall due during a long walk there); it throws
     /// ``WalkPause`` to pause the walk.
-    func upload(on uplink: Uplink, tables: Set<String>, betweenChunks: () async throws -> Void) async throws -> Outcome {
+    ///
+    /// `ahead` is the first object's ask made beforehand (``askAhead(on:tables:)``), if any.
+    func upload(
+        on uplink: Uplink, tables: Set<String>, ahead: EarlyAsk? = nil, betweenChunks: () async throws -> Void
+    ) async throws -> Outcome {
         var finished = 0
+        var ahead = ahead
         do {
             for pending in try await store.objectUploads(tables: tables) {
-                if try await upload(pending, on: uplink, betweenChunks: betweenChunks) { finished += 1 }
+                // The early ask is of the walk's first object, once: after it, it is stale.
+                defer { ahead = nil }
+                if try await upload(pending, on: uplink, ahead: ahead, betweenChunks: betweenChunks) { finished += 1 }
             }
         } catch let pause as WalkPause {
             counters.withLock { $0.walksPaused += 1 }
@@ -70,9 +77,22 @@ final class ObjectUploader: Sendable {
         return .finished(finished)
     }
 
+    /// Asks which chunks of the first object a walk over `tables` would send lacks, for the
+    /// walk to use (``EarlyAsk``); nil when there is nothing to ask or the ask failed (the walk
+    /// then asks itself).
+    func askAhead(on uplink: Uplink, tables: Set<String>) async -> EarlyAsk? {
+        guard let first = try? await store.objectUploads(tables: tables).first, let manifest = first.manifest else {
+            return nil
+        }
+        var walk = ChunkWalk(manifest: manifest, chunksDone: first.chunksDone)
+        let asking = walk.asking(round: 0)
+        guard !asking.isEmpty, let (missing, partial) = try? await missingChunks(asking, on: uplink) else { return nil }
+        return EarlyAsk(object: manifest.hash, asking: asking, missing: missing, partial: partial)
+    }
+
     /// One queued object; whether the cloud now holds it whole.
     private func upload(
-        _ pending: PendingObjectUpload, on uplink: Uplink, betweenChunks: () async throws -> Void
+        _ pending: PendingObjectUpload, on uplink: Uplink, ahead: EarlyAsk?, betweenChunks: () async throws -> Void
     ) async throws -> Bool {
         let upload = pending.upload
         guard let manifest = pending.manifest else {
@@ -82,7 +102,7 @@ final class ObjectUploader: Sendable {
             return false
         }
         try uplink.requireUsable(at: now(), stop: stop)
-        switch try await send(pending, manifest, on: uplink, betweenChunks: betweenChunks) {
+        switch try await send(pending, manifest, on: uplink, ahead: ahead, betweenChunks: betweenChunks) {
         case .sent:
             try await store.objectUploaded(manifest.hash)
             counters.withLock { $0.uploaded += 1 }
@@ -100,7 +120,7 @@ final class ObjectUploader: Sendable {
     /// have collected an early chunk meanwhile, the manifest's `missing_chunks` answer sends
     /// the walk round once more over every chunk.
     private func send(
-        _ pending: PendingObjectUpload, _ manifest: ObjectManifest, on uplink: Uplink,
+        _ pending: PendingObjectUpload, _ manifest: ObjectManifest, on uplink: Uplink, ahead: EarlyAsk?,
         betweenChunks: () async throws -> Void
     ) async throws -> Sending {
         guard try await store.beginObjectUpload(manifest.hash) else { return .withdrawn }
@@ -109,7 +129,12 @@ final class ObjectUploader: Sendable {
         for round in 0..<2 {
             let asking = walk.asking(round: round)
             var (found, partial): ([ContentHash], [ContentHash: Int]) = ([], [:])
-            if !asking.isEmpty { (found, partial) = try await missingChunks(asking, on: uplink) }
+            if round == 0, let ahead, ahead.object == manifest.hash, ahead.asking == asking {
+                (found, partial) = (ahead.missing, ahead.partial)
+                counters.withLock { $0.asksAhead += 1 }
+            } else if !asking.isEmpty {
+                (found, partial) = try await missingChunks(asking, on: uplink)
+            }
             let missing = walk.inOrder(found)
             if round == 0 {
                 noteFirstAsk(asking: asking, missing: missing, walk: walk, resuming: resuming, manifest, on: uplink)

@@ -132,7 +132,10 @@ final class SyncCycle: Sendable {
         // tables its `since` names, which may be fewer than the uplink may carry.
         var unpulled = duePulls.intersection(scope.pulls ?? [])
         // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
-        // for those objects go in a second round of batches.
+        // for those objects go in a second round of batches. The first object's ask goes
+        // beside the rows: on a long link its round trip then costs nothing.
+        let ahead = objects.uploads.isEmpty ? nil : Task { await uploader.askAhead(on: uplink, tables: objects.uploads) }
+        defer { ahead?.cancel() }
         var more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
         if !objects.uploads.isEmpty {
             // A walk can take minutes on a slow link. Rows written meanwhile whose deadline
@@ -149,7 +152,8 @@ final class SyncCycle: Sendable {
                     more = true
                 }
             }
-            switch try await uploader.upload(on: uplink, tables: objects.uploads, betweenChunks: sendDueRows) {
+            let early = await ahead?.value
+            switch try await uploader.upload(on: uplink, tables: objects.uploads, ahead: early, betweenChunks: sendDueRows) {
             case .paused:
                 return (report, true)
             case .finished(let finished) where finished > 0:

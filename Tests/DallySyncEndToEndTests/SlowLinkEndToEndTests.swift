@@ -43,7 +43,11 @@ import Testing
             try await system.putPhoto("p4", object)
             try await system.syncUntil("photos", attempts: 3) { try await system.syncCounter("objects_uploaded") == 1 }
             #expect(system.uploadsOverlapped(), "no two chunk uploads went up the link at once")
-            // The manifest went with the last chunks, not a round trip after their answers.
+            // The ask went beside the row's batch, and the manifest with the last chunks: neither
+            // a round trip of its own.
+            #expect(try await system.syncCounter("object_asks_ahead") == 1)
+            let sent = try await system.syncCounter("object_chunks_sent")
+            #expect(try await system.syncCounter("object_chunks_asked") == sent, "a chunk asked about twice")
             #expect(try await system.syncCounter("object_manifests_early") == 1)
             let uplink = try await system.uplink()
             #expect(uplink["failures"]?.int == 0, "\(uplink)")

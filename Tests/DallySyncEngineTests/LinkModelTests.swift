@@ -46,8 +46,16 @@ struct LinkModelTests {
         // Unmeasured: one at a time.
         #expect(model.transfersAtOnce(bodyBytes: 262_144) == 1)
         #expect(model.transfersAtOnce(rows: 5_000) == 1)
-        // 128,000 B/s, 600 ms: a 256 KiB chunk is 2 s, under 20 round trips (12 s): two at once.
+        // A long round trip measured (600 ms), the throughput not yet: two at once, whatever
+        // the size, so that the first answer's round trip does not idle the link.
         model.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(600), totalAfter: .milliseconds(600)))
+        #expect(model.transfersAtOnce(bodyBytes: 262_144) == 2)
+        #expect(model.transfersAtOnce(bodyBytes: 3_000_000) == 2)
+        // A short one (a LAN): one at a time until measured.
+        let lan = LinkModel()
+        lan.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(2), totalAfter: .milliseconds(2)))
+        #expect(lan.transfersAtOnce(bodyBytes: 262_144) == 1)
+        // 128,000 B/s, 600 ms: a 256 KiB chunk is 2 s, under 20 round trips (12 s): two at once.
         model.record(TransferSample(bytesUp: 128_000, bytesDown: 100, headAfter: .milliseconds(1_600), totalAfter: .milliseconds(1_600)))
         #expect(model.transfersAtOnce(bodyBytes: 262_144) == 2)
         // A 3 MB body is 23 s of that link: the round trip is little beside it.
