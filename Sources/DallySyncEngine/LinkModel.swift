@@ -112,8 +112,11 @@ final class LinkModel: Sendable {
     }
 
     /// ``transfersAtOnce(bodyBytes:)`` for batches of `rows` rows at the measured row size.
+    /// Before any batch was measured, its size does not matter while the throughput is not
+    /// known either (the round trip alone decides); once the throughput is, one at a time.
     func transfersAtOnce(rows: Int) -> Int {
-        guard let rowBytes = state.withLock({ $0.rowBytes }) else { return 1 }
+        let (rowBytes, rate) = state.withLock { ($0.rowBytes, $0.estimate.bytesPerSecondUp) }
+        guard let rowBytes else { return rate == nil ? transfersAtOnce(bodyBytes: 0) : 1 }
         return transfersAtOnce(bodyBytes: Int(rowBytes * Double(rows)))
     }
 

@@ -51,6 +51,7 @@ struct LinkModelTests {
         model.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(600), totalAfter: .milliseconds(600)))
         #expect(model.transfersAtOnce(bodyBytes: 262_144) == 2)
         #expect(model.transfersAtOnce(bodyBytes: 3_000_000) == 2)
+        #expect(model.transfersAtOnce(rows: 5_000) == 2)
         // A short one (a LAN): one at a time until measured.
         let lan = LinkModel()
         lan.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(2), totalAfter: .milliseconds(2)))
