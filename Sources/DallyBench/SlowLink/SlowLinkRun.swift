@@ -88,8 +88,11 @@ final class SlowLinkRun: Sendable {
         }
     }
 
-    /// Writes `count` wide orders (notes of `noteBytes` hex characters), then syncs them.
+    /// Writes `count` wide orders (notes of `noteBytes` hex characters), then syncs them. The
+    /// uplink is held down while they are written: a full batch would otherwise go before the
+    /// measurement starts, and the run would time only the rest.
     func rows(_ count: Int, noteBytes: Int, cut: Bool) async throws -> Outcome {
+        try await setUplink("unavailable")
         var random = SplitMix64(seed: 20)
         var written = 0
         var total = 0
@@ -102,6 +105,7 @@ final class SlowLinkRun: Sendable {
             try await call(.POST, "/v1/tables/orders/batch", body: Array(#"{"created":[\#(rows.joined(separator: ","))]}"#.utf8))
             written += rows.count
         }
+        try await setUplink("auto")
         return try await measure(table: "orders", cutAt: cut ? total / 4 : nil) {
             try await self.counter("rows_accepted") >= Int64(count)
         }
@@ -145,6 +149,19 @@ final class SlowLinkRun: Sendable {
 
     private static func int(_ value: JSONValue?) -> Int64 {
         if case .int(let i)? = value { i } else { 0 }
+    }
+
+    /// Overrides the `sat` uplink's availability (`PUT /v1/admin/uplinks/sat`).
+    private func setUplink(_ availability: String) async throws {
+        var request = HTTPClientRequest(url: base + "/v1/admin/uplinks/sat")
+        request.method = .PUT
+        request.headers.add(name: "Authorization", value: "Bearer \(Self.admin)")
+        request.body = .bytes(ByteBuffer(string: #"{"availability":"\#(availability)"}"#))
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let answer = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok else {
+            throw BenchError("setting the uplink \(availability): \(response.status.code) \(String(buffer: answer))")
+        }
     }
 
     private func counter(_ name: String) async throws -> Int64 {
