@@ -1,5 +1,6 @@
 import DallyCore
 import DallyObjects
+import ServiceLifecycle
 import Synchronization
 
 /// Manifests waiting for their last chunks (`PUT /v1/objects/{hash}?wait=`, PROTOCOL.md
@@ -9,7 +10,8 @@ import Synchronization
 /// that the object is recorded the moment they land instead of a round trip after their
 /// answer. A manifest that finds chunks missing watches for them, looks at the store again
 /// and waits; a chunk stored on another cloud node wakes nobody here, so a wait is taken in
-/// slices, and the store is read again after each.
+/// slices, and the store is read again after each. As a `Service` it ends every wait when the
+/// cloud begins to stop, so that no manifest holds the server's drain for its whole wait.
 ///
 /// ```swift
 /// let watch = arrivals.watch(missing)
@@ -17,7 +19,7 @@ import Synchronization
 /// // read the store again: a chunk stored before the watch began is found there
 /// _ = await watch.wait(upTo: .seconds(1), on: clock)
 /// ```
-final class ChunkArrivals: Sendable {
+final class ChunkArrivals: Service, Sendable {
     /// One manifest's watch over the chunks it lacks.
     struct Watch: Sendable {
         fileprivate let id: Int
@@ -44,9 +46,28 @@ final class ChunkArrivals: Sendable {
     private struct State {
         var next = 0
         var watching: [Int: (chunks: Set<ContentHash>, waiter: Waiter)] = [:]
+        var closed = false
     }
 
     private let state = Mutex(State())
+
+    /// Waits for the cloud to stop, then ends every wait.
+    func run() async throws {
+        try? await gracefulShutdown()
+        close()
+    }
+
+    /// Ends every wait and each one after: a manifest then answers with what is missing.
+    func close() {
+        let woken = state.withLock { state in
+            state.closed = true
+            return state.watching.values.map(\.waiter)
+        }
+        for waiter in woken { waiter.resume(.shutdown) }
+    }
+
+    /// Whether the cloud is stopping: manifests wait no more.
+    var closed: Bool { state.withLock { $0.closed } }
 
     /// Manifests waiting now, for `/stats`.
     var waiting: Int { state.withLock { $0.watching.count } }
@@ -57,6 +78,7 @@ final class ChunkArrivals: Sendable {
         let id = state.withLock { state in
             state.next += 1
             state.watching[state.next] = (Set(chunks), waiter)
+            if state.closed { waiter.resume(.shutdown) }
             return state.next
         }
         return Watch(id: id, waiter: waiter)

@@ -31,6 +31,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     /// Upkeep: forgetting stored batch answers older than `batches.keep_answers` (at start,
     /// then hourly) and collecting objects every `objects.gc_interval`.
     let upkeep: [RecurringPass<C>]
+    /// Manifests waiting for their last chunks; stopped with the hub, before the server drains.
+    let arrivals: ChunkArrivals
     let router: Router<DallyRequestContext>
     /// The TLS certificate when `[server]` names one; reloaded on SIGHUP.
     let certificates: ServerCertificates?
@@ -129,6 +131,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         // Cut or framed chunk and batch bodies share one bound in memory.
         let frames = UploadFrames(partials: PartialUploads())
         let arrivals = ChunkArrivals()
+        self.arrivals = arrivals
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
@@ -180,14 +183,15 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         )
     }
 
-    /// The services of a running cloud, in start order: the server, then the hub (stopped
-    /// first, so parked notify polls are answered before the server drains), then upkeep:
-    /// forgetting old batch answers and collecting unreferenced objects.
+    /// The services of a running cloud, in start order: the server, then the hub and the
+    /// manifests' waits (stopped first, so parked notify polls and waiting manifests are
+    /// answered before the server drains), then upkeep: forgetting old batch answers and
+    /// collecting unreferenced objects.
     public func services(port: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> [any Service]
     {
         let reloader: [any Service] = certificates.map { [CertificateReloader(certificates: $0, logger: logger)] } ?? []
-        return [application(port: port, onServerRunning: onServerRunning), hub] + upkeep + reloader
+        return [application(port: port, onServerRunning: onServerRunning), hub, arrivals] + upkeep + reloader
     }
 
     /// Serves until SIGTERM or SIGINT, then answers every notify long-poll, drains requests and

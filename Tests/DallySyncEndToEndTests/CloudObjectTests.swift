@@ -392,6 +392,32 @@ import Testing
         }
     }
 
+    /// A cloud that stops answers a waiting manifest at once, naming what it lacks, instead of
+    /// holding its drain for the wait (here up to `limits.max_wait`, 120 s).
+    @Test func aStoppingCloudAnswersAWaitingManifest() async throws {
+        try await ObjectCloud.run { cloud in
+            let object = try TestObject(seed: 6)
+            for chunk in object.chunks.prefix(2) { #expect(try await cloud.putChunk(chunk).status == 201) }
+            final class Answered: Sendable { let flag = Mutex(false) }
+            let answered = Answered()
+            let manifest = Task {
+                defer { answered.flag.withLock { $0 = true } }
+                return try await cloud.putManifest(object.manifest, query: "?wait=600")
+            }
+            #expect(
+                try await eventually(within: .seconds(30)) {
+                    try await cloud.stats()["objects"]?["manifests_waited"]?.int == 1
+                })
+            let stopping = Task { try await cloud.server.stop() }
+            let answeredSoon = try await eventually(within: .seconds(30)) { answered.flag.withLock { $0 } }
+            #expect(answeredSoon, "the manifest still waits while the cloud stops")
+            let answer = try await manifest.value
+            #expect(answer.status == 409)
+            #expect(answer.errorCode == "missing_chunks")
+            try await stopping.value
+        }
+    }
+
     @Test func aManifestWhoseChunksDoNotMakeItsContentIsRefused() async throws {
         try await ObjectCloud.run { cloud in
             let object = try TestObject(seed: 2)

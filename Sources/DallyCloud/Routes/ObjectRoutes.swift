@@ -242,7 +242,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
         guard !missing.isEmpty, wait > .zero else { return missing }
         counters.manifestWaited()
         let deadline = clock.now.advanced(by: wait)
-        while !missing.isEmpty, clock.now < deadline, !Task.isCancelled {
+        while !missing.isEmpty, clock.now < deadline, !Task.isCancelled, !arrivals.closed {
             let watch = arrivals.watch(missing)
             defer { arrivals.end(watch) }
             // Read after the watch began: a chunk stored in between is found here.
