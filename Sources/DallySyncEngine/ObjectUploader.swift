@@ -81,7 +81,7 @@ final class ObjectUploader: Sendable {
     /// walk to use (``EarlyAsk``); nil when there is nothing to ask or the ask failed (the walk
     /// then asks itself).
     func askAhead(on uplink: Uplink, tables: Set<String>) async -> EarlyAsk? {
-        guard let first = try? await store.objectUploads(tables: tables).first, let manifest = first.manifest else {
+        guard let first = try? await store.objectUploads(tables: tables, limit: 1).first, let manifest = first.manifest else {
             return nil
         }
         var walk = ChunkWalk(manifest: manifest, chunksDone: first.chunksDone)

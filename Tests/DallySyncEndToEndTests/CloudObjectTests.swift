@@ -118,6 +118,25 @@ import Testing
                 .PUT, "/v1/objects/\((hash ?? manifest.hash).hex)\(query)", body: Array(manifest.json.jsonText.utf8))
         }
 
+        /// Puts all of `object`'s chunks but the last, then its manifest with `?wait=` as a task
+        /// of its own (`answered` runs when its answer came), returned once the cloud counts it
+        /// as waiting.
+        func manifestAwaitingLastChunk(
+            _ object: TestObject, wait: String, answered: @escaping @Sendable () -> Void = {}
+        ) async throws -> Task<Reply, any Error> {
+            for chunk in object.chunks.dropLast() { #expect(try await putChunk(chunk).status == 201) }
+            let waitedBefore = try await stats()["objects"]?["manifests_waited"]?.int ?? 0
+            let manifest = Task {
+                defer { answered() }
+                return try await self.putManifest(object.manifest, query: "?wait=\(wait)")
+            }
+            #expect(
+                try await eventually(within: .seconds(30)) {
+                    try await self.stats()["objects"]?["manifests_waited"]?.int == waitedBefore + 1
+                })
+            return manifest
+        }
+
         /// Uploads an object the way a gateway does: ask, the missing chunks, the manifest.
         func upload(_ object: TestObject) async throws -> Reply {
             let missing = try await ask(object.manifest.chunks.map(\.hash.hex)).json["missing"]?.array ?? []
@@ -360,12 +379,7 @@ import Testing
     @Test func aManifestSentAheadOfItsLastChunkWaitsForIt() async throws {
         try await ObjectCloud.run { cloud in
             let object = try TestObject(seed: 4)
-            for chunk in object.chunks.prefix(2) { #expect(try await cloud.putChunk(chunk).status == 201) }
-            let manifest = Task { try await cloud.putManifest(object.manifest, query: "?wait=60") }
-            #expect(
-                try await eventually(within: .seconds(30)) {
-                    try await cloud.stats()["objects"]?["manifests_waited"]?.int == 1
-                })
+            let manifest = try await cloud.manifestAwaitingLastChunk(object, wait: "60")
             #expect(try await cloud.request(.GET, "/v1/objects/\(object.hash.hex)").status == 404)
             #expect(try await cloud.putChunk(object.chunks[2]).status == 201)
             let answer = try await manifest.value
@@ -397,17 +411,11 @@ import Testing
     @Test func aStoppingCloudAnswersAWaitingManifest() async throws {
         try await ObjectCloud.run { cloud in
             let object = try TestObject(seed: 6)
-            for chunk in object.chunks.prefix(2) { #expect(try await cloud.putChunk(chunk).status == 201) }
             final class Answered: Sendable { let flag = Mutex(false) }
             let answered = Answered()
-            let manifest = Task {
-                defer { answered.flag.withLock { $0 = true } }
-                return try await cloud.putManifest(object.manifest, query: "?wait=600")
+            let manifest = try await cloud.manifestAwaitingLastChunk(object, wait: "600") {
+                answered.flag.withLock { $0 = true }
             }
-            #expect(
-                try await eventually(within: .seconds(30)) {
-                    try await cloud.stats()["objects"]?["manifests_waited"]?.int == 1
-                })
             let stopping = Task { try await cloud.server.stop() }
             let answeredSoon = try await eventually(within: .seconds(30)) { answered.flag.withLock { $0 } }
             #expect(answeredSoon, "the manifest still waits while the cloud stops")

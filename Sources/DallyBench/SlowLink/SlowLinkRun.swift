@@ -153,15 +153,8 @@ final class SlowLinkRun: Sendable {
 
     /// Overrides the `sat` uplink's availability (`PUT /v1/admin/uplinks/sat`).
     private func setUplink(_ availability: String) async throws {
-        var request = HTTPClientRequest(url: base + "/v1/admin/uplinks/sat")
-        request.method = .PUT
-        request.headers.add(name: "Authorization", value: "Bearer \(Self.admin)")
-        request.body = .bytes(ByteBuffer(string: #"{"availability":"\#(availability)"}"#))
-        let response = try await http.execute(request, timeout: .seconds(60))
-        let answer = try await response.body.collect(upTo: 1 << 20)
-        guard response.status == .ok else {
-            throw BenchError("setting the uplink \(availability): \(response.status.code) \(String(buffer: answer))")
-        }
+        try await call(
+            .PUT, "/v1/admin/uplinks/sat", body: Array(#"{"availability":"\#(availability)"}"#.utf8), token: Self.admin)
     }
 
     private func counter(_ name: String) async throws -> Int64 {
@@ -176,12 +169,12 @@ final class SlowLinkRun: Sendable {
         return try JSONParser.parse(Array(body.readableBytesView))
     }
 
-    private func call(_ method: HTTPMethod, _ path: String, body: [UInt8]?, acceptQueued: Bool = false)
-        async throws
-    {
+    private func call(
+        _ method: HTTPMethod, _ path: String, body: [UInt8]?, acceptQueued: Bool = false, token: String = SlowLinkRun.token
+    ) async throws {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(Self.token)")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await http.execute(request, timeout: .seconds(7_200))
         let answer = try await response.body.collect(upTo: 1 << 20)

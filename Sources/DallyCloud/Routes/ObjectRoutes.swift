@@ -237,25 +237,24 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The chunks of `listed` the store lacks, after waiting up to `wait` for them to arrive.
     private func missingChunks(of listed: [ContentHash], waitingUpTo wait: Duration) async throws -> [ContentHash] {
-        let present = try await store.chunks.present(listed)
-        var missing = listed.filter { !present.contains($0) }
-        guard !missing.isEmpty, wait > .zero else { return missing }
-        counters.manifestWaited()
         let deadline = clock.now.advanced(by: wait)
-        while !missing.isEmpty, clock.now < deadline, !Task.isCancelled, !arrivals.closed {
-            let watch = arrivals.watch(missing)
-            defer { arrivals.end(watch) }
-            // Read after the watch began: a chunk stored in between is found here.
-            let arrived = try await store.chunks.present(missing)
-            missing.removeAll { arrived.contains($0) }
-            guard !missing.isEmpty else { break }
+        var missing = listed
+        var waited = false
+        while true {
+            // The store is read after the watch began, so a chunk stored in between is found.
+            let watch = wait > .zero ? arrivals.watch(missing) : nil
+            defer { if let watch { arrivals.end(watch) } }
+            let present = try await store.chunks.present(missing)
+            missing.removeAll { present.contains($0) }
+            guard let watch, !missing.isEmpty, clock.now < deadline, !Task.isCancelled, !arrivals.closed else {
+                return missing
+            }
+            if !waited {
+                counters.manifestWaited()
+                waited = true
+            }
             _ = await watch.wait(upTo: min(Self.waitSlice, clock.now.duration(to: deadline)), on: clock)
         }
-        if !missing.isEmpty {
-            let arrived = try await store.chunks.present(missing)
-            missing.removeAll { arrived.contains($0) }
-        }
-        return missing
     }
 
     /// `GET /v1/objects/{hash}`: the manifest of an object the cloud holds complete.
