@@ -25,7 +25,7 @@ struct DallyBench: AsyncParsableCommand {
         abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency, frugality, codecs, objects, chunking).",
         subcommands: [
             BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchChunking.self,
-            BenchObjects.self, BenchSlowLink.self, BenchScope.self, BenchFleet.self,
+            BenchObjects.self, BenchSlowLink.self, BenchScope.self, BenchFleet.self, BenchDrain.self,
         ]
     )
 }

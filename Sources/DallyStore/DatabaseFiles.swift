@@ -16,9 +16,10 @@ package enum DatabaseFiles {
     ///
     /// - Parameters:
     ///   - pragmas: further statements run on every connection.
-    ///   - writerPragmas: further statements run on the writer's connection only.
+    ///   - writerStatements: further statements run on the writer's connection only, as it opens:
+    ///     pragmas, and temporary tables that live as long as the connection.
     package static func openPool(
-        directory: String, name: String, synchronousFull: Bool, pragmas: [String] = [], writerPragmas: [String] = []
+        directory: String, name: String, synchronousFull: Bool, pragmas: [String] = [], writerStatements: [String] = []
     ) throws -> (pool: DatabasePool, path: String, lock: DataDirectoryLock) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -32,7 +33,7 @@ package enum DatabaseFiles {
             for pragma in pragmas { try db.execute(sql: pragma) }
             // A pool opens its readers read-only.
             if !db.configuration.readonly {
-                for pragma in writerPragmas { try db.execute(sql: pragma) }
+                for statement in writerStatements { try db.execute(sql: statement) }
             }
         }
         configuration.maximumReaderCount = 4

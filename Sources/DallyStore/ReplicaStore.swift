@@ -79,7 +79,7 @@ public final class ReplicaStore: Sendable {
     ) throws -> ReplicaStore {
         let (pool, path, lock) = try DatabaseFiles.openPool(
             directory: directory, name: "replica.sqlite", synchronousFull: synchronousFull,
-            writerPragmas: ["PRAGMA cache_size = -\(Self.writerCacheKiB)"])
+            writerStatements: ["PRAGMA cache_size = -\(Self.writerCacheKiB)", AcceptedRows.scratchTable])
         let tableSQL = tables.map(TableSQL.init(schema:))
         do {
             // Pages that compaction and retention free go back to the filesystem

@@ -13,6 +13,20 @@ import GRDB
 /// dirty since no earlier than the batch was built; both lose their in-flight record, first
 /// (so that the outbox's triggers have no in-flight row to keep up to date).
 enum AcceptedRows {
+    /// Creates the temporary table a piece is settled through, once, on the writer's connection
+    /// as it opens (``DatabaseFiles/openPool(directory:name:synchronousFull:pragmas:writerStatements:)``).
+    ///
+    /// Not at each piece: GRDB empties a connection's cache of prepared statements after any
+    /// statement that may change the schema, `CREATE TEMP TABLE IF NOT EXISTS` included, so
+    /// that one statement per piece had every statement of the writer prepared again, these
+    /// and the local writes' alike (7 % of the gateway's CPU in a drain went to SQLite's parser,
+    /// docs/BENCHMARKS.md).
+    static let scratchTable = """
+        CREATE TEMP TABLE IF NOT EXISTS dally_accepted (
+            id TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, sent_seq INTEGER,
+            unchanged INTEGER NOT NULL DEFAULT 0)
+        """
+
     /// Applies `accepted` (`(id, version)` of one table) and returns how many were applied now.
     static func settle(
         _ accepted: [(id: String, version: Int64)], table: TableSQL, batchCreatedAt: Int64, db: Database
@@ -20,31 +34,54 @@ enum AcceptedRows {
         guard !accepted.isEmpty else { return 0 }
         let name = table.schema.name
         let list = JSONRows.text(accepted) { [.text($0.id), .int($0.version)] }
-        // The JSON goes into the temporary table first and is joined from there: joined
-        // directly, SQLite's planner scans the in-flight rows once per JSON element.
-        try db.execute(
-            sql: """
-                CREATE TEMP TABLE IF NOT EXISTS dally_accepted (
-                    id TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, sent_seq INTEGER,
-                    unchanged INTEGER NOT NULL DEFAULT 0);
-                DELETE FROM temp.dally_accepted;
+        let rows = table.sqlTable
+        // Each statement on its own, prepared once per connection. The JSON goes into the
+        // temporary table first and is joined from there: joined directly, SQLite's planner
+        // scans the in-flight rows once per JSON element.
+        let steps: [(sql: String, arguments: StatementArguments)] = [
+            ("DELETE FROM temp.dally_accepted", []),
+            (
+                """
                 INSERT INTO temp.dally_accepted (id, version)
-                SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?);
+                SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
+                """, [list]
+            ),
+            (
+                """
                 UPDATE temp.dally_accepted SET sent_seq =
-                    (SELECT r.seq FROM dally_inflight_rows r WHERE r.tbl = ? AND r.row_id = dally_accepted.id);
-                DELETE FROM temp.dally_accepted WHERE sent_seq IS NULL;
+                    (SELECT r.seq FROM dally_inflight_rows r WHERE r.tbl = ? AND r.row_id = dally_accepted.id)
+                """, [name]
+            ),
+            ("DELETE FROM temp.dally_accepted WHERE sent_seq IS NULL", []),
+            (
+                """
                 UPDATE temp.dally_accepted SET unchanged =
-                    IFNULL((SELECT t.seq FROM \(table.sqlTable) t WHERE t.id = dally_accepted.id) = sent_seq, 0);
-                UPDATE \(table.sqlTable) SET version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = \(table.sqlTable).id)
-                WHERE id IN (SELECT id FROM temp.dally_accepted WHERE unchanged);
-                DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted);
-                DELETE FROM dally_outbox WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE unchanged);
+                    IFNULL((SELECT t.seq FROM \(rows) t WHERE t.id = dally_accepted.id) = sent_seq, 0)
+                """, []
+            ),
+            (
+                """
+                UPDATE \(rows) SET version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = \(rows).id)
+                WHERE id IN (SELECT id FROM temp.dally_accepted WHERE unchanged)
+                """, []
+            ),
+            ("DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted)", [name]),
+            (
+                "DELETE FROM dally_outbox WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE unchanged)",
+                [name]
+            ),
+            (
+                """
                 UPDATE dally_outbox SET
                     base_version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = dally_outbox.row_id),
                     first_dirty_at = MAX(first_dirty_at, ?)
-                WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE NOT unchanged);
-                """,
-            arguments: [list, name, name, name, batchCreatedAt, name])
-        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.dally_accepted") ?? 0
+                WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE NOT unchanged)
+                """, [batchCreatedAt, name]
+            ),
+        ]
+        for step in steps {
+            try db.cachedStatement(sql: step.sql).execute(arguments: step.arguments)
+        }
+        return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM temp.dally_accepted")) ?? 0
     }
 }
