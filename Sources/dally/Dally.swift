@@ -8,7 +8,9 @@ struct Dally: AsyncParsableCommand {
         commandName: "dally",
         abstract: "A network-frugal sync gateway.",
         version: DallyVersion.current,
-        subcommands: [GatewayCommand.self, CloudCommand.self, DevCommand.self, BackupCommand.self, ClientCommand.self]
+        subcommands: [
+            GatewayCommand.self, CloudCommand.self, DevCommand.self, BackupCommand.self, ClientCommand.self, BenchCommand.self,
+        ]
     )
 
     /// As ArgumentParser's, but a usage error (a bad flag, a missing argument, a failed
