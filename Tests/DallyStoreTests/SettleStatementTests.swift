@@ -28,4 +28,27 @@ struct SettleStatementTests {
         let pending = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_outbox") }
         #expect(pending == 0)
     }
+
+    /// The outbox's delete triggers stand aside only within a settle: afterwards the totals and
+    /// the ages agree with the outbox, and a delete of another kind is counted by them again.
+    @Test func theDeleteTriggersStandAsideOnlyWhileASettleRuns() async throws {
+        let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders], synchronousFull: false)
+        defer { try? store.close() }
+        _ = try await store.writeBatch(
+            (1...3).map { put("o\($0)", [(0, .text("x"))]) }, table: "orders", allOrNothing: true)
+        let batch = try #require(try await store.nextBatch(gateway: "g", maxRows: 2))
+        _ = try await store.applyAnswer(
+            replicaAnswer(batch, try sentRequest(batch).sections[0].changes.map { .accepted(id: $0.id, version: 1) }))
+        let state = { @Sendable (db: Database) throws -> [Int] in
+            [
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_outbox_settling") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_outbox") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT TOTAL(entries) FROM dally_outbox_ages WHERE tbl = 'orders'") ?? -1,
+            ]
+        }
+        #expect(try await store.pool.read(state) == [0, 1, 1, 1])
+        try await store.pool.write { db in try db.execute(sql: "DELETE FROM dally_outbox") }
+        #expect(try await store.pool.read(state) == [0, 0, 0, 0])
+    }
 }

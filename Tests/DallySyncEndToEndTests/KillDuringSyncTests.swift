@@ -89,7 +89,17 @@ import Testing
     /// once, and nothing acknowledged is lost.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
     func aGatewayKilledBetweenPiecesOfAnAnswerAppliesTheRestOnce() async throws {
-        let system = SyncSystem()
+        // A cloud that takes the 4,000 rows in one batch: the kill must land while its answer is
+        // applied a row a piece, and a whole answer of them outlasts many polls of `/stats` on a
+        // loaded machine (with the test cloud's 500-row batches only the last answer or two were
+        // left once the cloud held every row, and a fast settle finished them between polls).
+        let system = SyncSystem(
+            cloudExtra: """
+                [limits]
+                max_body_bytes = 4194304
+                max_decompressed_bytes = 16777216
+                max_rows_per_batch = 10000
+                """)
         try await system.startCloud()
         let cloudURL = "http://127.0.0.1:\(system.cloudServer.port)"
         try FileManager.default.createDirectory(atPath: system.root, withIntermediateDirectories: true)
