@@ -14,15 +14,19 @@ import ArgumentParser
 ///   many against an unscoped one, and the cloud's scoped page query.
 /// - `dally-bench slowlink`: objects and a wide-row backlog over slow, long links, clean and
 ///   cut half-way: time against the ideal, bytes against a clean transfer.
+/// - `dally-bench drain`: the gateway replica's own CPU per row of a drain (batches built,
+///   recorded and settled), with no cloud.
 ///
-/// A separate executable so that the shipped `dally` carries none of this code. Build with
-/// `swift build -c release --product dally-bench` first: debug figures mean little.
+/// A separate executable so that the shipped `dally` carries none of this code (`dally bench
+/// …` runs it from beside `dally`). Build with `swift build -c release --product dally-bench`
+/// first: debug figures mean little.
 /// `tools/bench/sync.sh` builds and runs both sync benchmarks.
 @main
 struct DallyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dally-bench",
-        abstract: "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency, frugality, codecs, objects, chunking).",
+        abstract:
+            "Benchmark gateway ↔ cloud sync on loopback (apply rate, propagation latency, frugality, codecs, objects, chunking, slow links, scopes, fleets, the replica's drain).",
         subcommands: [
             BenchApply.self, BenchPropagation.self, BenchFrugal.self, BenchCodec.self, BenchChunking.self,
             BenchObjects.self, BenchSlowLink.self, BenchScope.self, BenchFleet.self, BenchDrain.self,
