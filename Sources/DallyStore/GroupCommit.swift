@@ -191,10 +191,20 @@ final class GroupCommit: Sendable {
     }
 
     /// Runs each operation of `group` in its own savepoint; a failing one rolls back alone.
+    ///
+    /// An operation alone in its transaction runs without one: the transaction is its savepoint
+    /// (its failure rolls the transaction back, and the error is its answer). A savepoint has
+    /// SQLite copy each page it changes to a sub-journal first, a temporary file written page by
+    /// page; a 5,000-row write, or an answer's pieces, changes a page or more for every row.
     private static func run(_ group: [Pending], in db: Database, from start: CommitContext) throws
         -> ([(any Error)?], CommitContext)
     {
         var context = start
+        if group.count == 1, let only = group.first {
+            try only.apply(db, &context)
+            try record(lastSeq: context.lastSeq, from: start, db: db)
+            return ([nil], context)
+        }
         var outcomes: [(any Error)?] = []
         outcomes.reserveCapacity(group.count)
         for pending in group {
@@ -219,10 +229,13 @@ final class GroupCommit: Sendable {
                 outcomes.append(translate(error))
             }
         }
-        if context.lastSeq != start.lastSeq {
-            try db.execute(sql: "UPDATE dally_meta SET value = ? WHERE key = 'last_seq'", arguments: [context.lastSeq])
-        }
+        try record(lastSeq: context.lastSeq, from: start, db: db)
         return (outcomes, context)
+    }
+
+    private static func record(lastSeq: Int64, from start: CommitContext, db: Database) throws {
+        guard lastSeq != start.lastSeq else { return }
+        try db.cachedStatement(sql: "UPDATE dally_meta SET value = ? WHERE key = 'last_seq'").execute(arguments: [lastSeq])
     }
 }
 
