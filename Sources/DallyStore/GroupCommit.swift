@@ -9,6 +9,7 @@ import Synchronization
 /// request, local writes that arrive while a commit is under way wait together and go in the
 /// next transaction, each inside its own savepoint: one failing operation rolls back alone,
 /// and every caller is answered only after the transaction holding its write has committed.
+/// An operation alone in its transaction needs no savepoint and runs without one.
 ///
 /// Sync work (building a batch, applying an answer or a page) waits in a lane of its own. Each
 /// such operation runs alone in its own transaction, and only after the local writes that were
