@@ -56,6 +56,8 @@ struct BenchDrain: AsyncParsableCommand {
         let declarations = try BenchConfigs.columns(columns)
         let root = try BenchOutput.temporaryDirectory("drain")
         defer { if keep { print("kept \(root)") } else { try? FileManager.default.removeItem(atPath: root) } }
+        // The table as a gateway reads it from its configuration (checks the declarations); the
+        // cloud it names is never contacted.
         let config = try BenchConfigs.gateway(
             0, directory: root + "/gateway", cloudPort: 9, columns: declarations, synchronousFull: synchronous == "full",
             logLevel: "error")
@@ -69,7 +71,7 @@ struct BenchDrain: AsyncParsableCommand {
             table \(schema.name): \(declarations.joined(separator: ", ")); data under \(root)
             """)
         let write = try await DrainSteps.write(rows, perRequest: writeRows, ids: ids, schema: schema, store: store)
-        let drain = try await DrainSteps.drain(store: store, gateway: config.cloud?.gatewayID ?? BenchConfigs.gatewayID(0), rowsPerBatch: rowsPerBatch)
+        let drain = try await DrainSteps.drain(store: store, gateway: BenchConfigs.gatewayID(0), rowsPerBatch: rowsPerBatch)
         try store.close()
         print("")
         BenchOutput.table(
