@@ -6,8 +6,8 @@ import DallyScheduler
 ///
 /// While the cloud gives no answer over the uplink (the last probe failed, or the last
 /// request got no answer), it probes every `down_probe_interval` instead, so that a gateway
-/// finds its cloud back within seconds of an outage's end on a LAN, where a failed probe is a
-/// refused connection, and catches up at once.
+/// finds its cloud back within a fraction of a second of an outage's end on a LAN, where a
+/// failed probe is a refused connection, and catches up at once.
 struct ProbeLoop<C: Clock>: Sendable where C.Duration == Duration {
     let uplink: Uplink
     let requestTimeout: Duration

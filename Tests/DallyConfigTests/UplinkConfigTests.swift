@@ -74,12 +74,12 @@ struct UplinkValidTests {
         #expect(only.url == cloudURL)
         #expect(only.proxy == nil)
         #expect(only.probeInterval == .seconds(60))
-        #expect(only.downProbeInterval == .seconds(1))
+        #expect(only.downProbeInterval == .milliseconds(250))
         #expect(only.eager == false)
         #expect(
             only
                 == UplinkConfig(
-                    name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL, downProbeInterval: .seconds(1)))
+                    name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL, downProbeInterval: .milliseconds(250)))
     }
 
     @Test func implicitDefaultTakesTheCheapestDeclaredClassAndTheCloudURL() throws {
@@ -89,7 +89,7 @@ struct UplinkValidTests {
             try uplinks(text) == [
                 UplinkConfig(
                     name: "default", networkClass: "lte", url: "https://cloud.example.com/dally",
-                    downProbeInterval: .seconds(1))
+                    downProbeInterval: .milliseconds(250))
             ])
     }
 
@@ -129,23 +129,24 @@ struct UplinkValidTests {
         #expect(read.probeInterval == nil)
     }
 
-    /// The cheapest class looks for a silent cloud every second (never less often than its
-    /// `probe_interval`); a dearer class keeps its `probe_interval` unless told.
+    /// The cheapest class looks for a silent cloud every quarter second (never less often than
+    /// its `probe_interval`); a dearer class keeps its `probe_interval` unless told.
     @Test func downProbeIntervalDefaultsByClass() throws {
         let read = try uplinks(
             withCloud(
                 uplink(name: "wire", class: "wired") + uplink(#"probe_interval = "1s""#, name: "wire2", class: "wired")
                     + uplink(name: "lte", class: "cellular") + uplink(#"probe_interval = "off""#, name: "wire3", class: "wired")))
-        #expect(read.map(\.downProbeInterval) == [.seconds(1), .seconds(1), nil, nil])
+        #expect(read.map(\.downProbeInterval) == [.milliseconds(250), .milliseconds(250), nil, nil])
     }
 
     @Test func downProbeIntervalLimits() throws {
         expectRefusal(
             withCloud(uplink(#"down_probe_interval = "2m""#)), key: "uplinks[0].down_probe_interval",
-            reason: "must be from 1s to probe_interval (1m)")
+            reason: "must be from 100ms to probe_interval (1m)")
         expectRefusal(
-            withCloud(uplink(#"down_probe_interval = "500ms""#)), key: "uplinks[0].down_probe_interval",
-            reason: "must be from 1s to probe_interval")
+            withCloud(uplink(#"down_probe_interval = "50ms""#)), key: "uplinks[0].down_probe_interval",
+            reason: "must be from 100ms to probe_interval")
+        #expect(try uplinks(withCloud(uplink(#"down_probe_interval = "100ms""#))).first?.downProbeInterval == .milliseconds(100))
         expectRefusal(
             withCloud(uplink(#"down_probe_interval = "soon""#)), key: "uplinks[0].down_probe_interval",
             reason: "bad duration \"soon\"")

@@ -126,22 +126,14 @@ CLOUD_PID=$!
 drain_start=$(date +%s.%N)
 gw_cpu_start=$(cpu_seconds "$GW_PID")
 wait_healthy "$CLOUD" "$CLOUD_PID" cloud
-left=$before
-deadline=$((SECONDS + 1800))
 # Until the first batch is accepted the gateway is finding out that the cloud is back (its
 # retry backoff and probe: retry_max and probe_interval 1 s here unless RETRY_MAX and
-# PROBE_INTERVAL say, e.g. 60s for the defaults, where the probe then looks every 2 s while
-# the cloud is down); after it, the drain proper.
-first_at=
-while [ "$left" -gt 0 ] && [ "$SECONDS" -lt "$deadline" ]; do
-  if [ -z "$first_at" ]; then sleep 0.05; else sleep 0.2; fi
-  left=$(pending)
-  if [ -z "$first_at" ] && [ "$left" -lt "$before" ]; then first_at=$(date +%s.%N); first_left=$left; fi
-done
-drain_end=$(date +%s.%N)
-drain_s=$(python3 -c "print(f'{$drain_end - $drain_start:.1f}')")
+# PROBE_INTERVAL say, e.g. 60s for the defaults, where the probe then looks every
+# down_probe_interval while the cloud is down); after it, the drain proper.
+read -r first_at first_left drain_end left < <(python3 "$BENCH_DIR/drain_watch.py" "$GW" "$ADMIN_TOKEN" bench "$before" 1800)
+drain_s=$(python3 -c "print(f'{$drain_end - $drain_start:.2f}')")
 echo "RESULT drain rows=$before seconds=$drain_s rows_per_s=$(python3 -c "print(round($before / $drain_s))") left=$left" | tee -a "$RESULTS"
-if [ -n "$first_at" ]; then
+if [ "$first_at" != - ]; then
   echo "RESULT drain_phases first_batch_after_s=$(python3 -c "print(f'{$first_at - $drain_start:.2f}')")" \
     "rows_per_s_after_first=$(python3 -c "print(round(($first_left - $left) / max($drain_end - $first_at, 0.001)))")" | tee -a "$RESULTS"
 fi

@@ -52,7 +52,7 @@ write_configs() {
 host = "$HOST"
 port = $CLOUD_PORT
 data_dir = "$TMP/cloud"
-log_level = "warning"
+log_level = "${LOG_LEVEL:-warning}"
 [store]
 synchronous = "$SYNCHRONOUS"
 [limits]
@@ -69,7 +69,7 @@ EOF
 host = "$HOST"
 port = $GW_PORT
 data_dir = "$TMP/gw"
-log_level = "warning"
+log_level = "${LOG_LEVEL:-warning}"
 [store]
 synchronous = "$SYNCHRONOUS"
 ${GW_STORE_EXTRA:-}
