@@ -137,6 +137,14 @@ if [ "$first_at" != - ]; then
   echo "RESULT drain_phases first_batch_after_s=$(python3 -c "print(f'{$first_at - $drain_start:.2f}')")" \
     "rows_per_s_after_first=$(python3 -c "print(round(($first_left - $left) / max($drain_end - $first_at, 0.001)))")" | tee -a "$RESULTS"
 fi
+# Every row arrived, once: the cloud holds `before` live rows, and its table's version (one per
+# change applied) is `before` too.
+curl -fs -H "Authorization: Bearer $ADMIN_TOKEN" "$CLOUD/stats" | python3 -c '
+import json, sys
+table = json.load(sys.stdin)["tables"]["bench"]
+live, version = table["live"], table["version"]
+print(f"RESULT drain_arrived expected={sys.argv[1]} cloud_live={live} cloud_version={version}")
+' "$before" | tee -a "$RESULTS"
 # CPU each side spent on the drain (the cloud's from its start): which one the two cores wait on.
 echo "RESULT drain_cpu gateway_s=$(python3 -c "print(round($(cpu_seconds "$GW_PID") - $gw_cpu_start, 2))") cloud_s=$(cpu_seconds "$CLOUD_PID")" | tee -a "$RESULTS"
 echo "RESULT rss_after_drain gateway_mb=$(rss_mb "$GW_PID") cloud_mb=$(rss_mb "$CLOUD_PID")" | tee -a "$RESULTS"
