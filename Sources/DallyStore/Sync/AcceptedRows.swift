@@ -40,34 +40,25 @@ enum AcceptedRows {
         let name = table.schema.name
         let list = JSONRows.text(accepted) { [.text($0.id), .int($0.version)] }
         let rows = table.sqlTable
-        // Each statement on its own, prepared once per connection. The JSON goes into the
-        // temporary table first and is joined from there: joined directly, SQLite's planner
-        // scans the in-flight rows once per JSON element.
+        // Each statement on its own, prepared once per connection. The piece's JSON is read
+        // with what the replica knows of each row in one statement; `CROSS JOIN` keeps the
+        // JSON the outer loop (left to itself, SQLite's planner scans the in-flight rows once
+        // per JSON element).
         let steps: [(sql: String, arguments: StatementArguments)] = [
             ("DELETE FROM temp.dally_accepted", []),
             (
                 """
-                INSERT INTO temp.dally_accepted (id, version)
-                SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
-                """, [list]
+                INSERT INTO temp.dally_accepted (id, version, sent_seq, at, bytes, unchanged)
+                SELECT r.row_id, json_extract(j.value, '$[1]'), r.seq, r.at, r.bytes, IFNULL(t.seq = r.seq, 0)
+                FROM json_each(?) AS j
+                CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = json_extract(j.value, '$[0]')
+                LEFT JOIN \(rows) AS t ON t.id = r.row_id
+                """, [list, name]
             ),
             (
                 """
-                UPDATE temp.dally_accepted SET (sent_seq, at, bytes) =
-                    (SELECT r.seq, r.at, r.bytes FROM dally_inflight_rows r WHERE r.tbl = ? AND r.row_id = dally_accepted.id)
-                """, [name]
-            ),
-            ("DELETE FROM temp.dally_accepted WHERE sent_seq IS NULL", []),
-            (
-                """
-                UPDATE temp.dally_accepted SET unchanged =
-                    IFNULL((SELECT t.seq FROM \(rows) t WHERE t.id = dally_accepted.id) = sent_seq, 0)
-                """, []
-            ),
-            (
-                """
-                UPDATE \(rows) SET version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = \(rows).id)
-                WHERE id IN (SELECT id FROM temp.dally_accepted WHERE unchanged)
+                UPDATE \(rows) SET version = a.version FROM temp.dally_accepted AS a
+                WHERE a.unchanged AND \(rows).id = a.id
                 """, []
             ),
             ("DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted)", [name]),
