@@ -6,8 +6,8 @@ import GRDB
 /// instead of five per row: the common case of an answer, kept cheap so that a piece holds the
 /// writer for little time.
 ///
-/// The piece's accepted results go into a temporary table with what the replica knows of each:
-/// whether its in-flight record is still there (else an earlier, interrupted attempt applied it),
+/// The piece's accepted results whose in-flight record is still there (an earlier, interrupted
+/// attempt applied the others) go into a temporary table with what the replica knows of each:
 /// the first-dirty time and bytes of its outbox entry as the record mirrors them (time NULL: no
 /// entry), and whether the row is unchanged since it was sent. Unchanged rows take their
 /// version and leave the outbox; rows written again while the batch flew stay pending on the
