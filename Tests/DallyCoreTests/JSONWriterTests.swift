@@ -44,6 +44,18 @@ struct JSONWriterTests {
         #expect(try JSONParser.parse(text) == .string(all))
     }
 
+    /// Text between escapes is copied in runs: escapes first, last, next to each other and
+    /// between multi-byte characters keep every byte around them in place.
+    @Test func textAroundEscapesIsKeptWhole() throws {
+        #expect(written { $0.string("\"start, middle\\and end\n") } == #""\"start, middle\\and end\n""#)
+        #expect(written { $0.string("\n\n\"\"") } == #""\n\n\"\"""#)
+        #expect(written { $0.string("é\tü\u{1}😀") } == "\"é\\tü\\u0001😀\"")
+        let mixed = String(repeating: "row 42 \"quoted\" \\ é\n", count: 100)
+        #expect(try JSONParser.parse(written { $0.string(mixed) }) == .string(mixed))
+        let substring = "xx\"yy"[...].dropFirst()
+        #expect(written { $0.string(String(substring)) } == #""x\"yy""#)
+    }
+
     @Test func nonASCIIAndDeleteAreWrittenVerbatim() {
         #expect(written { $0.string("é€😀\u{7F}") } == "\"é€😀\u{7F}\"")
     }
@@ -59,6 +71,9 @@ struct JSONWriterTests {
         #expect(written { $0.int(-1) } == "-1")
         #expect(written { $0.int(Int64.max) } == "9223372036854775807")
         #expect(written { $0.int(Int64.min) } == "-9223372036854775808")
+        for value: Int64 in [11, 99, 100, 1_000_000, -10, -987_654_321, 1_795_670_000_000, Int64.max - 1, Int64.min + 1] {
+            #expect(written { $0.int(value) } == String(value))
+        }
     }
 
     @Test func finiteDoubles() throws {

@@ -10,6 +10,7 @@
 #        noop    wrk GET /healthz                    (the no-op route: HTTP ceiling)
 #        put     wrk + put.lua, one new row per PUT  (single-row write path)
 #        batch   wrk + batch.lua, BATCH_ROWS per POST (batch write path, rows/s)
+#        read    wrk + read.lua, one page of READ_LIMIT rows per GET (read path, rows/s)
 #        fanout  fanout.py: FANOUT_N long-polls woken by one PUT (latency, RSS)
 #        sqlite  sqlite_insert.c: raw SQLite insert rate on the same disk (the floor)
 #   5. prints a summary table; the gateway is stopped on exit (trap), whatever happens.
@@ -20,12 +21,13 @@
 #   STANDIN=1 SKIP_BUILD=1 FANOUT_N=1000 tools/bench/run.sh   # self-test against
 #                                                        # standin_server.py (numbers meaningless)
 # Env knobs (defaults in brackets):
-#   BENCHES [noop put batch fanout sqlite]   which steps to run
+#   BENCHES [noop put batch read fanout sqlite]   which steps to run
 #   SKIP_BUILD [0]   DALLY_BIN [.build/release/dally]   STANDIN [0]
 #   WRK_THREADS [2]
 #   NOOP_CONNS [64]  NOOP_DURATION [10s]
 #   PUT_CONNS [64]   PUT_DURATION [10s]
 #   BATCH_CONNS [4]  BATCH_DURATION [10s]  BATCH_ROWS [1000]
+#   READ_CONNS [4]   READ_DURATION [10s]   READ_LIMIT [1000]
 #   FANOUT_N [10000] FANOUT_BATCH [250]
 #   FANOUT_ARGS []   extra fanout.py flags, e.g. --keep-open (clients keep their connection
 #                    after the answer, as keep-alive long-pollers do)
@@ -40,7 +42,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$BENCH_DIR/../.." && pwd)
 cd "$REPO"
 
-BENCHES=${BENCHES:-"noop put batch fanout sqlite"}
+BENCHES=${BENCHES:-"noop put batch read fanout sqlite"}
 HOST=127.0.0.1
 PORT=18080
 BASE="http://$HOST:$PORT"
@@ -50,6 +52,7 @@ WRK_THREADS=${WRK_THREADS:-2}
 NOOP_CONNS=${NOOP_CONNS:-64};   NOOP_DURATION=${NOOP_DURATION:-10s}
 PUT_CONNS=${PUT_CONNS:-64};     PUT_DURATION=${PUT_DURATION:-10s}
 BATCH_CONNS=${BATCH_CONNS:-4};  BATCH_DURATION=${BATCH_DURATION:-10s}; BATCH_ROWS=${BATCH_ROWS:-1000}
+READ_CONNS=${READ_CONNS:-4};    READ_DURATION=${READ_DURATION:-10s};   export READ_LIMIT=${READ_LIMIT:-1000}
 FANOUT_N=${FANOUT_N:-10000};    FANOUT_BATCH=${FANOUT_BATCH:-250}
 SQLITE_ROWS=${SQLITE_ROWS:-200000}; SQLITE_SINGLE_ROWS=${SQLITE_SINGLE_ROWS:-5000}; SQLITE_SECONDS=${SQLITE_SECONDS:-20}
 STANDIN=${STANDIN:-0}
@@ -57,7 +60,7 @@ RESULTS_DIR=${RESULTS_DIR:-/tmp/dally-bench-results/$(date +%Y%m%d-%H%M%S)}
 RUNTAG=$(date +%s)$$
 
 want() { [[ " $BENCHES " == *" $1 "* ]]; }
-NEED_GW=0; for b in noop put batch fanout; do want "$b" && NEED_GW=1; done
+NEED_GW=0; for b in noop put batch read fanout; do want "$b" && NEED_GW=1; done
 log() { printf '== %s\n' "$*" >&2; }
 
 # wrk durations like 10s / 1m / 500 → seconds, for the outer `timeout` bound
@@ -69,7 +72,7 @@ need_pkg() {  # need_pkg PACKAGE: apt-get install it (apt-get update once first)
   if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
 }
-if want noop || want put || want batch; then command -v wrk >/dev/null || { log "installing wrk"; need_pkg wrk; }; fi
+if want noop || want put || want batch || want read; then command -v wrk >/dev/null || { log "installing wrk"; need_pkg wrk; }; fi
 if want sqlite; then
   command -v cc >/dev/null || { log "installing gcc"; need_pkg gcc; }
   [ -f /usr/include/sqlite3.h ] || { log "installing libsqlite3-dev"; need_pkg libsqlite3-dev; }
@@ -192,6 +195,24 @@ run_wrk() {
 want noop  && run_wrk noop  "$NOOP_CONNS"  "$NOOP_DURATION"  5s  -s "$BENCH_DIR/noop.lua"  "$BASE/healthz"
 want put   && run_wrk put   "$PUT_CONNS"   "$PUT_DURATION"   10s -s "$BENCH_DIR/put.lua"   "$BASE"
 want batch && run_wrk batch "$BATCH_CONNS" "$BATCH_DURATION" 60s -s "$BENCH_DIR/batch.lua" "$BASE"
+if want read; then
+  # One page's worth of rows of four columns, in one batch request (names with a quote to escape).
+  python3 - "$BASE" "$CLIENT_TOKEN" "$READ_LIMIT" "$RUNTAG" <<'PY'
+import http.client, json, sys
+base, token, count, tag = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+host, port = base.removeprefix("http://").split(":")
+rows = [{"id": f"r{tag}-{i:06d}", "values": {"name": f"row {i} \"seeded\"", "qty": i, "price": 2.5, "paid": i % 2 == 0}}
+        for i in range(count)]
+connection = http.client.HTTPConnection(host, int(port), timeout=60)
+connection.request("POST", "/v1/tables/bench/batch", body=json.dumps({"created": rows}),
+                   headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+answer = connection.getresponse()
+text = answer.read()
+if answer.status != 200:
+    sys.exit(f"seeding the read bench: {answer.status} {text[:300]!r}")
+PY
+  run_wrk read "$READ_CONNS" "$READ_DURATION" 10s -s "$BENCH_DIR/read.lua" "$BASE"
+fi
 
 if want fanout; then
   log "fanout: $FANOUT_N long-polls"
@@ -226,6 +247,9 @@ awk '
     printf "%-8s %14s %14s %9s %9s %9s %9s %7s  %s\n", $2, v("rps"), v("saved_rows_per_s"),
       v("p50_ms"), v("p90_ms"), v("p99_ms"), v("max_ms"), v("non2xx"),
       v("rows_per_request") " rows/req, error_responses=" v("error_responses") ", sock_errors=" v("sock_errors") }
+  $2 == "read" {
+    printf "%-8s %14s %14s %9s %9s %9s %9s %7s  %s\n", $2, v("rps"), v("rows_per_s"),
+      v("p50_ms"), v("p90_ms"), v("p99_ms"), v("max_ms"), v("non2xx"), v("rows_per_request") " rows/page" }
   $2 == "fanout" {
     printf "%-8s %14s %14s %9s %9s %9s %9s %7s  %s\n", $2, "-", "-", v("p50_ms"), v("p90_ms"), v("p99_ms"), v("max_ms"), "-",
       "answered " v("answered") "/" v("n") " (held " v("held") "), RSS MB idle/holding/after " v("rss_idle_mb") "/" v("rss_holding_mb") "/" v("rss_after_mb") }

@@ -105,6 +105,12 @@ async def handle(store, method, target, headers, body, writer):
                 saved.append(item["id"])
             store.wake(table)
             return respond(writer, 200, {"saved": saved, "errors": [], "seq": store.seq})
+        if method == "GET" and len(parts) == 4 and parts[3] == "rows":
+            since, limit = int(q.get("since", "0")), int(q.get("limit", "100"))
+            rows = store.changes(table, since)
+            page = rows[:limit]
+            return respond(writer, 200, {"rows": page, "since": since,
+                                         "next_since": page[-1]["seq"] if page else since, "more": len(rows) > limit})
         if method == "GET" and len(parts) == 4 and parts[3] == "changes":
             since = int(q.get("since", "0"))
             wait = min(float(q.get("wait", "0")), store.max_wait)
