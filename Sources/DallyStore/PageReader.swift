@@ -25,9 +25,18 @@ enum PageReader {
             SELECT \(table.selectList) FROM \(table.sqlTable) WHERE \(conditions.joined(separator: " AND ")) \
             ORDER BY seq LIMIT ?
             """
-        let fetched = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
-        let more = fetched.count > query.limit
-        let rows = fetched.prefix(query.limit).map { (table.schema.name, RowDecoding.storedRow($0, schema: table.schema)) }
+        // Decoded as the cursor steps: copying each row first (`fetchAll`) cost an array of
+        // column names a row.
+        var rows: [(String, StoredRow)] = []
+        var more = false
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+        while let row = try cursor.next() {
+            guard rows.count < query.limit else {
+                more = true
+                break
+            }
+            rows.append((table.schema.name, RowDecoding.storedRow(row, schema: table.schema)))
+        }
         return Page(rows: rows, nextSince: rows.last?.1.seq ?? query.since, more: more)
     }
 
@@ -46,7 +55,8 @@ enum PageReader {
             let filter = filters[table.schema.name] ?? .all
             if filter.isEmpty {
                 let sql = "SELECT \(table.selectList) FROM \(table.sqlTable) WHERE seq > ? ORDER BY seq LIMIT ?"
-                for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [since, limit + 1]) {
+                let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: [since, limit + 1])
+                while let row = try cursor.next() {
                     merged.append((table.schema.name, RowDecoding.storedRow(row, schema: table.schema)))
                 }
             } else {
@@ -58,7 +68,8 @@ enum PageReader {
                     SELECT \(table.selectList(qualifiedBy: "t")) FROM \(table.sqlTable) t \
                     WHERE t.seq > ? AND ((\(now)) OR \(then)) ORDER BY t.seq LIMIT ?
                     """
-                for fetched in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) {
+                let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+                while let fetched = try cursor.next() {
                     let row = RowDecoding.storedRow(fetched, schema: table.schema)
                     let schema = table.schema
                     if !row.deleted, !filter.matches({ schema.columnIndex($0).map { row.values[$0] } }) {

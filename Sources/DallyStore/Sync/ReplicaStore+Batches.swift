@@ -246,7 +246,7 @@ extension ReplicaStore {
             let stored = RowDecoding.storedRow(row, schema: schema, offset: 1)
             changes.append(
                 BatchRequest.Change(
-                    id: stored.id, baseVersion: row[0], updatedAt: stored.updatedAt, deleted: stored.deleted,
+                    id: stored.id, baseVersion: RowDecoding.optionalInt(row, at: 0), updatedAt: stored.updatedAt, deleted: stored.deleted,
                     values: stored.deleted ? [] : stored.values.map(\.wireJSON)))
             seqs.append((stored.id, stored.seq))
         }
