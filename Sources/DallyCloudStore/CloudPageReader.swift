@@ -54,14 +54,16 @@ enum CloudPageReader {
             return .bounded(
                 table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: rows)
         }
-        let fetched: [Row]
-        if let excludingReplica {
-            fetched = try Row.fetchAll(
-                db.cachedStatement(sql: table.selectForeignChanges), arguments: [since, excludingReplica, limit + 1])
-        } else {
-            fetched = try Row.fetchAll(db.cachedStatement(sql: table.selectChanges), arguments: [since, limit + 1])
-        }
-        let rows = fetched.map { row in
+        // Decoded as the cursor steps, without copying each row first.
+        let cursor =
+            if let excludingReplica {
+                try Row.fetchCursor(
+                    db.cachedStatement(sql: table.selectForeignChanges), arguments: [since, excludingReplica, limit + 1])
+            } else {
+                try Row.fetchCursor(db.cachedStatement(sql: table.selectChanges), arguments: [since, limit + 1])
+            }
+        var rows: [ChangePage.ChangedRow] = []
+        while let row = try cursor.next() {
             let deleted = (row[3] as Int64) != 0
             var values: [JSONValue] = []
             if !deleted {
@@ -70,9 +72,10 @@ enum CloudPageReader {
                     values.append(RowDecoding.value(row[4 + i], type: column.type).wireJSON)
                 }
             }
-            return ChangePage.ChangedRow(
-                id: row[0], version: row[1], updatedAt: row[2], deleted: deleted, values: values,
-                origin: row[4 + schema.columns.count])
+            rows.append(
+                ChangePage.ChangedRow(
+                    id: row[0], version: row[1], updatedAt: row[2], deleted: deleted, values: values,
+                    origin: RowDecoding.optionalText(row, at: 4 + schema.columns.count)))
         }
         return .bounded(
             table: schema.name, columns: columns, since: since, limit: limit, tableVersion: tableVersion, fetched: rows)

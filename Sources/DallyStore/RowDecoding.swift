@@ -60,4 +60,9 @@ package enum RowDecoding {
     package static func optionalInt(_ row: Row, at index: Int) -> Int64? {
         row.hasNull(atIndex: index) ? nil : row[index] as Int64
     }
+
+    /// Reads a nullable text column (see ``optionalInt(_:at:)``).
+    package static func optionalText(_ row: Row, at index: Int) -> String? {
+        row.hasNull(atIndex: index) ? nil : row[index] as String
+    }
 }
