@@ -94,13 +94,16 @@ struct NotifyWatch: Sendable {
                 cursors[table] = max(cursor, page.version)
                 continue
             }
-            changed.append((table, current))
+            // A change committed between the versions and the page's read is in the page: the
+            // version told is the page's, so that it matches the rows carried.
+            let latest = max(current, page.version)
+            changed.append((table, latest))
             if inline.contains(table), !page.more, !page.resync, encoded.count <= maxInlineBytes, let from = held[table] {
                 carried.append(from < page.since ? Self.relabelled(page, since: from) : encoded)
                 cursors[table] = page.version
                 held[table] = page.version
             } else {
-                announced(table, at: current)
+                announced(table, at: latest)
             }
         }
         return changed.isEmpty ? nil : News(versions: TableVersions(changed), pages: carried)
