@@ -28,7 +28,7 @@ enum AcceptedRows {
     /// docs/BENCHMARKS.md).
     static let scratchTable = """
         CREATE TEMP TABLE IF NOT EXISTS dally_accepted (
-            id TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, sent_seq INTEGER, at INTEGER, bytes INTEGER,
+            id TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, at INTEGER, bytes INTEGER,
             unchanged INTEGER NOT NULL DEFAULT 0)
         """
 
@@ -48,8 +48,8 @@ enum AcceptedRows {
             ("DELETE FROM temp.dally_accepted", []),
             (
                 """
-                INSERT INTO temp.dally_accepted (id, version, sent_seq, at, bytes, unchanged)
-                SELECT r.row_id, json_extract(j.value, '$[1]'), r.seq, r.at, r.bytes, IFNULL(t.seq = r.seq, 0)
+                INSERT INTO temp.dally_accepted (id, version, at, bytes, unchanged)
+                SELECT r.row_id, json_extract(j.value, '$[1]'), r.at, r.bytes, IFNULL(t.seq = r.seq, 0)
                 FROM json_each(?) AS j
                 CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = json_extract(j.value, '$[0]')
                 LEFT JOIN \(rows) AS t ON t.id = r.row_id
