@@ -82,6 +82,9 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
     func run() async {
         var storeFailures = 0
         while !stop.isRaised {
+            // After the cycle that ran last, never during one (``SyncRequests/takeRetries()``).
+            let retries = requests.takeRetries()
+            for uplink in uplinks where retries.contains(uplink.name) { uplink.endBackoff() }
             let situation: Situation
             do {
                 situation = try await look()

@@ -161,6 +161,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         status.idle = schedule.idle
         status.nextWakeAt = schedule.nextWakeAt
         status.decisions = schedule.decisions
+        status.requestsWaiting = requests.waiting
         return status
     }
 
@@ -177,18 +178,17 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         let streams = [table, ObjectStream.name(of: table)].compactMap(scheduler.rules(of:))
         // A sync-now overrides waiting, the retry backoff included: every uplink the table may
         // use gets one immediate try.
-        for rules in streams {
-            for uplink in uplinks
-            where rules.uploadNetworks.contains(uplink.config.networkClass)
-                || rules.downloadNetworks.contains(uplink.config.networkClass)
-            {
-                uplink.endBackoff()
+        let allowed = uplinks.filter { uplink in
+            streams.contains { rules in
+                rules.uploadNetworks.contains(uplink.config.networkClass)
+                    || rules.downloadNetworks.contains(uplink.config.networkClass)
             }
         }
         // Objects fetched on demand or with their atomic rows have no pull of their own.
         return await requests.ask(
             table: table, uploads: Set(streams.map(\.name)),
-            pulls: Set(streams.filter { !$0.downloadNetworks.isEmpty }.map(\.name)), asked: decisions.poke)
+            pulls: Set(streams.filter { !$0.downloadNetworks.isEmpty }.map(\.name)),
+            retrying: Set(allowed.map(\.name)), asked: decisions.poke)
     }
 
     /// Sets an uplink's availability override, as the admin API asks.

@@ -19,6 +19,8 @@ final class SyncRequests: Sendable {
         var uploads: Set<String> = []
         var pulls: Set<String> = []
         var waiters: [Waiter] = []
+        /// Uplinks a sync-now asked to try at once, whatever their retry backoff.
+        var retries: Set<String> = []
         /// What cycles did since the waiters were last answered.
         var report = SyncReport()
         var stopped = false
@@ -26,21 +28,40 @@ final class SyncRequests: Sendable {
 
     private let state = Mutex(State())
 
-    /// Asks for `uploads` to go up and `pulls` to come down now, on behalf of `table`; calls
-    /// `asked` once the request is recorded (to wake the decision loop), and returns when it
-    /// is answered.
-    func ask(table: String, uploads: Set<String>, pulls: Set<String>, asked: () -> Void) async -> SyncOutcome {
+    /// Asks for `uploads` to go up and `pulls` to come down now, on behalf of `table`, with one
+    /// immediate try on each uplink of `retrying` whatever its backoff; calls `asked` once the
+    /// request is recorded (to wake the decision loop), and returns when it is answered.
+    func ask(
+        table: String, uploads: Set<String>, pulls: Set<String>, retrying: Set<String> = [], asked: () -> Void
+    ) async -> SyncOutcome {
         await withCheckedContinuation { continuation in
             let stopped = state.withLock { state in
                 guard !state.stopped else { return true }
                 state.uploads.formUnion(uploads)
                 state.pulls.formUnion(pulls)
+                state.retries.formUnion(retrying)
                 state.waiters.append(Waiter(table: table, continuation: continuation))
                 return false
             }
             if stopped { continuation.resume(returning: .queued("the gateway is stopping")) } else { asked() }
         }
     }
+
+    /// The uplinks whose backoff sync-now requests asked to end, forgotten once told.
+    ///
+    /// The decision loop ends them when it next looks, not the request itself: a cycle under
+    /// way when the request came (the cloud refused it a moment before it came back) would
+    /// start the backoff again as it failed, and the request would be answered `queued` with
+    /// no try made after it.
+    func takeRetries() -> Set<String> {
+        state.withLock { state in
+            defer { state.retries.removeAll() }
+            return state.retries
+        }
+    }
+
+    /// Sync-now requests waiting for their answer.
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Marks tables the cloud said changed for a pull.
     func pull(_ tables: some Sequence<String>) {

@@ -31,6 +31,8 @@ public struct SyncStatus: Sendable {
     /// Times the scheduler looked at the outbox and decided: after each cycle, each planned
     /// wake, and each write or event that could move the plan.
     public var decisions: Int64 = 0
+    /// Sync-now requests waiting for their answer.
+    public var requestsWaiting = 0
     /// Object transfers both ways.
     public var objects = ObjectTransferCounters()
     /// Per table: deadlines that passed while no uplink the table may use was available.
@@ -43,7 +45,7 @@ public struct SyncStatus: Sendable {
 
 extension SyncStatus {
     /// The entries of ``counters`` that are levels, not counts since start: gauges in Prometheus.
-    public static let levels: Set<String> = ["consecutive_failures", "notify_connected"]
+    public static let levels: Set<String> = ["consecutive_failures", "notify_connected", "requests_waiting"]
 
     /// Name and value of every counter, for Prometheus (`dally_sync_<name>_total`, or
     /// `dally_sync_<name>` for the ``levels``).
@@ -57,6 +59,7 @@ extension SyncStatus {
             ("notifications", notifications), ("inline_pages", inlinePages),
             ("notify_connected", notifyConnected ? 1 : 0),
             ("dictionaries_uploaded", dictionariesUploaded), ("decisions", decisions),
+            ("requests_waiting", Int64(requestsWaiting)),
         ] + objects.counters
     }
 }

@@ -49,6 +49,10 @@ final class InspectingProxy: Sendable {
         /// the held ones waiting here until released.
         var chunkPutsBeforeHold: Int?
         var heldChunkPuts: [CheckedContinuation<Void, Never>] = []
+        /// Whether batches wait here until released, and those waiting (resumed with whether
+        /// the link drops them).
+        var holdBatches = false
+        var heldBatches: [CheckedContinuation<Bool, Never>] = []
     }
 
     let http: HTTPClient
@@ -88,6 +92,23 @@ final class InspectingProxy: Sendable {
     /// Lets `count` more chunk uploads through, then holds the rest (a link that stalls)
     /// until ``releaseChunkUploads()``.
     func holdChunkUploads(after count: Int) { state.withLock { $0.chunkPutsBeforeHold = count } }
+
+    /// Holds batches here (a link that stalls) until ``releaseBatches(dropping:)``.
+    func holdBatches() { state.withLock { $0.holdBatches = true } }
+
+    /// Batches held right now.
+    var heldBatches: Int { state.withLock { $0.heldBatches.count } }
+
+    /// Ends the hold: the held batches fail (502, nothing forwarded) when `dropping`, else go
+    /// on to the cloud; later ones pass.
+    func releaseBatches(dropping: Bool) {
+        let held = state.withLock { state in
+            state.holdBatches = false
+            defer { state.heldBatches = [] }
+            return state.heldBatches
+        }
+        for continuation in held { continuation.resume(returning: dropping) }
+    }
 
     /// Lets held chunk uploads, and all later ones, through.
     func releaseChunkUploads() {
@@ -184,8 +205,17 @@ final class InspectingProxy: Sendable {
                         string: #"{"error":{"code":"bad_query","message":"unknown query parameter '\#(name)'; this route takes \#(takes)","field":"\#(name)"}}"#
                     )))
         }
+        let dropped =
+            path == "/v1/batches"
+            ? await withCheckedContinuation { continuation in
+                let held = state.withLock { state in
+                    if state.holdBatches { state.heldBatches.append(continuation) }
+                    return state.holdBatches
+                }
+                if !held { continuation.resume(returning: false) }
+            } : false
         let refuse = state.withLock { state in
-            if path == "/v1/batches" { return state.refuseBatches }
+            if path == "/v1/batches" { return state.refuseBatches || dropped }
             guard request.method == .put, path.hasPrefix("/v1/chunks/"), let left = state.chunkPutsLeft else { return false }
             state.chunkPutsLeft = left - 1
             return left <= 0

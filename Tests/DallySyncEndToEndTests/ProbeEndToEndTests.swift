@@ -22,6 +22,11 @@ import Testing
 
             system.advance(by: .seconds(2))
             #expect(try await eventually(within: .seconds(30)) { probes(system.wifi) == 2 })
+            // Failed, not merely started at the proxy: a probe still on its way to the cloud
+            // when it comes back would find it, and the next would not be needed.
+            try await system.settle("the second probe failed") {
+                system.uplink("wifi", in: $0)?["probe_failures"]?.int == 2
+            }
 
             try await system.base.startCloud()
             system.advance(by: .seconds(2))

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyTestSupport
 import Foundation
 import Testing
 
@@ -152,6 +153,31 @@ import Testing
             #expect(system.wifi.batches.last?.uploads == ["notes"])
             #expect(!system.lte.tablesSeen.contains("notes"))
             #expect(stats["tables"]?["notes"]?["deadline_misses"]?.int == 0)
+        }
+    }
+
+    /// A sync-now that comes while a cycle is failing gets a try of its own after it: the
+    /// failure's backoff (a minute here) does not answer it `queued` (the cloud refused a
+    /// batch a moment before it came back).
+    @Test func aSyncNowDuringAFailingCycleIsTriedAfterIt() async throws {
+        try await UplinkSystem.run(retry: ("60s", "60s")) { system in
+            try await system.settle("first pull") { system.uplink("wifi", in: $0)?["wake_ups"]?.int == 1 }
+            system.wifi.holdBatches()
+            try await system.put("notes", "n1", #"{"body":"a photo"}"#)
+            system.advance(by: .seconds(600))
+            #expect(try await eventually(within: .seconds(30)) { system.wifi.heldBatches == 1 })
+            async let asked = system.call(.POST, "/v1/tables/notes/sync")
+            #expect(try await eventually(within: .seconds(30)) {
+                try await system.stats()["sync"]?["requests_waiting"]?.int == 1
+            })
+            system.wifi.releaseBatches(dropping: true)
+            let synced = try await asked
+            #expect(synced.status == 200, "\(synced.body)")
+            #expect(synced.json["accepted"]?.int == 1)
+            let stats = try await system.stats()
+            #expect(system.uplink("wifi", in: stats)?["failures"]?.int == 1)
+            #expect(stats["sync"]?["requests_waiting"]?.int == 0)
+            #expect(system.wifi.batches.map(\.forwarded) == [true, false, true])
         }
     }
 

@@ -49,6 +49,22 @@ struct SyncRequestsTests {
         guard case .queued = await outcome else { Issue.record("not queued"); return }
     }
 
+    /// The uplinks a request asks to try at once are told to the decision loop once, when it
+    /// next looks (after any cycle under way), not ended by the request itself.
+    @Test func theUplinksToRetryAreToldOnce() async {
+        let requests = SyncRequests()
+        async let first = requests.ask(table: "t", uploads: ["t"], pulls: [], retrying: ["wifi"], asked: {})
+        await asked(requests, "t")
+        async let second = requests.ask(table: "u", uploads: ["u"], pulls: [], retrying: ["lte"], asked: {})
+        await asked(requests, "u")
+        #expect(requests.takeRetries() == ["wifi", "lte"])
+        #expect(requests.takeRetries().isEmpty)
+        requests.stop()
+        _ = await (first, second)
+        _ = await requests.ask(table: "t", uploads: ["t"], pulls: [], retrying: ["wifi"], asked: {})
+        #expect(requests.takeRetries().isEmpty)
+    }
+
     @Test func afterStopARequestIsQueuedAtOnce() async {
         let requests = SyncRequests()
         requests.stop()
