@@ -81,7 +81,9 @@ import Testing
 
                 // The same object up and down through `dally client`, a process of its own whose
                 // peak memory is its alone: above that of a command that moves nothing by far less
-                // than the object's size.
+                // than the object's size. Half of it, not a tighter figure: what this checks is
+                // that no copy of the object is held, and a loaded machine's allocator keeps more
+                // (2-5 MB alone, 13.9 MB once in a full run); the figure is in BENCHMARKS.md.
                 let env = ["DALLY_URL": system.url("gw-a"), "DALLY_TOKEN": ClientSystem.clientToken]
                 let dally = CLIProcess.executable.path
                 let idle = try await MeasuredProcess.run(dally, ["client", "get", "photos", "none"], environment: env)
@@ -93,7 +95,7 @@ import Testing
                 #expect(try Self.fileHash(copy) == hash)
                 for (what, outcome) in [("upload", put), ("download", get)] {
                     let extra = outcome.peakMemory - idle.peakMemory
-                    #expect(extra < size / 4, "\(what) of \(size) bytes held \(extra) bytes more than an idle command")
+                    #expect(extra < size / 2, "\(what) of \(size) bytes held \(extra) bytes more than an idle command")
                     print("dally client object \(what) of \(size) bytes: peak RSS \(outcome.peakMemory / 1024) KiB, \(extra / 1024) KiB over an idle command")
                 }
             }
