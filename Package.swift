@@ -310,7 +310,7 @@ let package = Package(
         .testTarget(name: "DallyCompressionTests", dependencies: ["DallyCompression", "DallyCore"]),
         .testTarget(name: "DallyCoreTests", dependencies: ["DallyCore"]),
         .testTarget(name: "DallyObjectsTests", dependencies: ["DallyObjects", "DallyCore", "DallyTestSupport"]),
-        .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig"]),
+        .testTarget(name: "DallyConfigTests", dependencies: ["DallyConfig", "DallyTestSupport"]),
         .testTarget(name: "DallyLoggingTests", dependencies: ["DallyLogging"]),
         .testTarget(
             name: "DallyStoreTests",

@@ -50,7 +50,7 @@ public final class LiveSystem: @unchecked Sendable {
         self.config = config
         self.label = label
         self.gracefulShutdownLimit = gracefulShutdownLimit
-        self.root = root ?? NSTemporaryDirectory() + rootPrefix + UUID().uuidString
+        self.root = root ?? ScratchSpace.path(rootPrefix)
         ownsRoot = root == nil
         cloudRunner = ServiceRunner(label: label, gracefulShutdownLimit: gracefulShutdownLimit)
     }

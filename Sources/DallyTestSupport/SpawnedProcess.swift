@@ -102,7 +102,7 @@ public final class SpawnedProcess: Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil,
         mergingErrors: Bool = false
     ) throws -> (status: Int32, output: String) {
-        let base = NSTemporaryDirectory() + "dally-child-" + UUID().uuidString
+        let base = ScratchSpace.path("dally-child-")
         defer { for ext in [".in", ".out"] { try? FileManager.default.removeItem(atPath: base + ext) } }
         if let input { try input.write(toFile: base + ".in", atomically: false, encoding: .utf8) }
         let child = try SpawnedProcess(

@@ -20,7 +20,7 @@ struct CLIProcess {
     /// Runs `dally client <arguments>` with `environment` added to a clean one, `input` on its
     /// standard input; waits for it to exit.
     static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
-        let out = NSTemporaryDirectory() + "dally-cli-\(UUID().uuidString)"
+        let out = ScratchSpace.path("dally-cli-")
         defer { for ext in [".in", ".out", ".err"] { try? FileManager.default.removeItem(atPath: out + ext) } }
         try (input ?? "").write(toFile: out + ".in", atomically: false, encoding: .utf8)
         let executable = executable.path

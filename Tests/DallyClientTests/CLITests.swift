@@ -64,7 +64,7 @@ import Testing
             #expect(batch.status == 0, "\(batch.stderr)")
             #expect(try Self.json(batch.stdout)["saved"]?.arrayCount == 8)
 
-            let file = NSTemporaryDirectory() + "dally-batch-\(UUID().uuidString).json"
+            let file = ScratchSpace.path("dally-batch-") + ".json"
             defer { try? FileManager.default.removeItem(atPath: file) }
             try #"{"updated":[{"id":"o1","values":{"paid":true}}],"created":[{"id":"bad","values":{"total":"x"}}]}"#
                 .write(toFile: file, atomically: true, encoding: .utf8)
@@ -121,7 +121,7 @@ import Testing
     @Test func objectsSyncStatsUplinksConflicts() async throws {
         try await ClientSystem.run { system in
             let env = Self.environment(system)
-            let file = NSTemporaryDirectory() + "dally-cli-object-\(UUID().uuidString)"
+            let file = ScratchSpace.path("dally-cli-object-")
             let copy = file + ".copy"
             defer { for path in [file, copy] { try? FileManager.default.removeItem(atPath: path) } }
             let bytes = SeededBytes.bytes(700_000, seed: 9)

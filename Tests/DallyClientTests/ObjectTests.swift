@@ -14,7 +14,7 @@ import Testing
     }
 
     static func temporaryFile(_ name: String) -> String {
-        NSTemporaryDirectory() + "dally-client-\(UUID().uuidString)-\(name)"
+        ScratchSpace.path("dally-client-\(name)-")
     }
 
     /// Writes `size` seeded bytes to a new file, a MiB at a time; answers its path and hash.

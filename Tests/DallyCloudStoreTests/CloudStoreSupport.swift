@@ -93,7 +93,7 @@ let notes = table("notes", [("body", .text)])
 
 /// A fresh, empty directory under the system's temporary directory.
 func temporaryDirectory() -> String {
-    let path = NSTemporaryDirectory() + "dally-cloud-store-tests-" + UUID().uuidString
+    let path = ScratchSpace.path("dally-cloud-store-tests-")
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

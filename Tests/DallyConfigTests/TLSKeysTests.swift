@@ -1,3 +1,4 @@
+import DallyTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ struct TLSKeysTests {
     var key: String { directory + "/key.pem" }
 
     init() throws {
-        directory = NSTemporaryDirectory() + "dally-tls-keys-" + UUID().uuidString
+        directory = ScratchSpace.path("dally-tls-keys-")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "pem".write(toFile: certificate, atomically: true, encoding: .utf8)
         try "pem".write(toFile: key, atomically: true, encoding: .utf8)

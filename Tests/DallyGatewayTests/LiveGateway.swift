@@ -41,7 +41,7 @@ struct LiveGateway: Sendable {
     }
 
     static func temporaryDirectory() -> String {
-        NSTemporaryDirectory() + "dally-gateway-tests-" + UUID().uuidString
+        ScratchSpace.path("dally-gateway-tests-")
     }
 
     let hub: ChangeHub

@@ -1,4 +1,5 @@
 import DallyCore
+import DallyTestSupport
 import Foundation
 import Synchronization
 
@@ -23,7 +24,7 @@ let notes = table("notes", [("body", .text)])
 
 /// A fresh, empty directory under the system's temporary directory.
 func temporaryDirectory() -> String {
-    let path = NSTemporaryDirectory() + "dally-store-tests-" + UUID().uuidString
+    let path = ScratchSpace.path("dally-store-tests-")
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

@@ -34,7 +34,7 @@ import Testing
             _ = try await response.body.collect(upTo: 4096)
             #expect(response.status.code == 200)
         }
-        let destination = NSTemporaryDirectory() + "dally-backup-" + UUID().uuidString
+        let destination = ScratchSpace.path("dally-backup-")
         let copied = try await Task.detached { try backup(dataDir, to: destination) }.value
         #expect(copied.status == 0, "\(copied.output)")
         #expect(copied.output.contains("replica.sqlite") && copied.output.contains("chunks.sqlite"))
@@ -52,7 +52,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
     func aDirectoryWithoutDatabasesIsRefused() throws {
-        let empty = NSTemporaryDirectory() + "dally-empty-" + UUID().uuidString
+        let empty = ScratchSpace.path("dally-empty-")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let result = try backup(empty, to: empty + "/copy")
         #expect(result.status == 1 && result.output.contains("holds no Dally database"))

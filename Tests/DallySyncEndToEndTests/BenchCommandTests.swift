@@ -14,7 +14,7 @@ import Testing
     /// settled, in the batches asked for.
     @Test(.enabled(if: benchBeside))
     func dallyBenchRunsTheDrainBenchmark() async throws {
-        let out = NSTemporaryDirectory() + "dally-bench-\(UUID().uuidString)"
+        let out = ScratchSpace.path("dally-bench-")
         defer { for ext in [".out", ".err"] { try? FileManager.default.removeItem(atPath: out + ext) } }
         let status = try await offPool {
             let child = try SpawnedProcess(

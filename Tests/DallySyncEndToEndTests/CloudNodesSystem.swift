@@ -15,7 +15,7 @@ final class CloudNodesSystem: @unchecked Sendable {
 
     let cluster: PostgresCluster
     let database: PostgresSettings
-    let root = NSTemporaryDirectory() + "dally-nodes-tests-" + UUID().uuidString
+    let root = ScratchSpace.path("dally-nodes-tests-")
     let config: SystemConfig
     let http: HTTPClient
     private(set) var nodes: [GatewayProcess] = []

@@ -24,7 +24,7 @@ import Testing
         static let secret = "secret-of-gateway-a-0123"
         static let grace: Int64 = 3_600_000
 
-        let root = NSTemporaryDirectory() + "dally-cloud-objects-" + UUID().uuidString
+        let root = ScratchSpace.path("dally-cloud-objects-")
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let server = ServiceRunner()
         let millis = Mutex<Int64>(1_800_000_000_000)

@@ -31,7 +31,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
     func aGatewayStoppedWithSIGTERMAnswersItsLongPollsLogsWhyAndExitsZero() async throws {
-        let root = NSTemporaryDirectory() + "dally-lifecycle-" + UUID().uuidString
+        let root = ScratchSpace.path("dally-lifecycle-")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let config = root + "/gateway.toml"
@@ -70,7 +70,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
     func aCloudStoppedWithSIGTERMLogsWhyAndExitsZero() async throws {
-        let root = NSTemporaryDirectory() + "dally-lifecycle-" + UUID().uuidString
+        let root = ScratchSpace.path("dally-lifecycle-")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let config = root + "/cloud.toml"

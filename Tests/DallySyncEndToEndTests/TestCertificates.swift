@@ -15,7 +15,7 @@ struct TestCertificates {
     static var opensslAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") }
 
     init() throws {
-        directory = NSTemporaryDirectory() + "dally-tls-" + UUID().uuidString
+        directory = ScratchSpace.path("dally-tls-")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Self.openssl(in: directory, [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
