@@ -134,7 +134,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         self.arrivals = arrivals
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
-        router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
+        let methods = RouteMethods()
+        router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes, routes: methods))
         BatchesRoute(
             store: store, authenticator: authenticator,
             limits: .init(
@@ -163,6 +164,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             shelf: shelf, compaction: compaction, requests: requests,
             registry: registry, startedAt: now(), now: now
         ).register(on: router)
+        methods.learn(router.routes.map { ($0.path, $0.method) })
         self.router = router
     }
 

@@ -106,7 +106,8 @@ public struct Gateway {
         }
         let router = Router(context: DallyRequestContext.self)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
-        router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
+        let methods = RouteMethods()
+        router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes, routes: methods))
         RowRoutes(access: access).register(on: router)
         let receiver = ObjectReceiver(
             chunks: objects.chunkStore, intakes: objects.intakes, counters: objects.counters,
@@ -132,6 +133,7 @@ public struct Gateway {
                 store: store, objects: objects, hub: hub, syncer: syncer, requests: requests, registry: registry,
                 counters: CounterExport(registry: registry), openFiles: openFiles, startedAt: now(), now: now)
         ).register(on: router)
+        methods.learn(router.routes.map { ($0.path, $0.method) })
         self.router = router
     }
 

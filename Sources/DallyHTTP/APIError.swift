@@ -50,8 +50,14 @@ extension DallyError: HTTPResponseError {
 /// reset. (This lives here, not in a middleware of its own, so that a parked long-poll's task
 /// carries no extra frame: thousands of them are held at once.)
 ///
+/// A request for a route that exists with other methods is answered `405 method_not_allowed`
+/// with `Allow` (``RouteMethods``), where Hummingbird's router says `404`.
+///
 /// ```swift
-/// router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes))
+/// let methods = RouteMethods()
+/// router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes, routes: methods))
+/// // … routes …
+/// methods.learn(router.routes.map { ($0.path, $0.method) })
 /// ```
 public struct ErrorMiddleware: RouterMiddleware {
     public typealias Context = DallyRequestContext
@@ -64,8 +70,16 @@ public struct ErrorMiddleware: RouterMiddleware {
     /// The most bytes read and dropped after the handler is done.
     let maxDrainBytes: Int
 
-    /// - Parameter bodyLimit: `limits.max_body_bytes`; as much again is drained after a 413.
-    public init(bodyLimit: Int) { maxDrainBytes = max(bodyLimit, Self.minimumDrainBytes) }
+    /// The router's routes, to tell a method the route does not take from no route.
+    let routes: RouteMethods
+
+    /// - Parameters:
+    ///   - bodyLimit: `limits.max_body_bytes`; as much again is drained after a 413.
+    ///   - routes: the router's routes, learnt once they are registered.
+    public init(bodyLimit: Int, routes: RouteMethods) {
+        maxDrainBytes = max(bodyLimit, Self.minimumDrainBytes)
+        self.routes = routes
+    }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // One frame, no helper awaited in between: a parked long-poll's task holds it.
@@ -81,7 +95,7 @@ public struct ErrorMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            response = try Self.answer(error, request: request, context: context)
+            response = try Self.answer(error, request: request, context: context, routes: routes)
         }
         if let unread, await !unread.drain(upTo: maxDrainBytes) {
             context.logger.debug("closing a connection whose request body went past what is drained")
@@ -98,10 +112,18 @@ public struct ErrorMiddleware: RouterMiddleware {
     }
 
     /// The JSON answer for `error`.
-    static func answer(_ error: any Error, request: Request, context: Context) throws -> Response {
+    static func answer(_ error: any Error, request: Request, context: Context, routes: RouteMethods) throws -> Response {
         switch error {
         case let error as DallyError:
             return try error.response(from: request, context: context)
+        case let error as HTTPError where error.status == .notFound:
+            let allowed = routes.allowed(for: request.uri.path)
+            guard !allowed.isEmpty else { return try translate(error).response(from: request, context: context) }
+            let names = allowed.map(\.rawValue).joined(separator: ", ")
+            var response = JSONResponse.error(
+                DallyError(.methodNotAllowed, "\(request.method.rawValue) is not allowed on \(request.uri.path); it takes \(names)"))
+            response.headers[.allow] = names
+            return response
         case let error as HTTPError:
             return try translate(error).response(from: request, context: context)
         case let error as any HTTPResponseError:

@@ -30,11 +30,13 @@ struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: Serve
 
 extension HTTPServerBuilder {
     /// Dally's HTTP/1.1 server: `Expect: 100-continue` answered at once
-    /// (``ExpectContinueHandler``), over TLS when `tls` is given.
+    /// (``ExpectContinueHandler``), a request that is not valid HTTP told why in JSON
+    /// (``UnreadableRequestAnswer``), over TLS when `tls` is given.
     public static func dally(tls: ServerCertificates?) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http = HTTP1Channel(
-                responder: responder, configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()]))
+                responder: responder,
+                configuration: .init(additionalChannelHandlers: [ExpectContinueHandler(), UnreadableRequestAnswer()]))
             guard let tls else { return http }
             return ReloadingTLSChannel(base: http, certificates: tls)
         }

@@ -37,6 +37,9 @@ struct ErrorsEndToEndTests {
         Case(method: "GET", path: "/v1/tables/orders/rows/missing", status: 404, code: "not_found"),
         Case(method: "PATCH", path: "/v1/tables/orders/rows/missing", body: #"{"values":{}}"#, status: 404, code: "not_found"),
         Case(method: "GET", path: "/v2/nothing", status: 404, code: "not_found"),
+        Case(method: "POST", path: "/v1/tables/orders/rows/o1", body: #"{"values":{}}"#, status: 405, code: "method_not_allowed"),
+        Case(method: "PATCH", path: "/v1/tables/orders/batch", body: #"{"saved":[]}"#, status: 405, code: "method_not_allowed"),
+        Case(method: "DELETE", path: "/stats", token: LiveGateway.adminToken, status: 405, code: "method_not_allowed"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{},"expected_seq":7}"#, status: 409, code: "version_mismatch"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"\#(String(repeating: "x", count: 3000))"}}"#, status: 413, code: "body_too_large"),
         Case(method: "POST", path: "/v1/tables/orders/batch", body: #"{"deleted":[\#((0..<51).map { "\"r\($0)\"" }.joined(separator: ","))]}"#, status: 413, code: "too_many_rows"),
@@ -58,6 +61,56 @@ struct ErrorsEndToEndTests {
             #expect(try await gw.stats()["store"]?["last_seq"]?.int == 0)
             // The process keeps serving.
             #expect(try await gw.send(.PUT, "/v1/tables/orders/rows/after", body: #"{"values":{}}"#).status == 200)
+        }
+    }
+
+    /// A route that exists answers another method `405` with what it takes; a path no route
+    /// has stays `404`.
+    @Test func aMethodTheRouteDoesNotTakeIsToldWhatItTakes() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let row = try await gw.send(.POST, "/v1/tables/orders/rows/o1", body: #"{"values":{}}"#)
+            #expect(row.headers["Allow"].first == "DELETE, GET, HEAD, PATCH, PUT")
+            #expect(row.json["error"]?["message"]?.string?.contains("POST is not allowed") == true)
+            let sync = try await gw.send(.GET, "/v1/tables/orders/sync")
+            #expect(sync.status == 405)
+            #expect(sync.headers["Allow"].first == "POST")
+            #expect(try await gw.send(.POST, "/v1/tables/orders/rows/o1/extra").status == 404)
+            #expect(try await gw.send(.init(rawValue: "PURGE"), "/healthz").status == 405)
+        }
+    }
+
+    /// What the HTTP parser cannot read (raw UTF-8 in the path, as curl sends it; a method HTTP
+    /// does not know; a forbidden character in a header) is answered in JSON too, then the
+    /// connection closes; the gateway keeps serving.
+    @Test(arguments: [
+        "GET /v1/tables/orders/rows/caf\u{E9} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "FOO /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
+    ])
+    func aRequestThatIsNotHTTPIsToldWhyInJSON(_ request: String) async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let answer = await ExpectContinueEndToEndTests.exchange(port: gw.port, head: request, body: "")
+            let text = answer.beforeBody + answer.afterBody
+            #expect(text.hasPrefix("HTTP/1.1 400 Bad Request"), "\(text)")
+            #expect(text.lowercased().contains("content-type: application/json"))
+            let body = String(text.split(separator: "\r\n\r\n", maxSplits: 1).last ?? "")
+            let json = try JSONParser.parse(Array(body.utf8))
+            #expect(json["error"]?["code"]?.string == "bad_request")
+            #expect(json["error"]?["message"]?.string?.contains("could not be read as HTTP/1.1") == true)
+            #expect(try await gw.send(.GET, "/v1/tables/orders/rows/o1").status == 404)
+        }
+    }
+
+    /// A request answered before the garbage that follows it on the same connection keeps its
+    /// answer; the garbage closes the connection.
+    @Test func aGoodRequestBeforeGarbageIsAnsweredAsUsual() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let answer = await ExpectContinueEndToEndTests.exchange(
+                port: gw.port, head: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nFOO / HTTP/1.1\r\nHost: x\r\n\r\n", body: "")
+            let text = answer.beforeBody + answer.afterBody
+            #expect(text.hasPrefix("HTTP/1.1 200 OK"), "\(text)")
+            #expect(text.contains(#"{"status":"ok"}"#))
+            #expect(text.components(separatedBy: "HTTP/1.1 ").count <= 3, "\(text)")
         }
     }
 

@@ -91,6 +91,18 @@ import Testing
         }
     }
 
+    /// A cloud route asked with a method it does not take: `405` and `Allow`, nothing applied.
+    @Test func aMethodTheRouteDoesNotTakeIsRefused() async throws {
+        try await SyncSystem.run { system in
+            let reply = try await system.cloudRequest(.PUT, "/v1/batches", body: Self.batch(rows: []))
+            #expect(reply.status == 405)
+            #expect(reply.errorCode == "method_not_allowed")
+            #expect(reply.headers["Allow"].first == "POST")
+            #expect(try await system.cloudRequest(.DELETE, "/v1/nothing-here").status == 404)
+            #expect(try await ordersVersion(system) == 0)
+        }
+    }
+
     @Test func malformedBatchesAreRefusedWithTheReason() async throws {
         try await SyncSystem.run { system in
             let notJSON = try await system.cloudRequest(.POST, "/v1/batches", body: Array("{\"batch\":".utf8))
