@@ -176,7 +176,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
-            server: .dally(tls: certificates),
+            server: .dally(tls: certificates, keepaliveTimeout: config.server.keepaliveTimeout),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port), serverName: "dally-cloud",
                 backlog: config.server.backlog),

@@ -18,6 +18,11 @@ public struct ServerSettings: Sendable, Equatable {
     public var logFormat = "text"
     /// Pending-connection queue of the listening socket; bursts of long-polls need it deep.
     public var backlog: Int
+    /// How long a connection may stay with no request under way (idle between requests, or
+    /// with a request head that never completes) before it is closed: above the 60 s that
+    /// clients keep pooled connections (the gateway's uplinks, curl, browsers), so that the
+    /// server is not the one to close a connection a client is about to reuse.
+    public var keepaliveTimeout: Duration = .seconds(75)
     /// `tls_cert` and `tls_key`: PEM paths of the server's certificate chain and private key;
     /// nil serves plain HTTP. Reloaded on SIGHUP.
     public var tls: CertificateFiles?
@@ -48,7 +53,10 @@ public struct ServerSettings: Sendable, Equatable {
         var server = defaults
         guard let section = try root.section("server") else { return server }
         try section.refuseUnknownKeys(
-            ["host", "port", "data_dir", "log_level", "log_format", "backlog", "tls_cert", "tls_key", "tls_client_ca"])
+            [
+                "host", "port", "data_dir", "log_level", "log_format", "backlog", "keepalive_timeout", "tls_cert", "tls_key",
+                "tls_client_ca",
+            ])
         server.host = try section.string("host", default: server.host)
         server.port = try section.int("port", default: server.port, range: 0...65535)
         server.dataDirectory = try section.string("data_dir", default: server.dataDirectory)
@@ -61,6 +69,8 @@ public struct ServerSettings: Sendable, Equatable {
             throw KeyError(key: "server.log_format", reason: "use one of \(logFormats.joined(separator: ", "))")
         }
         server.backlog = try section.int("backlog", default: server.backlog, range: 1...65535)
+        server.keepaliveTimeout = try section.duration(
+            "keepalive_timeout", default: server.keepaliveTimeout, minimum: .seconds(1), maximum: .seconds(3_600))
         server.tls = try TLSFiles.pair(section, "tls_cert", "tls_key")
         server.tlsClientCA = try TLSFiles.path(section, "tls_client_ca")
         if server.tlsClientCA != nil, server.tls == nil {

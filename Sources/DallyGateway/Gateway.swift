@@ -145,7 +145,7 @@ public struct Gateway {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
-            server: .dally(tls: certificates),
+            server: .dally(tls: certificates, keepaliveTimeout: config.server.keepaliveTimeout),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port),
                 serverName: "dally",

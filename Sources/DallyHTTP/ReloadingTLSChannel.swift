@@ -31,12 +31,14 @@ struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: Serve
 extension HTTPServerBuilder {
     /// Dally's HTTP/1.1 server: `Expect: 100-continue` answered at once
     /// (``ExpectContinueHandler``), a request that is not valid HTTP told why in JSON
-    /// (``UnreadableRequestAnswer``), over TLS when `tls` is given.
-    public static func dally(tls: ServerCertificates?) -> HTTPServerBuilder {
+    /// (``UnreadableRequestAnswer``), a connection with no request under way for
+    /// `keepaliveTimeout` closed, over TLS when `tls` is given.
+    public static func dally(tls: ServerCertificates?, keepaliveTimeout: Duration) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http = HTTP1Channel(
                 responder: responder,
-                configuration: .init(additionalChannelHandlers: [ExpectContinueHandler(), UnreadableRequestAnswer()]))
+                configuration: .init(
+                    additionalChannelHandlers: [ExpectContinueHandler(), UnreadableRequestAnswer()], idleTimeout: TimeAmount(keepaliveTimeout)))
             guard let tls else { return http }
             return ReloadingTLSChannel(base: http, certificates: tls)
         }

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// ```swift
 /// let certificates = try ServerCertificates(certificate: "tls/cert.pem", key: "tls/key.pem")
-/// Application(router: router, server: .dally(tls: certificates), …)
+/// Application(router: router, server: .dally(tls: certificates, keepaliveTimeout: .seconds(75)), …)
 /// ```
 public final class ServerCertificates: Sendable {
     public let certificatePath: String

@@ -296,6 +296,7 @@ struct CloudConfigRefusalTests {
             minimal + "[limits]\nmax_decompressed_bytes = 1023\n", key: "limits.max_decompressed_bytes", reason: "out of range")
         expectRefusal(minimal + "[limits]\nmax_wait = \"500ms\"\n", key: "limits.max_wait", reason: "at least 1s")
         expectRefusal(minimal + "[server]\nlog_level = \"loud\"\n", key: "server.log_level", reason: "use one of")
+        expectRefusal(minimal + "[server]\nkeepalive_timeout = \"500ms\"\n", key: "server.keepalive_timeout", reason: "at least 1s")
         expectRefusal(minimal + "[store]\nsynchronous = \"off\"\n", key: "store.synchronous", reason: "use full or normal")
     }
 

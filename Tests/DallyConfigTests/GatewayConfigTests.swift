@@ -39,6 +39,7 @@ struct GatewayConfigValidTests {
         data_dir = "/var/lib/dally"
         log_level = "debug"
         backlog = 128
+        keepalive_timeout = "2m"
 
         [store]
         synchronous = "normal"
@@ -107,6 +108,7 @@ struct GatewayConfigValidTests {
         #expect(config.server.dataDirectory == "/var/lib/dally")
         #expect(config.server.logLevel == "debug")
         #expect(config.server.backlog == 128)
+        #expect(config.server.keepaliveTimeout == .seconds(120))
 
         #expect(config.store.synchronousFull == false)
         #expect(config.store.syncPieceRows == 64)
@@ -181,6 +183,7 @@ struct GatewayConfigValidTests {
         #expect(config.server.dataDirectory == "data/gateway")
         #expect(config.server.logLevel == "info")
         #expect(config.server.backlog == 4096)
+        #expect(config.server.keepaliveTimeout == .seconds(75))
         #expect(config.store.synchronousFull == true)
         #expect(config.store.syncPieceRows == 256)
         #expect(config.limits.maxBodyBytes == 4 * 1024 * 1024)
