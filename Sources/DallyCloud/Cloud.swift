@@ -132,7 +132,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         let frames = UploadFrames(partials: PartialUploads())
         let arrivals = ChunkArrivals()
         self.arrivals = arrivals
-        let router = Router(context: DallyRequestContext.self)
+        // HEAD wherever GET is: its answer's head, without the body.
+        let router = Router(context: DallyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         let methods = RouteMethods()
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes, routes: methods))

@@ -104,7 +104,8 @@ public struct Gateway {
         certificates = try config.server.tls.map { files in
             try ServerCertificates(certificate: files.certificate, key: files.key, clientCA: config.server.tlsClientCA)
         }
-        let router = Router(context: DallyRequestContext.self)
+        // HEAD wherever GET is: its answer's head, without the body.
+        let router = Router(context: DallyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         let methods = RouteMethods()
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes, routes: methods))

@@ -1,6 +1,7 @@
 import DallyCore
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 extension DallyError.Code {
     /// The HTTP status for each error code. The only place where domain errors meet HTTP.
@@ -126,6 +127,10 @@ public struct ErrorMiddleware: RouterMiddleware {
             return response
         case let error as HTTPError:
             return try translate(error).response(from: request, context: context)
+        case let error as HTTPParserError:
+            // The body could not be read (a bad chunk size): the client's fault. The connection
+            // ends after the answer (``UnreadableRequestAnswer`` answers one between requests).
+            return JSONResponse.error(DallyError(.badRequest, UnreadableRequestAnswer.message(for: error)))
         case let error as any HTTPResponseError:
             return try DallyError(code(for: error.status), "\(error)").response(from: request, context: context)
         default:

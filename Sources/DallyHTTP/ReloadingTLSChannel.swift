@@ -31,14 +31,17 @@ struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: Serve
 extension HTTPServerBuilder {
     /// Dally's HTTP/1.1 server: `Expect: 100-continue` answered at once
     /// (``ExpectContinueHandler``), a request that is not valid HTTP told why in JSON
-    /// (``UnreadableRequestAnswer``), a connection with no request under way for
+    /// (``UnreadableRequestAnswer``), an HTTP/1.0 connection closed after its answer
+    /// (``HTTP10ConnectionClose``), a connection with no request under way for
     /// `keepaliveTimeout` closed, over TLS when `tls` is given.
     public static func dally(tls: ServerCertificates?, keepaliveTimeout: Duration) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let http = HTTP1Channel(
-                responder: responder,
-                configuration: .init(
-                    additionalChannelHandlers: [ExpectContinueHandler(), UnreadableRequestAnswer()], idleTimeout: TimeAmount(keepaliveTimeout)))
+            let http = DallyHTTPChannel(
+                base: HTTP1Channel(
+                    responder: responder,
+                    configuration: .init(
+                        additionalChannelHandlers: [ExpectContinueHandler(), UnreadableRequestAnswer()],
+                        idleTimeout: TimeAmount(keepaliveTimeout))))
             guard let tls else { return http }
             return ReloadingTLSChannel(base: http, certificates: tls)
         }

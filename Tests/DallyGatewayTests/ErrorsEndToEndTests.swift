@@ -101,6 +101,39 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// A chunked body that breaks off with a bad chunk size: `400 bad_request` in JSON, nothing
+    /// written, the connection closed.
+    @Test func aBodyThatIsNotValidHTTPIsABadRequest() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let (closed, text) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port,
+                "PUT /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(LiveGateway.clientToken)\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"val\r\nZZ\r\n")
+            #expect(closed)
+            #expect(text.hasPrefix("HTTP/1.1 400 Bad Request"), "\(text)")
+            #expect(text.contains(#""code":"bad_request""#) && text.contains("chunk size"), "\(text)")
+            let stats = try await gw.stats()
+            #expect(stats["store"]?["last_seq"]?.int == 0)
+        }
+    }
+
+    /// HTTP/1.0 without `Connection: keep-alive` ends the connection after the answer, as an
+    /// HTTP/1.0 client that reads to the end expects; HEAD answers wherever GET does.
+    @Test func anHTTP10RequestIsAnsweredThenClosedAndHEADWorksWhereGETDoes() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let (closed, text) = await KeepaliveEndToEndTests.sendThenWaitForClose(port: gw.port, "GET /healthz HTTP/1.0\r\n\r\n")
+            #expect(closed)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK") && text.hasSuffix(#"{"status":"ok"}"#), "\(text)")
+
+            #expect(try await gw.send(.PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"Ada"}}"#).status == 200)
+            let head = try await gw.send(.HEAD, "/v1/tables/orders/rows/o1")
+            #expect(head.status == 200)
+            #expect(head.headers["ETag"].first == "\"1\"")
+            #expect(head.body.isEmpty)
+            #expect(try await gw.send(.HEAD, "/v1/tables/orders/rows/missing").status == 404)
+        }
+    }
+
     /// A request answered before the garbage that follows it on the same connection keeps its
     /// answer; the garbage closes the connection.
     @Test func aGoodRequestBeforeGarbageIsAnsweredAsUsual() async throws {
