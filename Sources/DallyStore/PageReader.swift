@@ -29,7 +29,8 @@ enum PageReader {
         // column names a row.
         var rows: [(String, StoredRow)] = []
         var more = false
-        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+        let statement = try Self.statement(sql, clientShaped: !query.filters.isEmpty, db: db)
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
         while let row = try cursor.next() {
             guard rows.count < query.limit else {
                 more = true
@@ -68,7 +69,8 @@ enum PageReader {
                     SELECT \(table.selectList(qualifiedBy: "t")) FROM \(table.sqlTable) t \
                     WHERE t.seq > ? AND ((\(now)) OR \(then)) ORDER BY t.seq LIMIT ?
                     """
-                let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+                let cursor = try Row.fetchCursor(
+                    Self.statement(sql, clientShaped: true, db: db), arguments: StatementArguments(arguments))
                 while let fetched = try cursor.next() {
                     let row = RowDecoding.storedRow(fetched, schema: table.schema)
                     let schema = table.schema
@@ -93,5 +95,15 @@ enum PageReader {
         var page = Page(rows: rows, nextSince: nextSince, more: more)
         page.left = left.intersection(rows.map(\.row.seq))
         return page
+    }
+
+    /// The statement for `sql`, from the connection's cache unless a client's filter shaped it.
+    ///
+    /// GRDB keeps every cached statement for the connection's life: `where=` filters that
+    /// differ in their columns, their order, their count or a `null` would each add one, and a
+    /// gateway that runs for months would grow without bound. Preparing such a statement
+    /// again costs microseconds.
+    static func statement(_ sql: String, clientShaped: Bool, db: Database) throws -> Statement {
+        clientShaped ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
     }
 }

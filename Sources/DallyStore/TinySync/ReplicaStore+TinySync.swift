@@ -117,8 +117,11 @@ extension ReplicaStore {
             ORDER BY seq LIMIT ?
             """
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: bound)
-                .map { RowDecoding.storedRow($0, schema: table.schema) }
+            // Decoded as the cursor steps, as pages are (``PageReader``): no copy of each row.
+            var rows: [StoredRow] = []
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: bound)
+            while let row = try cursor.next() { rows.append(RowDecoding.storedRow(row, schema: table.schema)) }
+            return rows
         }
     }
 }
