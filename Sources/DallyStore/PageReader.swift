@@ -2,7 +2,8 @@ import DallyCore
 import GRDB
 
 enum PageReader {
-    static func rows(_ query: RowQuery, table: TableSQL, db: Database) throws -> Page {
+    /// - Parameter shapes: the statements `where=` filters shape, cached within a bound.
+    static func rows(_ query: RowQuery, table: TableSQL, shapes: StatementShapes, db: Database) throws -> Page {
         var conditions = ["seq > ?"]
         var arguments: [DatabaseValue] = [query.since.databaseValue]
         if !query.includeDeleted { conditions.append("deleted = 0") }
@@ -29,7 +30,7 @@ enum PageReader {
         // column names a row.
         var rows: [(String, StoredRow)] = []
         var more = false
-        let statement = try Self.statement(sql, clientShaped: !query.filters.isEmpty, db: db)
+        let statement = try query.filters.isEmpty ? db.cachedStatement(sql: sql) : shapes.statement(sql, db: db)
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
         while let row = try cursor.next() {
             guard rows.count < query.limit else {
@@ -47,7 +48,8 @@ enum PageReader {
     /// at `since`. Filtered, an incomplete page's cursor is the tables' latest sequence, so
     /// that the reader never reads the rows it skipped again.
     static func changes(
-        tables: [TableSQL], since: Int64, limit: Int, filters: [String: RowFilter] = [:], db: Database
+        tables: [TableSQL], since: Int64, limit: Int, filters: [String: RowFilter] = [:], shapes: StatementShapes,
+        db: Database
     ) throws -> Page {
         var merged: [(table: String, row: StoredRow)] = []
         var left: Set<Int64> = []
@@ -69,8 +71,7 @@ enum PageReader {
                     SELECT \(table.selectList(qualifiedBy: "t")) FROM \(table.sqlTable) t \
                     WHERE t.seq > ? AND ((\(now)) OR \(then)) ORDER BY t.seq LIMIT ?
                     """
-                let cursor = try Row.fetchCursor(
-                    Self.statement(sql, clientShaped: true, db: db), arguments: StatementArguments(arguments))
+                let cursor = try Row.fetchCursor(shapes.statement(sql, db: db), arguments: StatementArguments(arguments))
                 while let fetched = try cursor.next() {
                     let row = RowDecoding.storedRow(fetched, schema: table.schema)
                     let schema = table.schema
@@ -95,15 +96,5 @@ enum PageReader {
         var page = Page(rows: rows, nextSince: nextSince, more: more)
         page.left = left.intersection(rows.map(\.row.seq))
         return page
-    }
-
-    /// The statement for `sql`, from the connection's cache unless a client's filter shaped it.
-    ///
-    /// GRDB keeps every cached statement for the connection's life: `where=` filters that
-    /// differ in their columns, their order, their count or a `null` would each add one, and a
-    /// gateway that runs for months would grow without bound. Preparing such a statement
-    /// again costs microseconds.
-    static func statement(_ sql: String, clientShaped: Bool, db: Database) throws -> Statement {
-        clientShaped ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
     }
 }

@@ -58,6 +58,8 @@ public final class ReplicaStore: Sendable {
     /// Per table, the id of the last row the last batch took: the next batch goes on after it
     /// (``pendingSection``). In memory: after a restart batches start again from the first id.
     let sendCursors = Mutex<[String: String]>([:])
+    /// The page statements clients' filters shape, cached within a bound.
+    let statementShapes = StatementShapes()
 
     /// Opens (creating if needed) the replica in `directory` and migrates it to `tables`.
     ///
@@ -273,7 +275,8 @@ public final class ReplicaStore: Sendable {
     /// Rows of `table` changed after local sequence `since`, in sequence order.
     public func rows(_ query: RowQuery) async throws -> Page {
         let sql = try tableSQL(query.table)
-        return try await pool.read { db in try PageReader.rows(query, table: sql, db: db) }
+        let shapes = statementShapes
+        return try await pool.read { db in try PageReader.rows(query, table: sql, shapes: shapes, db: db) }
     }
 
     /// Changes (rows and tombstones) of several tables after `since`, merged in sequence order.
@@ -285,9 +288,9 @@ public final class ReplicaStore: Sendable {
     ) async throws -> Page {
         var sqls: [TableSQL] = []
         for name in names { sqls.append(try tableSQL(name)) }
-        let tables = sqls
+        let (tables, shapes) = (sqls, statementShapes)
         return try await pool.read { db in
-            try PageReader.changes(tables: tables, since: since, limit: limit, filters: filters, db: db)
+            try PageReader.changes(tables: tables, since: since, limit: limit, filters: filters, shapes: shapes, db: db)
         }
     }
 

@@ -7,6 +7,7 @@
 --
 -- Env: DALLY_TOKEN  bearer token (default: the bench config's client token)
 --      BENCH_TABLE  table name (default "bench")   READ_LIMIT  rows a page (default 1000)
+--      READ_WHERE   a where= filter, e.g. "price:2.5" (default none: the unfiltered page)
 -- Prints: RESULT read rps=.. p50_ms=.. ... rows_per_request=.. rows_per_s=..
 local dir = debug.getinfo(1, "S").source:sub(2):match("^(.*/)") or "./"
 dofile(dir .. "wrk_report.lua")
@@ -17,6 +18,8 @@ local limit = tonumber(os.getenv("READ_LIMIT") or "1000")
 
 wrk.method = "GET"
 wrk.path = string.format("/v1/tables/%s/rows?since=0&limit=%d", tbl, limit)
+local where = os.getenv("READ_WHERE")
+if where and where ~= "" then wrk.path = wrk.path .. "&where=" .. where end
 wrk.headers["Authorization"] = "Bearer " .. token
 
 done = function(summary, latency, requests)
