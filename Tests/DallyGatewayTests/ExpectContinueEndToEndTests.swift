@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `Expect: 100-continue` is answered at once, so curl does not wait a second before a body.
 @Suite("End to end: Expect 100-continue")
 struct ExpectContinueEndToEndTests {
@@ -29,38 +25,13 @@ struct ExpectContinueEndToEndTests {
     static func exchange(port: Int, head: String, body: String) async -> (beforeBody: String, afterBody: String) {
         await withCheckedContinuation { continuation in
             Thread {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                defer { close(fd) }
-                var limit = timeval(tv_sec: 10, tv_usec: 0)
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-                func write(_ text: String) {
-                    let bytes = Array(text.utf8)
-                    _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                }
-                func read(untilClosed: Bool) -> String {
-                    var text = ""
-                    var buffer = [UInt8](repeating: 0, count: 4096)
-                    repeat {
-                        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                        if n <= 0 { break }
-                        text += String(decoding: buffer[0..<n], as: UTF8.self)
-                    } while untilClosed
-                    return text
-                }
-                write(head)
-                let before = read(untilClosed: false)
-                write(body)
-                let after = read(untilClosed: true)
-                continuation.resume(returning: (before, after))
+                let connection = RawConnection(port: port, receiveTimeout: 10)
+                defer { connection.close() }
+                connection.send(head)
+                var before = ""
+                if case .bytes(let bytes) = connection.receive() { before = String(decoding: bytes, as: UTF8.self) }
+                connection.send(body)
+                continuation.resume(returning: (before, connection.receiveUntilClosed().text))
             }.start()
         }
     }

@@ -2,10 +2,6 @@ import DallyConfig
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `[server] keepalive_timeout`: a connection with no request under way is closed after it;
 /// a request under way (a long-poll) is not cut by it.
 @Suite("End to end: keep-alive timeout")
@@ -39,32 +35,11 @@ struct KeepaliveEndToEndTests {
     static func sendThenWaitForClose(port: Int, _ text: String) async -> (closed: Bool, received: String) {
         await withCheckedContinuation { continuation in
             Thread {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                defer { close(fd) }
-                var limit = timeval(tv_sec: 30, tv_usec: 0)
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-                let bytes = Array(text.utf8)
-                _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                var received = [UInt8]()
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                    if n > 0 {
-                        received += buffer[0..<n]
-                        continue
-                    }
-                    continuation.resume(returning: (n == 0, String(decoding: received, as: UTF8.self)))
-                    return
-                }
+                let connection = RawConnection(port: port, receiveTimeout: 30)
+                defer { connection.close() }
+                connection.send(text)
+                let (closed, received) = connection.receiveUntilClosed()
+                continuation.resume(returning: (closed, received))
             }.start()
         }
     }
