@@ -119,7 +119,10 @@ public struct ErrorMiddleware: RouterMiddleware {
             return try error.response(from: request, context: context)
         case let error as HTTPError where error.status == .notFound:
             let allowed = routes.allowed(for: request.uri.path)
-            guard !allowed.isEmpty else { return try translate(error).response(from: request, context: context) }
+            // A route that takes this method and says 404 itself is not the router's 404.
+            guard !allowed.isEmpty, !allowed.contains(request.method) else {
+                return try translate(error).response(from: request, context: context)
+            }
             let names = allowed.map(\.rawValue).joined(separator: ", ")
             var response = JSONResponse.error(
                 DallyError(.methodNotAllowed, "\(request.method.rawValue) is not allowed on \(request.uri.path); it takes \(names)"))
