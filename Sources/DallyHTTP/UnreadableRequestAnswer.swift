@@ -65,7 +65,7 @@ public final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChann
             case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort:
                 "the request target is not a valid URL path (percent-encode spaces and non-ASCII characters)"
             case .invalidHeaderToken, .invalidCharactersUsed: "a header holds a character HTTP does not allow"
-            case .headerOverflow: "the request's headers are too large"
+            case .headerOverflow: "the request line and headers are too large"
             case .invalidContentLength, .unexpectedContentLength: "the Content-Length is not valid"
             case .invalidChunkSize: "a chunk size of the chunked body is not valid"
             case .invalidVersion: "the HTTP version is not valid"
