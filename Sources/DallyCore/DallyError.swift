@@ -53,6 +53,8 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case uploadOffset = "upload_offset"
         /// A `Range` that selects no byte of the object.
         case rangeNotSatisfiable = "range_not_satisfiable"
+        /// A request line and headers over what the server reads (80 KiB, 1,000 fields).
+        case headersTooLarge = "headers_too_large"
         /// Sync was asked of a gateway with no cloud configured, or of a local-only table.
         case syncDisabled = "sync_disabled"
         case tooManyWaiters = "too_many_waiters"

@@ -20,6 +20,7 @@ extension DallyError.Code {
         case .unknownColumn, .wrongType, .objectColumn, .batchRejected, .hashMismatch, .unknownObject:
             .unprocessableContent
         case .rangeNotSatisfiable: .rangeNotSatisfiable
+        case .headersTooLarge: .requestHeaderFieldsTooLarge
         case .tooManyWaiters, .shuttingDown, .objectUnavailable, .storeUnavailable: .serviceUnavailable
         case .objectFetchTimeout: .gatewayTimeout
         case .insufficientStorage: .init(code: 507, reasonPhrase: "Insufficient Storage")
@@ -133,7 +134,7 @@ public struct ErrorMiddleware: RouterMiddleware {
         case let error as HTTPParserError:
             // The body could not be read (a bad chunk size): the client's fault. The connection
             // ends after the answer (``UnreadableRequestAnswer`` answers one between requests).
-            return JSONResponse.error(DallyError(.badRequest, UnreadableRequestAnswer.message(for: error)))
+            return JSONResponse.error(UnreadableRequestAnswer.refusal(for: error))
         case let error as any HTTPResponseError:
             return try DallyError(code(for: error.status), "\(error)").response(from: request, context: context)
         default:

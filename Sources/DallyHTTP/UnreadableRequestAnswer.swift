@@ -4,8 +4,8 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 
-/// Answers a request the HTTP parser cannot read with Dally's JSON error (`400 bad_request`,
-/// saying what was wrong), where Hummingbird answers an empty `400`.
+/// Answers a request the HTTP parser cannot read with Dally's JSON error (`400 bad_request`
+/// saying what was wrong, or `431 headers_too_large`), where Hummingbird answers an empty `400`.
 ///
 /// curl sends a URL's characters as typed, so `curl http://…/rows/café` reaches the server
 /// with raw UTF-8 in its request line, which HTTP does not allow; an unknown method (`FOO`)
@@ -47,15 +47,20 @@ public final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChann
         }
         // Not passed on: Hummingbird would write its own empty 400 after this one. Closing the
         // connection once the answer is out ends Hummingbird's read loop.
-        let document = ErrorDocument(DallyError(.badRequest, Self.message(for: error)))
-        let body = (try? DocumentEncoder.encode(document)) ?? Array(#"{"error":{"code":"bad_request"}}"#.utf8)
+        let refusal = Self.refusal(for: error)
+        let body = (try? DocumentEncoder.encode(ErrorDocument(refusal))) ?? Array(#"{"error":{"code":"bad_request"}}"#.utf8)
         let head = HTTPResponse(
-            status: .badRequest,
+            status: refusal.code.status,
             headerFields: [.contentType: "application/json", .contentLength: "\(body.count)", .connection: "close"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// `headers_too_large` (431) for a head over the parser's bounds, else `bad_request`.
+    static func refusal(for error: HTTPParserError) -> DallyError {
+        DallyError(error == .headerOverflow ? .headersTooLarge : .badRequest, message(for: error))
     }
 
     static func message(for error: HTTPParserError) -> String {

@@ -101,6 +101,20 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// A head over the parser's bounds (1,000 header fields): `431 headers_too_large` in JSON.
+    @Test func tooManyHeadersAreRefused431() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let fields = (0..<1_500).map { "X-Field-\($0): 1\r\n" }.joined()
+            let answer = await ExpectContinueEndToEndTests.exchange(
+                port: gw.port, head: "GET /healthz HTTP/1.1\r\nHost: x\r\n\(fields)\r\n", body: "")
+            let text = answer.beforeBody + answer.afterBody
+            #expect(text.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"), "\(text)")
+            #expect(text.contains(#""code":"headers_too_large""#), "\(text)")
+            let after = try await gw.send(.GET, "/healthz")
+            #expect(after.status == 200)
+        }
+    }
+
     /// A chunked body that breaks off with a bad chunk size: `400 bad_request` in JSON, nothing
     /// written, the connection closed.
     @Test func aBodyThatIsNotValidHTTPIsABadRequest() async throws {
