@@ -26,20 +26,10 @@ enum PageReader {
             SELECT \(table.selectList) FROM \(table.sqlTable) WHERE \(conditions.joined(separator: " AND ")) \
             ORDER BY seq LIMIT ?
             """
-        // Decoded as the cursor steps: copying each row first (`fetchAll`) cost an array of
-        // column names a row.
-        var rows: [(String, StoredRow)] = []
-        var more = false
         let statement = try query.filters.isEmpty ? db.cachedStatement(sql: sql) : shapes.statement(sql, db: db)
-        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
-        while let row = try cursor.next() {
-            guard rows.count < query.limit else {
-                more = true
-                break
-            }
-            rows.append((table.schema.name, RowDecoding.storedRow(row, schema: table.schema)))
-        }
-        return Page(rows: rows, nextSince: rows.last?.1.seq ?? query.since, more: more)
+        let fetched = try RowDecoding.storedRows(statement, arguments: StatementArguments(arguments), schema: table.schema)
+        let rows = fetched.prefix(query.limit).map { (table.schema.name, $0) }
+        return Page(rows: rows, nextSince: rows.last?.1.seq ?? query.since, more: fetched.count > query.limit)
     }
 
     /// Changes of `tables` after `since`, merged in sequence order. A table with a filter in
@@ -58,10 +48,9 @@ enum PageReader {
             let filter = filters[table.schema.name] ?? .all
             if filter.isEmpty {
                 let sql = "SELECT \(table.selectList) FROM \(table.sqlTable) WHERE seq > ? ORDER BY seq LIMIT ?"
-                let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: [since, limit + 1])
-                while let row = try cursor.next() {
-                    merged.append((table.schema.name, RowDecoding.storedRow(row, schema: table.schema)))
-                }
+                let fetched = try RowDecoding.storedRows(
+                    db.cachedStatement(sql: sql), arguments: [since, limit + 1], schema: table.schema)
+                merged += fetched.map { (table.schema.name, $0) }
             } else {
                 var arguments: [DatabaseValue] = [since.databaseValue]
                 let now = try FilterSQL.current(filter, table: table, alias: "t", arguments: &arguments)

@@ -52,6 +52,17 @@ package enum RowDecoding {
         )
     }
 
+    /// The rows `statement` selects with ``TableSQL/selectList``, decoded as the cursor steps:
+    /// copying each row first (`Row.fetchAll`) cost an array of column names a row.
+    package static func storedRows(
+        _ statement: Statement, arguments: StatementArguments, schema: TableSchema
+    ) throws -> [StoredRow] {
+        var rows: [StoredRow] = []
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try cursor.next() { rows.append(storedRow(row, schema: schema)) }
+        return rows
+    }
+
     /// Reads a nullable integer column.
     ///
     /// Not as `Int64?`: GRDB decodes an optional through `Optional`'s conditional conformance,

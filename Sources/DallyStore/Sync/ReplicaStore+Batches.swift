@@ -246,8 +246,8 @@ extension ReplicaStore {
             let stored = RowDecoding.storedRow(row, schema: schema, offset: 1)
             changes.append(
                 BatchRequest.Change(
-                    id: stored.id, baseVersion: RowDecoding.optionalInt(row, at: 0), updatedAt: stored.updatedAt, deleted: stored.deleted,
-                    values: stored.deleted ? [] : stored.values.map(\.wireJSON)))
+                    id: stored.id, baseVersion: RowDecoding.optionalInt(row, at: 0), updatedAt: stored.updatedAt,
+                    deleted: stored.deleted, values: stored.deleted ? [] : stored.values.map(\.wireJSON)))
             seqs.append((stored.id, stored.seq))
         }
     }

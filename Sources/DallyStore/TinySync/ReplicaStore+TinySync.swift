@@ -117,11 +117,7 @@ extension ReplicaStore {
             ORDER BY seq LIMIT ?
             """
         return try await pool.read { db in
-            // Decoded as the cursor steps, as pages are (``PageReader``): no copy of each row.
-            var rows: [StoredRow] = []
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: bound)
-            while let row = try cursor.next() { rows.append(RowDecoding.storedRow(row, schema: table.schema)) }
-            return rows
+            try RowDecoding.storedRows(db.makeStatement(sql: sql), arguments: bound, schema: table.schema)
         }
     }
 }
