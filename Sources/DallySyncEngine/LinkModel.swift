@@ -98,17 +98,30 @@ final class LinkModel: Sendable {
     /// measured: each round trip waited alone would idle a satellite or long-haul link for it.
     static let longRoundTripMs = 150.0
 
-    /// How many transfers of `bodyBytes` each to keep on the link at once: two where a round
-    /// trip per transfer would idle the link noticeably (a long round trip, or a fast link),
-    /// else one — a cut loses what sits in each transfer's buffers, and on a slow link, where
-    /// bytes cost most, a round trip is little beside a transfer. Before the throughput is
-    /// measured, two when the round trip is long (``longRoundTripMs``: the first transfer's
-    /// answer would leave the link idle for it), else one; one before anything is measured.
+    /// A transfer this short (seconds, on the measured link, the cloud's work on it included)
+    /// goes beside another whatever the round trip: a cut then loses under a second of the
+    /// link, and what bounds a backlog's drain on a fast link is the two ends' work, which
+    /// overlaps only with a second batch on the wire (the cloud applies one while the gateway
+    /// records the next). Two at once drained 100,000 rows on loopback 1.26× as fast
+    /// (docs/BENCHMARKS.md, "A long outage's backlog").
+    static let quickTransferSeconds = 1.0
+
+    /// How many transfers of `bodyBytes` each to keep on the link at once: two where waiting
+    /// for each answer would idle the link or the cloud noticeably (a long round trip, or a
+    /// transfer under ``quickTransferSeconds``), else one — a cut loses what sits in each
+    /// transfer's buffers, and on a slow link, where bytes cost most, a round trip is little
+    /// beside a transfer. Before the throughput is measured, two when the round trip is long
+    /// (``longRoundTripMs``: the first transfer's answer would leave the link idle for it),
+    /// else one; one before anything is measured.
     func transfersAtOnce(bodyBytes: Int) -> Int {
         let (rate, roundTripMs) = state.withLock { ($0.estimate.bytesPerSecondUp, $0.estimate.roundTripMs) }
+        guard let rate, rate > 0 else { return (roundTripMs ?? 0) >= Self.longRoundTripMs ? 2 : 1 }
+        // A drain of large batches measures the throughput but no round trip (only small
+        // requests do): a quick transfer needs none.
+        let seconds = Double(bodyBytes) / rate
+        if seconds < Self.quickTransferSeconds { return 2 }
         guard let roundTripMs else { return 1 }
-        guard let rate, rate > 0 else { return roundTripMs >= Self.longRoundTripMs ? 2 : 1 }
-        return Double(bodyBytes) / rate < Self.pipelineRoundTrips * roundTripMs / 1000 ? 2 : 1
+        return seconds < Self.pipelineRoundTrips * roundTripMs / 1000 ? 2 : 1
     }
 
     /// ``transfersAtOnce(bodyBytes:)`` for batches of `rows` rows at the measured row size.

@@ -214,12 +214,13 @@ final class SyncCycle: Sendable {
     /// changes wait downstream.
     ///
     /// A backlog drains pipelined: while a full batch goes, the next one is built and sent
-    /// too where the link's round trip matters (two on the wire,
+    /// too where waiting for each answer would idle the link or the cloud (two on the wire,
     /// ``LinkModel/transfersAtOnce(rows:)``); when an answer comes, the next batch goes before
     /// it is applied; answers are applied in order.
-    /// The gateway's writer, the link and the cloud work at the same time, and on a long link
-    /// the next batch's bytes flow while the one before waits for its answer instead of the
-    /// link standing idle a round trip per batch. A batch built while another flies carries
+    /// The gateway's writer, the link and the cloud work at the same time: on a fast link the
+    /// cloud applies one batch while the gateway records the next and settles the last, and on
+    /// a long link the next batch's bytes flow while the one before waits for its answer
+    /// instead of the link standing idle a round trip per batch. A batch built while another flies carries
     /// no pulls (its cursors would be read before the answer moved them); what it leaves
     /// unpulled is pulled at the end of the cycle.
     private func sendBatches(

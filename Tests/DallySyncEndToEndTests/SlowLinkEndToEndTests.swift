@@ -66,6 +66,9 @@ import Testing
             let accepted = try await system.syncCounter("rows_accepted")
             try await system.writeOrders(1_500)
             try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == accepted + 1_500 }
+            let ups = system.relay.counts.activities.filter { $0.bytesUp > 0 }.sorted { $0.at < $1.at }
+            print("DEBUG", ups.map { "\($0.at % 100000):c\($0.connection):\($0.bytesUp)" }.joined(separator: " "))
+            print("DEBUG", try await system.uplink())
             #expect(system.uploadsOverlapped(), "no two batches went up the link at once")
             #expect(try await system.syncCounter("batches_resent") == 0)
         }
@@ -183,6 +186,20 @@ import Testing
             let read = try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/rows/p3/objects/image")
             #expect(read.status == 200)
             #expect(read.headers.first(name: "ETag") == "\"\(object.hash.hex)\"")
+        }
+    }
+
+    @Test func aBacklogOnAFastLinkGoesTwoBatchesAtATimeWhateverTheRoundTrip() async throws {
+        // 100,000 B/s and a round trip of a few ms: a batch of 250 orders (~55 KB) is about half
+        // a second, many round trips (one batch after another would idle the link little), but
+        // the cloud would idle while the gateway records each next batch: two go at once.
+        let shape = LinkShape(bytesPerSecond: 100_000, roundTrip: .milliseconds(2))
+        try await SlowLinkSystem.run(shape: shape, cloudLines: Self.lines + ["max_batch_rows = 250"]) { system in
+            try await system.writeOrders(1_250)
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 1_250 }
+            let uplink = try await system.uplink()
+            #expect(system.uploadsOverlapped(), "no two batches went up the link at once; uplink: \(uplink)")
+            #expect(uplink["failures"]?.int == 0, "\(uplink)")
         }
     }
 

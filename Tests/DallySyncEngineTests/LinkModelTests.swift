@@ -68,6 +68,27 @@ struct LinkModelTests {
         #expect(model.transfersAtOnce(rows: 100_000) == 1)
     }
 
+    @Test func onAFastLinkTwoTransfersGoAtOnceWhateverTheRoundTrip() {
+        // A LAN: 2 ms round trips, 1.5 MB/s with the cloud's work on each batch included.
+        let lan = LinkModel()
+        lan.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(2), totalAfter: .milliseconds(2)))
+        lan.record(TransferSample(bytesUp: 150_000, bytesDown: 100, headAfter: .milliseconds(100), totalAfter: .milliseconds(100)))
+        // 5,000 rows of 26 bytes are 87 ms, 43 round trips: the cloud would idle while the
+        // gateway records the next batch, so two go.
+        lan.noteBatch(rows: 5_000, bytesOnWire: 130_000)
+        #expect(lan.transfersAtOnce(rows: 5_000) == 2)
+        #expect(lan.transfersAtOnce(bodyBytes: 262_144) == 2)
+        // A body of several seconds even there goes alone: a cut would lose more of it.
+        #expect(lan.transfersAtOnce(bodyBytes: 3_000_000) == 1)
+        // A drain's large batches measure the throughput and no round trip: enough.
+        let draining = LinkModel()
+        draining.record(TransferSample(bytesUp: 150_000, bytesDown: 100, headAfter: .milliseconds(100), totalAfter: .milliseconds(100)))
+        draining.noteBatch(rows: 5_000, bytesOnWire: 130_000)
+        #expect(draining.estimate.roundTripMs == nil)
+        #expect(draining.transfersAtOnce(rows: 5_000) == 2)
+        #expect(draining.transfersAtOnce(bodyBytes: 3_000_000) == 1)
+    }
+
     @Test func batchesAndFramesAreSizedToTheTargetTime() {
         let model = LinkModel()
         // Nothing measured: the configured limit, and the whole chunk as one frame.
