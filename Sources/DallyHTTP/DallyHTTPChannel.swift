@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTPTypesHTTP1
 
-/// Hummingbird's HTTP/1.1 channel with ``HTTP10ConnectionClose`` before its conversion to HTTP
+/// Hummingbird's HTTP/1.1 channel with ``HTTP10Connections`` before its conversion to HTTP
 /// types (where a request's version is lost), which its additional handlers come after.
 struct DallyHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
@@ -13,7 +13,7 @@ struct DallyHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(HTTP10ConnectionClose(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
+            try pipeline.addHandler(HTTP10Connections(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
             return value
         }
     }

@@ -132,12 +132,19 @@ struct ErrorsEndToEndTests {
     }
 
     /// HTTP/1.0 without `Connection: keep-alive` ends the connection after the answer, as an
-    /// HTTP/1.0 client that reads to the end expects; HEAD answers wherever GET does.
+    /// HTTP/1.0 client that reads to the end expects, and with it is told the connection stays;
+    /// HEAD answers wherever GET does.
     @Test func anHTTP10RequestIsAnsweredThenClosedAndHEADWorksWhereGETDoes() async throws {
         try await LiveGateway.run(LiveGateway.config()) { gw in
             let (closed, text) = await KeepaliveEndToEndTests.sendThenWaitForClose(port: gw.port, "GET /healthz HTTP/1.0\r\n\r\n")
             #expect(closed)
             #expect(text.hasPrefix("HTTP/1.1 200 OK") && text.hasSuffix(#"{"status":"ok"}"#), "\(text)")
+
+            // Asked to keep the connection, the answer says so, and a second request is answered on it.
+            let kept = await KeepaliveEndToEndTests.twoHTTP10KeepAliveRequests(port: gw.port)
+            #expect(kept.first.hasPrefix("HTTP/1.1 200 OK"), "\(kept.first)")
+            #expect(kept.first.lowercased().contains("connection: keep-alive"), "\(kept.first)")
+            #expect(kept.second.hasPrefix("HTTP/1.1 200 OK") && kept.second.hasSuffix(#"{"status":"ok"}"#), "\(kept.second)")
 
             #expect(try await gw.send(.PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"Ada"}}"#).status == 200)
             let head = try await gw.send(.HEAD, "/v1/tables/orders/rows/o1")

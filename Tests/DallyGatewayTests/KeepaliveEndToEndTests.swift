@@ -43,4 +43,26 @@ struct KeepaliveEndToEndTests {
             }.start()
         }
     }
+
+    /// Two HTTP/1.0 requests with `Connection: keep-alive`, the second sent once the first is
+    /// answered, on one connection: what came back for each.
+    static func twoHTTP10KeepAliveRequests(port: Int) async -> (first: String, second: String) {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let connection = RawConnection(port: port, receiveTimeout: 30)
+                defer { connection.close() }
+                func exchange() -> String {
+                    connection.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                    var received: [UInt8] = []
+                    // The answer is small: it is whole once its body's closing brace came.
+                    while received.last != UInt8(ascii: "}"), case .bytes(let bytes) = connection.receive() {
+                        received += bytes
+                    }
+                    return String(decoding: received, as: UTF8.self)
+                }
+                let first = exchange()
+                continuation.resume(returning: (first, exchange()))
+            }.start()
+        }
+    }
 }
