@@ -41,7 +41,7 @@ struct LinkModelTests {
         #expect(model.uploadEnded(alone, at: .seconds(40)) == 1)
     }
 
-    @Test func twoTransfersGoAtOnceOnlyWhereTheRoundTripWouldIdleTheLink() {
+    @Test func twoTransfersGoAtOnceWhereTheRoundTripWouldIdleTheLink() {
         let model = LinkModel()
         // Unmeasured: one at a time.
         #expect(model.transfersAtOnce(bodyBytes: 262_144) == 1)
