@@ -102,7 +102,7 @@ final class LinkModel: Sendable {
     /// goes beside another whatever the round trip: a cut then loses under a second of the
     /// link, and what bounds a backlog's drain on a fast link is the two ends' work, which
     /// overlaps only with a second batch on the wire (the cloud applies one while the gateway
-    /// records the next). Two at once drained 100,000 rows on loopback 1.26× as fast
+    /// records the next). Two at once drained 100,000 rows on loopback 1.1–1.3× as fast
     /// (docs/BENCHMARKS.md, "A long outage's backlog").
     static let quickTransferSeconds = 1.0
 
