@@ -31,9 +31,9 @@ struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: Serve
 extension HTTPServerBuilder {
     /// Dally's HTTP/1.1 server: `Expect: 100-continue` answered at once
     /// (``ExpectContinueHandler``), a request that is not valid HTTP told why in JSON
-    /// (``UnreadableRequestAnswer``), an HTTP/1.0 connection closed after its answer
-    /// (``HTTP10Connections``), a connection with no request under way for
-    /// `keepaliveTimeout` closed, over TLS when `tls` is given.
+    /// (``UnreadableRequestAnswer``), an HTTP/1.0 connection closed after its answer unless
+    /// it asked to be kept, and then told so (``HTTP10Connections``), a connection with no
+    /// request under way for `keepaliveTimeout` closed, over TLS when `tls` is given.
     public static func dally(tls: ServerCertificates?, keepaliveTimeout: Duration) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let http = DallyHTTPChannel(

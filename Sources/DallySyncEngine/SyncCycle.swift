@@ -220,9 +220,9 @@ final class SyncCycle: Sendable {
     /// The gateway's writer, the link and the cloud work at the same time: on a fast link the
     /// cloud applies one batch while the gateway records the next and settles the last, and on
     /// a long link the next batch's bytes flow while the one before waits for its answer
-    /// instead of the link standing idle a round trip per batch. A batch built while another flies carries
-    /// no pulls (its cursors would be read before the answer moved them); what it leaves
-    /// unpulled is pulled at the end of the cycle.
+    /// instead of the link standing idle a round trip per batch. A batch built while another
+    /// flies carries no pulls (its cursors would be read before the answer moved them); what
+    /// it leaves unpulled is pulled at the end of the cycle.
     private func sendBatches(
         on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
     ) async throws -> Bool {
