@@ -89,10 +89,21 @@ struct NotifyWatch: Sendable {
             }
             let shared = try await pages.page(table: table, since: cursor, limit: maxPageRows)
             let (page, encoded) = shared.leavingOut(replica: replica)
-            if page.rows.isEmpty, !page.more, !page.resync {
+            if page.rows.isEmpty, !page.resync {
                 // Only the asking replica's own changes: follow on from here.
-                cursors[table] = max(cursor, page.version)
-                continue
+                if !page.more {
+                    cursors[table] = max(cursor, page.version)
+                    continue
+                }
+                // A batch of its own larger than a page: whether anything past the page is
+                // someone else's, asked of the store rather than read page by page (telling
+                // the gateway of its own batch would have it pull after every batch it sends).
+                if let replica,
+                    try await !store.hasChanges(table: table, since: page.version, excludingReplica: replica, scope: nil)
+                {
+                    cursors[table] = max(current, page.version)
+                    continue
+                }
             }
             // A change committed between the versions and the page's read is in the page: the
             // version told is the page's, so that it matches the rows carried.

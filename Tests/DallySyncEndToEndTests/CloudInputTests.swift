@@ -5,9 +5,11 @@ import Testing
 
 /// What the cloud does with bad, hostile or repeated input: a clear error, nothing changed.
 @Suite struct CloudInputTests {
-    static func batch(id: String = "b1", gateway: String = "gw-a", table: String = "orders", rows: [String]) -> [UInt8] {
+    static func batch(
+        id: String = "b1", gateway: String = "gw-a", replica: String = "r-test", table: String = "orders", rows: [String]
+    ) -> [UInt8] {
         Array(
-            #"{"batch":"\#(id)","gateway":"\#(gateway)","replica":"r-test","since":{},"sections":[{"table":"\#(table)","columns":["customer","total"],"rows":[\#(rows.joined(separator: ","))]}]}"#
+            #"{"batch":"\#(id)","gateway":"\#(gateway)","replica":"\#(replica)","since":{},"sections":[{"table":"\#(table)","columns":["customer","total"],"rows":[\#(rows.joined(separator: ","))]}]}"#
                 .utf8)
     }
 

@@ -118,6 +118,30 @@ import Testing
         }
     }
 
+    /// A gateway's own batch larger than a page is not news to it: it would otherwise pull
+    /// after every large batch it sent (a drain's every batch), for nothing.
+    @Test func aBatchOfItsOwnLargerThanAPageIsNotTold() async throws {
+        try await Self.cloudOnly { system in
+            // max_page_rows is 50 in SyncSystem's cloud.
+            let rows = (0..<60).map { #"["o\#($0)",null,1000,"put","c\#($0)",1]"# }
+            #expect(try await system.cloudRequest(.POST, "/v1/batches", body: CloudInputTests.batch(rows: rows)).status == 200)
+            let own = try await system.cloudRequest(
+                .GET, "/v1/notify?versions=orders:0&replica=r-test&inline=orders&wait=0", as: "gw-a")
+            #expect(own.status == 200)
+            #expect(own.json["versions"] == .object([]))
+            #expect(own.json["changes"] == nil)
+
+            // A change from elsewhere past the writer's own pages is told, for a pull.
+            let other = CloudInputTests.batch(
+                id: "b2", gateway: "gw-b", replica: "r-b", rows: [#"["p1",null,1000,"put","Bo",2]"#])
+            #expect(try await system.cloudRequest(.POST, "/v1/batches", as: "gw-b", body: other).status == 200)
+            let told = try await system.cloudRequest(
+                .GET, "/v1/notify?versions=orders:0&replica=r-test&inline=orders&wait=0", as: "gw-a")
+            #expect(told.json["versions"]?["orders"]?.int == 61)
+            #expect(told.json["changes"] == nil)
+        }
+    }
+
     @Test func aBadInlineNameIsRefusedAndChangesNothing() async throws {
         try await Self.cloudOnly { system in
             let reply = try await system.cloudRequest(

@@ -53,6 +53,7 @@ host = "$HOST"
 port = $CLOUD_PORT
 data_dir = "$TMP/cloud"
 log_level = "${LOG_LEVEL:-warning}"
+log_format = "${LOG_FORMAT:-text}"
 [store]
 synchronous = "$SYNCHRONOUS"
 [limits]
@@ -70,6 +71,7 @@ host = "$HOST"
 port = $GW_PORT
 data_dir = "$TMP/gw"
 log_level = "${LOG_LEVEL:-warning}"
+log_format = "${LOG_FORMAT:-text}"
 [store]
 synchronous = "$SYNCHRONOUS"
 ${GW_STORE_EXTRA:-}
