@@ -66,9 +66,6 @@ import Testing
             let accepted = try await system.syncCounter("rows_accepted")
             try await system.writeOrders(1_500)
             try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == accepted + 1_500 }
-            let ups = system.relay.counts.activities.filter { $0.bytesUp > 0 }.sorted { $0.at < $1.at }
-            print("DEBUG", ups.map { "\($0.at % 100000):c\($0.connection):\($0.bytesUp)" }.joined(separator: " "))
-            print("DEBUG", try await system.uplink())
             #expect(system.uploadsOverlapped(), "no two batches went up the link at once")
             #expect(try await system.syncCounter("batches_resent") == 0)
         }
