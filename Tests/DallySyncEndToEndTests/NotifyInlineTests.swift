@@ -173,6 +173,31 @@ import Testing
         }
     }
 
+    /// Two real gateways: A's own batch, larger than a page, brings A no notification, so no
+    /// pull; B's change after it is told, on the same stream, behind where A's would have been.
+    @Test func aGatewaysOwnBatchLargerThanAPageBringsItNoNotification() async throws {
+        try await SyncSystem.run { system in
+            // Wait for A's first poll, and for whatever it pulled at start.
+            _ = try await system.sync("gw-a")
+            let before = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json["sync"]
+            // max_page_rows is 50 in SyncSystem's cloud.
+            let rows = (0..<60).map { #"{"id":"a\#($0)","values":{"customer":"c\#($0)","total":1}}"# }
+            let written = try await system.gateway(
+                "gw-a", .POST, "/v1/tables/orders/batch", body: #"{"created":[\#(rows.joined(separator: ","))]}"#)
+            #expect(written.status == 200)
+            #expect(try await system.sync("gw-a").json["accepted"]?.int == 60)
+            let put = try await system.gateway(
+                "gw-b", .PUT, "/v1/tables/orders/rows/b1", body: #"{"values":{"customer":"Bo","total":2}}"#)
+            #expect(put.status == 200)
+            #expect(try await system.sync("gw-b").json["accepted"]?.int == 1)
+            _ = try await system.awaitChange(on: "gw-a", table: "orders", "b1")
+
+            let after = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json["sync"]
+            #expect((after?["notifications"]?.int ?? 0) - (before?["notifications"]?.int ?? 0) == 1, "\(after ?? .null)")
+            #expect(after?["pulls"] == before?["pulls"])
+        }
+    }
+
     /// A cloud from before `inline` refuses the parameter: the gateway polls without it and
     /// pulls what it is told of.
     @Test func aGatewayOnAnOlderCloudPollsWithoutInlineAndPulls() async throws {
