@@ -22,6 +22,8 @@
 #   the defaults)
 #   IDS [uuid]: row ids random (uuid, v4-like) or time-ordered (ordered, v7-like); the cloud's
 #   apply rate is measured with the same kind
+#   APPLY_RUNS [1]: runs of `dally-bench apply`; above 1, the median of the store's and of
+#   `http x1`'s rates is printed too (RESULT apply_store_median, apply_http_1_median)
 #   SYNCHRONOUS [full] DALLY_BIN [.build/release/dally] DALLY_BENCH_BIN [.build/release/dally-bench]
 #   RESULTS_DIR [/tmp/dally-bench-results/backlog-<timestamp>] KEEP_TMP [0]
 set -euo pipefail
@@ -155,11 +157,24 @@ stop "$CLOUD_PID"; CLOUD_PID=
 if [ -x "$DALLY_BENCH_BIN" ]; then
   batches=$(( (BACKLOG_ROWS + SYNC_BATCH_ROWS - 1) / SYNC_BATCH_ROWS ))
   [ "$batches" -gt 200 ] && batches=200
-  log "the cloud's own apply rate: dally-bench apply, $batches batches of $SYNC_BATCH_ROWS rows"
-  "$DALLY_BENCH_BIN" apply --rows-per-batch "$SYNC_BATCH_ROWS" --batches "$batches" --ids "$IDS" \
-    --columns "name TEXT,qty INTEGER,price REAL,paid BOOLEAN" --synchronous "$SYNCHRONOUS" \
-    >"$RESULTS_DIR/apply.txt" 2>&1 || true
-  grep '^RESULT' "$RESULTS_DIR/apply.txt" | tee -a "$RESULTS" || true
+  runs=${APPLY_RUNS:-1}
+  for run in $(seq "$runs"); do
+    log "the cloud's own apply rate ($run of $runs): dally-bench apply, $batches batches of $SYNC_BATCH_ROWS rows"
+    out="$RESULTS_DIR/apply.txt"
+    [ "$runs" -gt 1 ] && out="$RESULTS_DIR/apply-$run.txt"
+    "$DALLY_BENCH_BIN" apply --rows-per-batch "$SYNC_BATCH_ROWS" --batches "$batches" --ids "$IDS" \
+      --columns "name TEXT,qty INTEGER,price REAL,paid BOOLEAN" --synchronous "$SYNCHRONOUS" \
+      >"$out" 2>&1 || true
+    grep '^RESULT' "$out" | tee -a "$RESULTS" || true
+  done
+  if [ "$runs" -gt 1 ]; then
+    # One run's rate moves by ±15 % with the box; the median of the runs is the reference.
+    for part in store http_1; do
+      grep -h "^RESULT apply_${part} " "$RESULTS_DIR"/apply-*.txt | sed 's/.* rows_per_s=\([0-9]*\).*/\1/' | sort -n \
+        | awk -v part="$part" '{ r[NR] = $1 } END { if (NR) printf "RESULT apply_%s_median rows_per_s=%d runs=%d\n", part, r[int((NR + 1) / 2)], NR }' \
+        | tee -a "$RESULTS"
+    done
+  fi
 fi
 
 echo
