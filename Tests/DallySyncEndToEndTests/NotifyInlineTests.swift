@@ -28,6 +28,13 @@ import Testing
         return stats.json["notify"]
     }
 
+    /// Orders `o0`…`o59` from gw-a's replica `r-test` in one batch: more than a page
+    /// (`max_page_rows` is 50 in SyncSystem's cloud).
+    static func postMoreThanAPage(_ system: SyncSystem) async throws {
+        let rows = (0..<60).map { #"["o\#($0)",null,1000,"put","c\#($0)",1]"# }
+        #expect(try await system.cloudRequest(.POST, "/v1/batches", body: CloudInputTests.batch(rows: rows)).status == 200)
+    }
+
     @Test func theAnswerCarriesTheChangeAndLeavesOutTheAskersOwnRows() async throws {
         try await Self.cloudOnly { system in
             let put = try await system.cloudRequest(
@@ -104,9 +111,7 @@ import Testing
 
     @Test func aChangeLargerThanAPageIsListedForAPullNotCarried() async throws {
         try await Self.cloudOnly { system in
-            // max_page_rows is 50 in SyncSystem's cloud.
-            let rows = (0..<60).map { #"["o\#($0)",null,1000,"put","c\#($0)",1]"# }
-            #expect(try await system.cloudRequest(.POST, "/v1/batches", body: CloudInputTests.batch(rows: rows)).status == 200)
+            try await Self.postMoreThanAPage(system)
             let reply = try await system.cloudRequest(
                 .GET, "/v1/notify?versions=orders:0&replica=r-b&inline=orders", as: "gw-b")
             #expect(reply.json["versions"]?["orders"]?.int == 60)
@@ -122,9 +127,7 @@ import Testing
     /// after every large batch it sent (a drain's every batch), for nothing.
     @Test func aBatchOfItsOwnLargerThanAPageIsNotTold() async throws {
         try await Self.cloudOnly { system in
-            // max_page_rows is 50 in SyncSystem's cloud.
-            let rows = (0..<60).map { #"["o\#($0)",null,1000,"put","c\#($0)",1]"# }
-            #expect(try await system.cloudRequest(.POST, "/v1/batches", body: CloudInputTests.batch(rows: rows)).status == 200)
+            try await Self.postMoreThanAPage(system)
             let own = try await system.cloudRequest(
                 .GET, "/v1/notify?versions=orders:0&replica=r-test&inline=orders&wait=0", as: "gw-a")
             #expect(own.status == 200)
