@@ -20,8 +20,7 @@ extension CloudClient {
             let results = document["results"]
         else { return (nil, traffic) }
         do {
-            let outline = try BatchOutline.read(try JSONParser.parse(batch.body))
-            let decoded = try BatchAnswer.decodeResults(results, outline: outline)
+            let decoded = try BatchAnswer.decodeResults(results, outline: batch.outline)
             return (BatchAnswer(batchID: batch.batchID, replayed: true, results: decoded, changes: []), traffic)
         } catch {
             throw .badAnswer("stored answer to batch \(batch.batchID): \(error)")

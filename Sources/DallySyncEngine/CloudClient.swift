@@ -53,14 +53,15 @@ struct CloudClient: Sendable {
         }
     }
 
-    /// Posts a batch body (uncompressed JSON) and returns the cloud's answer.
+    /// Posts a batch body (uncompressed JSON) and returns the cloud's answer, read against
+    /// `outline` (the body's row ids, section by section).
     ///
     /// With zstd and a dictionary book, each section is its own frame, compressed with its
     /// table's acknowledged dictionary, and noted in the book as a sample. A body that
     /// compression would not make smaller is sent as it is. On a link where the body takes
     /// seconds it goes in resumable frames (``BatchUpload``); `resuming` (the batch went
     /// before) first asks where the cloud's copy of a cut one ends.
-    func post(batch body: [UInt8], dictionaries book: DictionaryBook? = nil, resuming: Bool = false)
+    func post(batch body: [UInt8], outline: BatchOutline, dictionaries book: DictionaryBook? = nil, resuming: Bool = false)
         async throws(CloudError) -> (BatchAnswer, Traffic)
     {
         var traffic = Traffic(sentRaw: body.count)
@@ -86,8 +87,6 @@ struct CloudClient: Sendable {
             traffic.received = received
         }
         do {
-            // The answer names accepted rows by their place in the batch; the body says which.
-            let outline = try BatchOutline.read(try JSONParser.parse(body))
             return (try BatchAnswer.decode(document, outline: outline), traffic)
         } catch {
             throw .badAnswer("\(error)")

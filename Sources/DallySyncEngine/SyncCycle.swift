@@ -178,7 +178,7 @@ final class SyncCycle: Sendable {
                 batchID: UUID().uuidString.lowercased(), gateway: link.gatewayID, replica: store.replicaID,
                 since: TableVersions(cursors), scopes: store.scopes.restricted(to: cursors.map(\.table)), sections: [])
             request.resyncing = try await store.resyncingTables().filter(pulls.contains)
-            let (answer, traffic) = try await uplink.client.post(batch: request.encode())
+            let (answer, traffic) = try await uplink.client.post(batch: request.encode(), outline: request.outline)
             uplink.recordAnswer(traffic, now: now())
             let applied = try await settle(pulled: answer.changes, of: pulls, on: uplink, traffic: traffic)
             report.add(applied)
@@ -332,7 +332,8 @@ final class SyncCycle: Sendable {
             }
             uplink.recordAnswer(asked, now: now())
         }
-        return try await uplink.client.post(batch: batch.body, dictionaries: dictionaries.book, resuming: batch.resent)
+        return try await uplink.client.post(
+            batch: batch.body, outline: batch.outline, dictionaries: dictionaries.book, resuming: batch.resent)
     }
 
     /// Counts a resend as a retry on the same uplink, or as a re-route from another.

@@ -62,6 +62,7 @@ struct ReplicaSyncBatchTests {
         #expect(batch.rows == 2)
         let request = try sentRequest(batch)
         #expect(request.sections.map(\.table) == ["notes", "orders"])
+        #expect(batch.outline == BatchOutline(sections: [.init(table: "notes", ids: ["n1"]), .init(table: "orders", ids: ["o1"])]))
         #expect(request.sections[1].changes == [BatchRequest.Change(id: "o1", baseVersion: nil, updatedAt: 1_000_000, deleted: true, values: [])])
         try store.close()
 
@@ -72,6 +73,8 @@ struct ReplicaSyncBatchTests {
         #expect(resent.body == batch.body)
         #expect(resent.rows == 2)
         #expect(resent.resent)
+        // Read from the body it kept: answers are read by position against it.
+        #expect(resent.outline == batch.outline)
 
         // The answer applies after the restart.
         let report = try await reopened.applyAnswer(

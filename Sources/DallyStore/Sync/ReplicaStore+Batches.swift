@@ -73,11 +73,14 @@ extension ReplicaStore {
                 else { continue }
                 let rows = try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE batch = ?", arguments: [flight.batchID]) ?? 0
+                // A resend (after a restart, or a failed attempt) is rare: its outline is read
+                // from the body it keeps.
+                let outline = try BatchOutline.read(JSONParser.parse(Array(body)))
                 return (
                     .resend(
                         OutgoingBatch(
                             batchID: flight.batchID, body: Array(body), rows: rows, resent: true, uploads: flight.uploads,
-                            pulls: flight.pulls)), [:]
+                            pulls: flight.pulls, outline: outline)), [:]
                 )
             }
             var sections: [BatchRequest.Section] = []
@@ -109,7 +112,7 @@ extension ReplicaStore {
             let rowsJSON = JSONRows.text(sent) { [.text($0.table), .text($0.id), .int($0.seq)] }
             let batch = OutgoingBatch(
                 batchID: request.batchID, body: request.encode(), rows: request.rowCount, resent: false,
-                uploads: sections.map(\.table), pulls: since.map(\.table))
+                uploads: sections.map(\.table), pulls: since.map(\.table), outline: request.outline)
             return (
                 .new(
                     NewBatch(
