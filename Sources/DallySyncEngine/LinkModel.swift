@@ -83,6 +83,9 @@ final class LinkModel: Sendable {
         state.withLock { $0.rowBytes = Self.smooth($0.rowBytes, Double(bytesOnWire) / Double(rows)) }
     }
 
+    /// Whether a transfer has measured the link's throughput up yet.
+    var measuresThroughput: Bool { state.withLock { $0.estimate.bytesPerSecondUp != nil } }
+
     /// The rate the watch assumes the link drains at: measured, else ``assumedBytesPerSecond``.
     var drainRate: Double {
         let measured = state.withLock { $0.estimate.bytesPerSecondUp }

@@ -210,6 +210,13 @@ final class SyncCycle: Sendable {
         let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
     }
 
+    /// A batch built and recorded while the window was full, to go the moment an answer
+    /// makes room.
+    private struct Ready: Sendable {
+        let batch: OutgoingBatch
+        let full: Bool
+    }
+
     /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
     /// changes wait downstream.
     ///
@@ -223,6 +230,12 @@ final class SyncCycle: Sendable {
     /// instead of the link standing idle a round trip per batch. A batch built while another
     /// flies carries no pulls (its cursors would be read before the answer moved them); what
     /// it leaves unpulled is pulled at the end of the cycle.
+    ///
+    /// Before the link is measured one batch goes at a time, and the next is built while it
+    /// flies, ready to go when its answer comes: a gateway back from an outage then does not
+    /// build its second batch while the cloud waits for it. When that answer shows the ready
+    /// batch too large for the link (``LinkModel/batchRows(limit:target:)``), it is set aside
+    /// unsent and built again at the measured size.
     private func sendBatches(
         on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
     ) async throws -> Bool {
@@ -233,75 +246,103 @@ final class SyncCycle: Sendable {
         let target = uplink.config.timings.targetRequestTime
         let gateway = link.gatewayID
         var flying: [Flying] = []
+        var ready: Ready?
         // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
         // they are resent, or asked about, at the next wake.
         defer { flying.forEach { $0.sending.cancel() } }
-        // Fills the window: a first batch, then more while the last one built was full.
-        // `answered` came back and is not applied yet: its rows are still in flight, and a
-        // batch built meanwhile must not read cursors its pages are about to move.
+        func send(_ batch: OutgoingBatch, full: Bool) {
+            flying.append(Flying(batch: batch, full: full, sending: Task { await self.attempt(batch, on: uplink) }))
+        }
+        // Fills the window: a first batch, then more while the last one built was full, and
+        // one ready beside a lone batch on an unmeasured link. `answered` came back and is not
+        // applied yet: its rows are still in flight, and a batch built meanwhile must not read
+        // cursors its pages are about to move.
         func fill(answered: Flying? = nil) async throws {
-            while batches + flying.count < Self.maxBatchesPerCycle {
-                if let last = flying.last ?? answered, !last.full { break }
+            if let waiting = ready, flying.count < model.transfersAtOnce(rows: waiting.batch.rows) {
+                ready = nil
+                if waiting.batch.rows > model.batchRows(limit: rowLimit, target: target) {
+                    try await store.abandonBatch(batchID: waiting.batch.batchID)
+                } else {
+                    send(waiting.batch, full: waiting.full)
+                }
+            }
+            while batches + flying.count + (ready == nil ? 0 : 1) < Self.maxBatchesPerCycle {
+                if let lastFull = ready?.full ?? flying.last?.full ?? answered?.full, !lastFull { break }
                 // Each batch sized so that it takes about target_request_time on the measured link.
                 let maxRows = model.batchRows(limit: rowLimit, target: target)
-                if !flying.isEmpty, flying.count >= model.transfersAtOnce(rows: maxRows) { break }
+                let onWire = flying.isEmpty || flying.count < model.transfersAtOnce(rows: maxRows)
+                // Built ahead only beside a lone batch, and only one.
+                if !onWire, ready != nil || flying.count > 1 || model.measuresThroughput { break }
+                let building = flying.map(\.batch.batchID) + [answered?.batch.batchID, ready?.batch.batchID].compactMap { $0 }
                 guard let batch = try await store.nextBatch(
                     gateway: gateway, maxRows: maxRows,
-                    scope: flying.isEmpty && answered == nil ? scope : scope.withoutPulls,
-                    excluding: Set((flying + [answered].compactMap { $0 }).map(\.batch.batchID)))
+                    scope: flying.isEmpty && answered == nil ? scope : scope.withoutPulls, excluding: Set(building))
                 else { break }
-                flying.append(
-                    Flying(batch: batch, full: batch.rows >= maxRows, sending: Task { await self.attempt(batch, on: uplink) }))
+                guard onWire else {
+                    ready = Ready(batch: batch, full: batch.rows >= maxRows)
+                    break
+                }
+                send(batch, full: batch.rows >= maxRows)
             }
         }
-        while true {
-            try await fill()
-            guard !flying.isEmpty else { break }
-            let sent = flying.removeFirst()
-            let batch = sent.batch
-            batches += 1
-            let answer: BatchAnswer
-            let traffic: CloudClient.Traffic
-            switch await sent.sending.value {
-            case .success(let exchange):
-                (answer, traffic) = exchange
-            case .failure(.refused(413, let code, _)) where batch.rows > 1:
-                // Refused whole, before anything was applied: send the rows in smaller batches.
-                uplink.recordAnswer(CloudClient.Traffic(), now: now())
-                try await store.abandonBatch(batchID: batch.batchID)
-                counters.withLock { _ = $0.lastUplink.removeValue(forKey: batch.batchID) }
-                rowLimit = max(1, batch.rows / 2)
-                logger.warning(
-                    "the cloud refused a batch as too large; splitting it",
-                    metadata: ["code": "\(code?.rawValue ?? "unknown")", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
-                continue
-            case .failure(.refused(_, .unknownDictionary, let message)) where dictionaries.book != nil:
-                // The cloud lost a dictionary (its store was replaced?): nothing was applied,
-                // so the same batch goes again at once, compressed without the dictionaries.
-                uplink.recordAnswer(CloudClient.Traffic(), now: now())
-                try await dictionaries.forget(usedBy: batch.body, reason: message)
-                continue
-            case .failure(let error):
-                throw error
+        func drain() async throws {
+            while true {
+                try await fill()
+                guard !flying.isEmpty else { break }
+                let sent = flying.removeFirst()
+                let batch = sent.batch
+                batches += 1
+                let answer: BatchAnswer
+                let traffic: CloudClient.Traffic
+                switch await sent.sending.value {
+                case .success(let exchange):
+                    (answer, traffic) = exchange
+                case .failure(.refused(413, let code, _)) where batch.rows > 1:
+                    // Refused whole, before anything was applied: send the rows in smaller batches.
+                    uplink.recordAnswer(CloudClient.Traffic(), now: now())
+                    try await store.abandonBatch(batchID: batch.batchID)
+                    counters.withLock { _ = $0.lastUplink.removeValue(forKey: batch.batchID) }
+                    rowLimit = max(1, batch.rows / 2)
+                    logger.warning(
+                        "the cloud refused a batch as too large; splitting it",
+                        metadata: ["code": "\(code?.rawValue ?? "unknown")", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
+                    continue
+                case .failure(.refused(_, .unknownDictionary, let message)) where dictionaries.book != nil:
+                    // The cloud lost a dictionary (its store was replaced?): nothing was applied,
+                    // so the same batch goes again at once, compressed without the dictionaries.
+                    uplink.recordAnswer(CloudClient.Traffic(), now: now())
+                    try await dictionaries.forget(usedBy: batch.body, reason: message)
+                    continue
+                case .failure(let error):
+                    throw error
+                }
+                uplink.recordAnswer(traffic, now: now())
+                if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
+                // The next batches go before this answer is applied: the link does not wait for
+                // the writer.
+                try await fill(answered: sent)
+                try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
+                let applied = try await store.applyAnswer(answer)
+                report.add(applied)
+                unpulled.subtract(batch.pulls)
+                // Only a batch that asked for pages can say more wait (a pipelined one asks none).
+                if !batch.pulls.isEmpty { more = applied.more }
+                counters.withLock { counters in
+                    counters.lastUplink[batch.batchID] = nil
+                    counters.batchesSent += 1
+                    if batch.resent { counters.batchesResent += 1 }
+                    counters.rows.add(applied)
+                    counters.traffic.add(traffic)
+                }
             }
-            uplink.recordAnswer(traffic, now: now())
-            if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
-            // The next batches go before this answer is applied: the link does not wait for
-            // the writer.
-            try await fill(answered: sent)
-            try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
-            let applied = try await store.applyAnswer(answer)
-            report.add(applied)
-            unpulled.subtract(batch.pulls)
-            // Only a batch that asked for pages can say more wait (a pipelined one asks none).
-            if !batch.pulls.isEmpty { more = applied.more }
-            counters.withLock { counters in
-                counters.lastUplink[batch.batchID] = nil
-                counters.batchesSent += 1
-                if batch.resent { counters.batchesResent += 1 }
-                counters.rows.add(applied)
-                counters.traffic.add(traffic)
-            }
+        }
+        do {
+            try await drain()
+        } catch {
+            // Never sent: forgotten, so that the next wake does not take it for a batch whose
+            // answer was lost (and ask the cloud about it).
+            if let ready { try? await store.abandonBatch(batchID: ready.batch.batchID) }
+            throw error
         }
         return more
     }

@@ -1,5 +1,6 @@
 import DallyCore
 import DallyFrugal
+import DallyTestSupport
 import Foundation
 import Testing
 
@@ -200,6 +201,38 @@ import Testing
             let uplink = try await system.uplink()
             #expect(system.uploadsOverlapped(), "no two batches went up the link at once; uplink: \(uplink)")
             #expect(uplink["failures"]?.int == 0, "\(uplink)")
+        }
+    }
+
+    @Test func beforeTheLinkIsMeasuredTheNextBatchIsBuiltWhileTheFirstFlies() async throws {
+        // 300 wide orders a batch (~66 KB, ~2 s on the link), one at a time (the round trip is
+        // short and nothing is measured yet): the second is recorded while the first goes, and
+        // goes when its answer comes.
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines + ["max_batch_rows = 300"]) { system in
+            try await system.writeOrders(600)
+            async let synced = system.base.sync("gw-a", table: "orders")
+            #expect(try await eventually(within: .seconds(30)) {
+                try await system.stats()["tables"]?["orders"]?["outbox_in_flight"]?.int == 600
+            })
+            _ = try await synced
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 600 }
+            #expect(try system.cloudBatchRows("orders") == [300, 300])
+            #expect(!system.uploadsOverlapped(), "the ready batch went before the first's answer")
+            #expect(try await system.syncCounter("batches_resent") == 0)
+            #expect(try await system.uplink()["failures"]?.int == 0)
+        }
+    }
+
+    @Test func aBatchBuiltBeforeTheLinkWasMeasuredIsBuiltAgainWhenTooLargeForIt() async throws {
+        // Once measured, 1 s on the link carries ~150 of these orders: the 300-row batch built
+        // beside the first does not go; smaller ones do.
+        let lines = Self.lines + ["max_batch_rows = 300", #"target_request_time = "1s""#]
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: lines) { system in
+            try await system.writeOrders(600)
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 600 }
+            let sizes = try system.cloudBatchRows("orders")
+            #expect(sizes.first == 300 && sizes.dropFirst().allSatisfy { $0 < 300 } && sizes.reduce(0, +) == 600, "\(sizes)")
+            #expect(try await system.syncCounter("batches_resent") == 0)
         }
     }
 

@@ -3,6 +3,7 @@ import DallyCore
 import DallyFrugal
 import DallyTestSupport
 import Foundation
+import GRDB
 import NIOCore
 
 /// A real cloud and gateway `gw-a` whose only uplink, `sat` (class `satellite`), goes through a
@@ -114,6 +115,16 @@ final class SlowLinkSystem: Sendable {
         let up = relay.counts.activities.filter { $0.bytesUp > 0 }.sorted { $0.at < $1.at }
         let switches = zip(up, up.dropFirst()).count { $0.connection != $1.connection && $1.at - $0.at < gapMs }
         return switches >= 2
+    }
+
+    /// The rows of `table` each batch brought to the cloud, in the order they were applied, as
+    /// the cloud's store records them (every row names the batch that wrote it last).
+    func cloudBatchRows(_ table: String) throws -> [Int] {
+        let store = try DatabaseQueue(
+            path: base.live.directory("cloud") + "/cloud.sqlite", configuration: { var c = Configuration(); c.readonly = true; return c }())
+        return try store.read { db in
+            try Int.fetchAll(db, sql: "SELECT COUNT(*) FROM \"t_\(table)\" GROUP BY batch ORDER BY MIN(version)")
+        }
     }
 
     func stats() async throws -> JSONValue {
