@@ -110,9 +110,10 @@ struct BatchApplier {
     /// Reads the cloud's row as the ruling needs it.
     private enum CurrentRow {
         static func fetch(_ id: String, with statement: Statement) throws -> ChangeRuling.Current? {
+            // By position (`CloudTableSQL.selectCurrent`): a lookup by name compares names
+            // case-insensitively, lowercasing each, four times a row.
             try Row.fetchOne(statement, arguments: [id]).map { row in
-                ChangeRuling.Current(
-                    version: row["version"], updatedAt: row["updated_at"], origin: row["origin"], batch: row["batch"])
+                ChangeRuling.Current(version: row[0], updatedAt: row[1], origin: row[3], batch: row[4])
             }
         }
     }
@@ -123,7 +124,7 @@ struct BatchApplier {
         let arguments = table.writeArguments(
             id: change.id, version: version, updatedAt: change.updatedAt, deleted: change.deleted, origin: batch.origin,
             batch: batch.batchID, values: decoded.values.map(RowDecoding.databaseValue))
-        try (change.deleted ? statements.delete : statements.upsert).execute(arguments: arguments)
+        try (change.deleted ? statements.delete : statements.upsert).execute(values: arguments)
     }
 
     /// Whether the cloud holds the referenced object complete.

@@ -59,14 +59,14 @@ struct CloudTableSQL: StoredTable, Sendable {
     func writeArguments(
         id: String, version: Int64, updatedAt: Int64, deleted: Bool, origin: String, batch: String,
         values: [DatabaseValue]
-    ) -> StatementArguments {
+    ) -> [DatabaseValue] {
         var arguments: [DatabaseValue] = [id.databaseValue, version.databaseValue, updatedAt.databaseValue]
         arguments.reserveCapacity(6 + values.count)
         if !deleted { arguments.append(0.databaseValue) }
         arguments.append(origin.databaseValue)
         arguments.append(batch.databaseValue)
         if !deleted { arguments.append(contentsOf: values) }
-        return StatementArguments(arguments)
+        return arguments
     }
 
     /// The given columns of one row, for the cloud's side of a conflict.

@@ -27,8 +27,9 @@ public enum Outbox {
         table: String, rowID: String, baseVersion: Int64?, coalesced: Bool, bytes: Int, db: Database,
         context: inout CommitContext
     ) throws {
-        try db.cachedStatement(sql: upsert).execute(arguments: [
-            table, rowID, context.now, context.now, baseVersion, bytes,
+        try db.cachedStatement(sql: upsert).execute(values: [
+            table.databaseValue, rowID.databaseValue, context.now.databaseValue, context.now.databaseValue,
+            baseVersion?.databaseValue ?? .null, bytes.databaseValue,
         ])
         if coalesced { context.count(table, coalesced: 1) }
         context.recordPending(table, bytes: bytes, firstDirtyAt: coalesced ? nil : context.now)

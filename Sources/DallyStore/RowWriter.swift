@@ -92,7 +92,7 @@ enum RowWriter {
         ]
         arguments.reserveCapacity(5 + values.count)
         for value in values { arguments.append(RowDecoding.databaseValue(value)) }
-        try db.cachedStatement(sql: table.upsert).execute(arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: table.upsert).execute(values: arguments)
         if hasObjects {
             let refs = RowObjects.references(&values, schema: schema)
             try RowObjects.trackLocal(refs, table: schema, rowID: write.id, now: context.now, db: db)

@@ -75,7 +75,7 @@ enum ApplyStore {
                     let inserting = try db.cachedStatement(sql: insert)
                     let updating = try db.cachedStatement(sql: update)
                     for row in rows {
-                        try (row.update ? updating : inserting).execute(arguments: StatementArguments(row.arguments))
+                        try (row.update ? updating : inserting).execute(values: row.arguments)
                     }
                 }
                 samples.add(clock.now - start)

@@ -34,7 +34,7 @@ enum CloudRowWriter {
             row.version.databaseValue,
         ]
         for value in values { arguments.append(RowDecoding.databaseValue(value)) }
-        try db.cachedStatement(sql: table.upsert).execute(arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: table.upsert).execute(values: arguments)
         if hasObjects { try RowObjects.trackDownstream(refs, table: schema, rowID: row.id, now: context.now, db: db) }
         // Only a dirty row (version nil) has an outbox entry; downstream rows replace clean ones.
         if let old, old.version == nil {

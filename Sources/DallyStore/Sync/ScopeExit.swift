@@ -27,7 +27,7 @@ enum ScopeExit {
             old.id.databaseValue, seq.databaseValue, updatedAt.databaseValue, marker.databaseValue, Int64(0).databaseValue,
         ]
         arguments.append(contentsOf: Array(repeating: DatabaseValue.null, count: schema.columns.count))
-        try db.cachedStatement(sql: table.upsert).execute(arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: table.upsert).execute(values: arguments)
         if RowObjects.hasObjects(schema) {
             try RowObjects.trackDownstream([], table: schema, rowID: old.id, now: context.now, db: db)
         }
