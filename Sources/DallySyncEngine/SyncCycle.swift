@@ -222,10 +222,11 @@ final class SyncCycle: Sendable {
     ///
     /// A backlog drains pipelined: while a full batch goes, the next one is built and sent
     /// too where waiting for each answer would idle the link or the cloud (two on the wire,
-    /// ``LinkModel/transfersAtOnce(rows:)``); when an answer comes, the next batch goes before
-    /// it is applied; answers are applied in order.
-    /// The gateway's writer, the link and the cloud work at the same time: on a fast link the
-    /// cloud applies one batch while the gateway records the next and settles the last, and on
+    /// ``LinkModel/transfersAtOnce(rows:)``); when an answer comes, the next batch is built and
+    /// sent while it is applied; answers are applied in order.
+    /// The gateway's reader and writer, the link and the cloud work at the same time: on a fast
+    /// link the cloud applies one batch while the gateway's reader builds the next and its
+    /// writer settles the last, and on
     /// a long link the next batch's bytes flow while the one before waits for its answer
     /// instead of the link standing idle a round trip per batch. A batch built while another
     /// flies carries no pulls (its cursors would be read before the answer moved them); what
@@ -318,11 +319,12 @@ final class SyncCycle: Sendable {
                 }
                 uplink.recordAnswer(traffic, now: now())
                 if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
-                // The next batches go before this answer is applied: the link does not wait for
-                // the writer.
+                // The next batches are built and sent while this answer is applied: the link does
+                // not wait for the writer, and the reader plans and encodes the next batch while
+                // the writer settles this one.
+                async let settling = apply(answer, on: uplink)
                 try await fill(answered: sent)
-                try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
-                let applied = try await store.applyAnswer(answer)
+                let applied = try await settling
                 report.add(applied)
                 unpulled.subtract(batch.pulls)
                 // Only a batch that asked for pages can say more wait (a pipelined one asks none).
@@ -345,6 +347,12 @@ final class SyncCycle: Sendable {
             throw error
         }
         return more
+    }
+
+    /// Applies a batch's answer, with the objects its pages' atomic rows need.
+    private func apply(_ answer: BatchAnswer, on uplink: Uplink) async throws -> SyncReport {
+        try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
+        return try await store.applyAnswer(answer)
     }
 
     /// Sends `batch`, counting the attempt; how it ended.
