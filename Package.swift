@@ -67,6 +67,8 @@ let package = Package(
                 "DallyObjects",
                 "DallySync",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API, for binding a row's values straight to a prepared statement.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

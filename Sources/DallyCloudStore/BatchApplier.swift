@@ -112,7 +112,8 @@ struct BatchApplier {
         static func fetch(_ id: String, with statement: Statement) throws -> ChangeRuling.Current? {
             // By position (`CloudTableSQL.selectCurrent`): a lookup by name compares names
             // case-insensitively, lowercasing each, four times a row.
-            try Row.fetchOne(statement, arguments: [id]).map { row in
+            try statement.bind(values: [id.databaseValue])
+            return try Row.fetchOne(statement).map { row in
                 ChangeRuling.Current(version: row[0], updatedAt: row[1], origin: row[3], batch: row[4])
             }
         }

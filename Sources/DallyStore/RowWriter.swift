@@ -22,8 +22,9 @@ enum RowWriter {
         context: inout CommitContext
     ) throws -> Outcome {
         let schema = table.schema
-        let old = try Row.fetchOne(db.cachedStatement(sql: table.selectByID), arguments: [write.id])
-            .map { RowDecoding.storedRow($0, schema: schema) }
+        let select = try db.cachedStatement(sql: table.selectByID)
+        try select.bind(values: [write.id.databaseValue])
+        let old = try Row.fetchOne(select).map { RowDecoding.storedRow($0, schema: schema) }
         let liveOld = old.flatMap { $0.deleted ? nil : $0 }
         if let scope = write.clientScope, let liveOld {
             // Before any check that could describe the row: outside the token's scope it is
