@@ -226,11 +226,10 @@ final class SyncCycle: Sendable {
     /// sent while it is applied; answers are applied in order.
     /// The gateway's reader and writer, the link and the cloud work at the same time: on a fast
     /// link the cloud applies one batch while the gateway's reader builds the next and its
-    /// writer settles the last, and on
-    /// a long link the next batch's bytes flow while the one before waits for its answer
-    /// instead of the link standing idle a round trip per batch. A batch built while another
-    /// flies carries no pulls (its cursors would be read before the answer moved them); what
-    /// it leaves unpulled is pulled at the end of the cycle.
+    /// writer settles the last, and on a long link the next batch's bytes flow while the one
+    /// before waits for its answer instead of the link standing idle a round trip per batch. A
+    /// batch built while another flies carries no pulls (its cursors would be read before the
+    /// answer moved them); what it leaves unpulled is pulled at the end of the cycle.
     ///
     /// Before the link is measured one batch goes at a time, and the next is built while it
     /// flies, ready to go when its answer comes: a gateway back from an outage then does not
