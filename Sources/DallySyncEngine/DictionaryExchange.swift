@@ -41,13 +41,10 @@ final class DictionaryExchange: Sendable {
 
     var uploaded: Int64 { uploadedCount.withLock { $0 } }
 
-    /// At the end of a wake, while the radio is up anyway: trains dictionaries that are due,
-    /// gives the cloud those of tables this uplink may carry up (a dictionary holds pieces of
-    /// its table's rows, so it follows the table's upload networks), and deletes retired ones.
-    ///
-    /// A failure to reach the cloud is logged and left for the next wake: the batches were
-    /// sent already, and they never depend on a dictionary the cloud has not acknowledged.
-    func tend(on uplink: Uplink, uploads tables: Set<String>?) async throws {
+    /// Trains the dictionaries that are due from the samples the book holds, and keeps them.
+    /// A table whose dictionary awaits the cloud's acknowledgement is not trained again, so a
+    /// second call in the same wake does nothing.
+    func trainDue() async throws {
         guard let book else { return }
         for trained in book.train() {
             try await store.keepDictionary(
@@ -60,6 +57,18 @@ final class DictionaryExchange: Sendable {
                     "bytes": "\(trained.dictionary.bytes.count)",
                 ])
         }
+    }
+
+    /// At the end of a wake, while the radio is up anyway: trains dictionaries that are due
+    /// (``trainDue()``, unless the wake did already), gives the cloud those of tables this
+    /// uplink may carry up (a dictionary holds pieces of its table's rows, so it follows the
+    /// table's upload networks), and deletes retired ones.
+    ///
+    /// A failure to reach the cloud is logged and left for the next wake: the batches were
+    /// sent already, and they never depend on a dictionary the cloud has not acknowledged.
+    func tend(on uplink: Uplink, uploads tables: Set<String>?) async throws {
+        guard let book else { return }
+        try await trainDue()
         do {
             for upload in book.uploads(for: tables) {
                 let traffic = try await uplink.client.upload(upload.dictionary, table: upload.table)

@@ -323,7 +323,16 @@ final class SyncCycle: Sendable {
                 // the writer settles this one.
                 async let settling = apply(answer, on: uplink)
                 try await fill(answered: sent)
-                let applied = try await settling
+                let applied: SyncReport
+                if flying.isEmpty, ready == nil {
+                    // The wake's last answer: every section it sent was noted as a sample when
+                    // it was compressed, so dictionaries that are due train while it is applied.
+                    async let training: Void = dictionaries.trainDue()
+                    applied = try await settling
+                    try await training
+                } else {
+                    applied = try await settling
+                }
                 report.add(applied)
                 unpulled.subtract(batch.pulls)
                 // Only a batch that asked for pages can say more wait (a pipelined one asks none).
