@@ -38,17 +38,18 @@ final class SyncCycle: Sendable {
         var lastUplink: [String: String] = [:]
     }
 
-    private let store: ReplicaStore
-    private let link: CloudLink
+    // Not private where `SyncCycle+Batches` (the batches of a wake) uses them.
+    let store: ReplicaStore
+    let link: CloudLink
     private let scheduler: Scheduler
     private let requests: SyncRequests
     private let uploader: ObjectUploader
-    private let fetcher: ObjectFetcher
-    private let dictionaries: DictionaryExchange
+    let fetcher: ObjectFetcher
+    let dictionaries: DictionaryExchange
     private let backoff: Backoff
-    private let now: @Sendable () -> Int64
-    private let logger: Logger
-    private let counters = Mutex(Counters())
+    let now: @Sendable () -> Int64
+    let logger: Logger
+    let counters = Mutex(Counters())
 
     init(
         store: ReplicaStore, link: CloudLink, scheduler: Scheduler, requests: SyncRequests, uploader: ObjectUploader,
@@ -200,213 +201,5 @@ final class SyncCycle: Sendable {
             counters.traffic.add(traffic)
         }
         return applied
-    }
-
-    /// A batch on the wire.
-    private struct Flying: Sendable {
-        let batch: OutgoingBatch
-        /// It took all the rows it was allowed: more wait, so the next may go at once.
-        let full: Bool
-        let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
-    }
-
-    /// A batch built and recorded while the window was full, to go the moment an answer
-    /// makes room.
-    private struct Ready: Sendable {
-        let batch: OutgoingBatch
-        let full: Bool
-    }
-
-    /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
-    /// changes wait downstream.
-    ///
-    /// A backlog drains pipelined: while a full batch goes, the next one is built and sent
-    /// too where waiting for each answer would idle the link or the cloud (two on the wire,
-    /// ``LinkModel/transfersAtOnce(rows:)``); when an answer comes, the next batch is built and
-    /// sent while it is applied; answers are applied in order.
-    /// The gateway's reader and writer, the link and the cloud work at the same time: on a fast
-    /// link the cloud applies one batch while the gateway's reader builds the next and its
-    /// writer settles the last, and on a long link the next batch's bytes flow while the one
-    /// before waits for its answer instead of the link standing idle a round trip per batch. A
-    /// batch built while another flies carries no pulls (its cursors would be read before the
-    /// answer moved them); what it leaves unpulled is pulled at the end of the cycle.
-    ///
-    /// Before the link is measured one batch goes at a time, and the next is built while it
-    /// flies, ready to go when its answer comes: a gateway back from an outage then does not
-    /// build its second batch while the cloud waits for it. When that answer shows the ready
-    /// batch too large for the link (``LinkModel/batchRows(limit:target:)``), it is set aside
-    /// unsent and built again at the measured size.
-    private func sendBatches(
-        on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
-    ) async throws -> Bool {
-        var more = false
-        var rowLimit = link.maxBatchRows
-        var batches = 0
-        let model = uplink.client.watch.model
-        let target = uplink.config.timings.targetRequestTime
-        let gateway = link.gatewayID
-        var flying: [Flying] = []
-        var ready: Ready?
-        // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
-        // they are resent, or asked about, at the next wake.
-        defer { flying.forEach { $0.sending.cancel() } }
-        func send(_ batch: OutgoingBatch, full: Bool) {
-            flying.append(Flying(batch: batch, full: full, sending: Task { await self.attempt(batch, on: uplink) }))
-        }
-        // Fills the window: a first batch, then more while the last one built was full, and
-        // one ready beside a lone batch on an unmeasured link. `answered` came back and is not
-        // applied yet: its rows are still in flight, and a batch built meanwhile must not read
-        // cursors its pages are about to move.
-        func fill(answered: Flying? = nil) async throws {
-            if let waiting = ready, flying.count < model.transfersAtOnce(rows: waiting.batch.rows) {
-                ready = nil
-                if waiting.batch.rows > model.batchRows(limit: rowLimit, target: target) {
-                    try await store.abandonBatch(batchID: waiting.batch.batchID)
-                } else {
-                    send(waiting.batch, full: waiting.full)
-                }
-            }
-            while batches + flying.count + (ready == nil ? 0 : 1) < Self.maxBatchesPerCycle {
-                if let lastFull = ready?.full ?? flying.last?.full ?? answered?.full, !lastFull { break }
-                // Each batch sized so that it takes about target_request_time on the measured link.
-                let maxRows = model.batchRows(limit: rowLimit, target: target)
-                let onWire = flying.isEmpty || flying.count < model.transfersAtOnce(rows: maxRows)
-                // Built ahead only beside a lone batch, and only one.
-                if !onWire, ready != nil || flying.count > 1 || model.measuresThroughput { break }
-                let building = flying.map(\.batch.batchID) + [answered?.batch.batchID, ready?.batch.batchID].compactMap { $0 }
-                guard let batch = try await store.nextBatch(
-                    gateway: gateway, maxRows: maxRows,
-                    scope: flying.isEmpty && answered == nil ? scope : scope.withoutPulls, excluding: Set(building))
-                else { break }
-                guard onWire else {
-                    ready = Ready(batch: batch, full: batch.rows >= maxRows)
-                    break
-                }
-                send(batch, full: batch.rows >= maxRows)
-            }
-        }
-        func drain() async throws {
-            while true {
-                try await fill()
-                guard !flying.isEmpty else { break }
-                let sent = flying.removeFirst()
-                let batch = sent.batch
-                batches += 1
-                let answer: BatchAnswer
-                let traffic: CloudClient.Traffic
-                switch await sent.sending.value {
-                case .success(let exchange):
-                    (answer, traffic) = exchange
-                case .failure(.refused(413, let code, _)) where batch.rows > 1:
-                    // Refused whole, before anything was applied: send the rows in smaller batches.
-                    uplink.recordAnswer(CloudClient.Traffic(), now: now())
-                    try await store.abandonBatch(batchID: batch.batchID)
-                    counters.withLock { _ = $0.lastUplink.removeValue(forKey: batch.batchID) }
-                    rowLimit = max(1, batch.rows / 2)
-                    logger.warning(
-                        "the cloud refused a batch as too large; splitting it",
-                        metadata: ["code": "\(code?.rawValue ?? "unknown")", "rows": "\(batch.rows)", "next_rows": "\(rowLimit)"])
-                    continue
-                case .failure(.refused(_, .unknownDictionary, let message)) where dictionaries.book != nil:
-                    // The cloud lost a dictionary (its store was replaced?): nothing was applied,
-                    // so the same batch goes again at once, compressed without the dictionaries.
-                    uplink.recordAnswer(CloudClient.Traffic(), now: now())
-                    try await dictionaries.forget(usedBy: batch.body, reason: message)
-                    continue
-                case .failure(let error):
-                    throw error
-                }
-                uplink.recordAnswer(traffic, now: now())
-                if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
-                // The next batches are built and sent while this answer is applied: the link does
-                // not wait for the writer, and the reader plans and encodes the next batch while
-                // the writer settles this one.
-                async let settling = apply(answer, on: uplink)
-                try await fill(answered: sent)
-                let applied: SyncReport
-                if flying.isEmpty, ready == nil {
-                    // The wake's last answer: every section it sent was noted as a sample when
-                    // it was compressed, so dictionaries that are due train while it is applied.
-                    async let training: Void = dictionaries.trainDue()
-                    applied = try await settling
-                    try await training
-                } else {
-                    applied = try await settling
-                }
-                report.add(applied)
-                unpulled.subtract(batch.pulls)
-                // Only a batch that asked for pages can say more wait (a pipelined one asks none).
-                if !batch.pulls.isEmpty { more = applied.more }
-                counters.withLock { counters in
-                    counters.lastUplink[batch.batchID] = nil
-                    counters.batchesSent += 1
-                    if batch.resent { counters.batchesResent += 1 }
-                    counters.rows.add(applied)
-                    counters.traffic.add(traffic)
-                }
-            }
-        }
-        do {
-            try await drain()
-        } catch {
-            // Never sent: forgotten, so that the next wake does not take it for a batch whose
-            // answer was lost (and ask the cloud about it).
-            if let ready { try? await store.abandonBatch(batchID: ready.batch.batchID) }
-            throw error
-        }
-        return more
-    }
-
-    /// Applies a batch's answer, with the objects its pages' atomic rows need.
-    private func apply(_ answer: BatchAnswer, on uplink: Uplink) async throws -> SyncReport {
-        try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
-        return try await store.applyAnswer(answer)
-    }
-
-    /// Sends `batch`, counting the attempt; how it ended.
-    private func attempt(_ batch: OutgoingBatch, on uplink: Uplink) async -> Result<(BatchAnswer, CloudClient.Traffic), CloudError> {
-        noteAttempt(batch, on: uplink)
-        do {
-            return .success(try await send(batch, on: uplink))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// Posts `batch`; a batch sent before, whose body is worth a round trip, is first asked
-    /// about (`GET /v1/batches/{id}`): when the cloud applied it already, its stored results
-    /// are the answer and the body is not sent again.
-    private func send(_ batch: OutgoingBatch, on uplink: Uplink) async throws(CloudError)
-        -> (BatchAnswer, CloudClient.Traffic)
-    {
-        if batch.resent, batch.body.count >= CloudClient.askBeforeResending {
-            let (stored, asked) = try await uplink.client.storedAnswer(to: batch)
-            if let stored {
-                logger.info(
-                    "the cloud had applied a batch whose answer was lost; not sending it again",
-                    metadata: ["batch": "\(batch.batchID)", "bytes": "\(batch.body.count)", "uplink": "\(uplink.name)"])
-                return (stored, asked)
-            }
-            uplink.recordAnswer(asked, now: now())
-        }
-        return try await uplink.client.post(
-            batch: batch.body, outline: batch.outline, dictionaries: dictionaries.book, resuming: batch.resent)
-    }
-
-    /// Counts a resend as a retry on the same uplink, or as a re-route from another.
-    private func noteAttempt(_ batch: OutgoingBatch, on uplink: Uplink) {
-        let previous = counters.withLock { counters in
-            defer { counters.lastUplink[batch.batchID] = uplink.name }
-            return counters.lastUplink[batch.batchID]
-        }
-        guard batch.resent else { return }
-        if let previous, previous != uplink.name {
-            uplink.count { $0.rerouted += 1 }
-            logger.info(
-                "resending a batch in flight over another uplink",
-                metadata: ["batch": "\(batch.batchID)", "from": "\(previous)", "to": "\(uplink.name)"])
-        } else {
-            uplink.count { $0.retries += 1 }
-        }
     }
 }
