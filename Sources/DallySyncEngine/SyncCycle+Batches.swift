@@ -81,11 +81,12 @@ extension SyncCycle {
                     gateway: gateway, maxRows: maxRows,
                     scope: flying.isEmpty && answered == nil ? scope : scope.withoutPulls, excluding: Set(building))
                 else { break }
+                let full = batch.rows >= maxRows
                 guard onWire else {
-                    ready = Ready(batch: batch, full: batch.rows >= maxRows)
+                    ready = Ready(batch: batch, full: full)
                     break
                 }
-                send(batch, full: batch.rows >= maxRows)
+                send(batch, full: full)
             }
         }
         func drain() async throws {

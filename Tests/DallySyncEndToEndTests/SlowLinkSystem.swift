@@ -120,8 +120,9 @@ final class SlowLinkSystem: Sendable {
     /// The rows of `table` each batch brought to the cloud, in the order they were applied, as
     /// the cloud's store records them (every row names the batch that wrote it last).
     func cloudBatchRows(_ table: String) throws -> [Int] {
-        let store = try DatabaseQueue(
-            path: base.live.directory("cloud") + "/cloud.sqlite", configuration: { var c = Configuration(); c.readonly = true; return c }())
+        var configuration = Configuration()
+        configuration.readonly = true
+        let store = try DatabaseQueue(path: base.live.directory("cloud") + "/cloud.sqlite", configuration: configuration)
         return try store.read { db in
             try Int.fetchAll(db, sql: "SELECT COUNT(*) FROM \"t_\(table)\" GROUP BY batch ORDER BY MIN(version)")
         }
