@@ -101,6 +101,12 @@ final class LinkModel: Sendable {
     /// measured: each round trip waited alone would idle a satellite or long-haul link for it.
     static let longRoundTripMs = 150.0
 
+    /// Whether the measured round trip is ``longRoundTripMs`` or more: a request that waits
+    /// for an answer before the next one's bytes can go then idles the link noticeably.
+    var roundTripIsLong: Bool {
+        state.withLock { ($0.estimate.roundTripMs ?? 0) >= Self.longRoundTripMs }
+    }
+
     /// A transfer this short (seconds, on the measured link, the cloud's work on it included)
     /// goes beside another whatever the round trip: a cut then loses under a second of the
     /// link, and what bounds a backlog's drain on a fast link is the two ends' work, which

@@ -24,6 +24,10 @@ public struct ObjectTransferCounters: Sendable, Equatable {
     public var walksPaused: Int64 = 0
     /// Walks that took the ask made beside their wake's rows (``EarlyAsk``) instead of asking.
     public var asksAhead: Int64 = 0
+    /// First chunks sent beside such an ask on a long link (before its answer), and those of
+    /// them cut when the answer said the cloud had the chunk, or part of it, already.
+    public var chunksAhead: Int64 = 0
+    public var chunksAheadCut: Int64 = 0
     /// Manifests sent while the object's last chunks were still on the wire (on a long link),
     /// and those the cloud answered before the chunks were in, sent again after them.
     public var manifestsEarly: Int64 = 0
@@ -54,6 +58,8 @@ public struct ObjectTransferCounters: Sendable, Equatable {
         withdrawn = uploads.withdrawn
         walksPaused = uploads.walksPaused
         asksAhead = uploads.asksAhead
+        chunksAhead = uploads.chunksAhead
+        chunksAheadCut = uploads.chunksAheadCut
         manifestsEarly = uploads.manifestsEarly
         manifestsResent = uploads.manifestsResent
         fetched = fetches.fetched
@@ -71,7 +77,8 @@ public struct ObjectTransferCounters: Sendable, Equatable {
             ("object_chunks_skipped", chunksSkipped), ("object_bytes_skipped", bytesSkipped),
             ("object_resumed_transfers", resumedTransfers), ("object_bytes_not_resent", bytesNotResent),
             ("object_uploads_withdrawn", withdrawn), ("object_walks_paused", walksPaused),
-            ("object_asks_ahead", asksAhead), ("object_manifests_early", manifestsEarly), ("object_manifests_resent", manifestsResent),
+            ("object_asks_ahead", asksAhead), ("object_chunks_ahead", chunksAhead),
+            ("object_chunks_ahead_cut", chunksAheadCut), ("object_manifests_early", manifestsEarly), ("object_manifests_resent", manifestsResent),
             ("objects_fetched", fetched), ("object_chunks_fetched", chunksFetched),
             ("object_bytes_fetched", bytesFetched), ("object_bytes_not_refetched", bytesNotRefetched),
             ("object_on_demand_fetches", onDemandFetches),

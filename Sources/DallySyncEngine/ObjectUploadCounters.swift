@@ -13,6 +13,8 @@ struct ObjectUploadCounters: Sendable {
     var withdrawn: Int64 = 0
     var walksPaused: Int64 = 0
     var asksAhead: Int64 = 0
+    var chunksAhead: Int64 = 0
+    var chunksAheadCut: Int64 = 0
     var manifestsEarly: Int64 = 0
     var manifestsResent: Int64 = 0
     var traffic = CloudClient.Traffic()

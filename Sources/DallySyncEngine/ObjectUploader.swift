@@ -61,10 +61,17 @@ final class ObjectUploader: Sendable {
     ) async throws -> Outcome {
         var finished = 0
         var ahead = ahead
+        // A first chunk sent beside the ask that its walk did not take over (the walk of
+        // another object, or none) is cut once that walk ends; one taken over has ended with it.
+        let chunkAhead = ahead?.firstChunk
+        defer { chunkAhead?.sending.cancel() }
         do {
             for pending in try await store.objectUploads(tables: tables) {
                 // The early ask is of the walk's first object, once: after it, it is stale.
-                defer { ahead = nil }
+                defer {
+                    chunkAhead?.sending.cancel()
+                    ahead = nil
+                }
                 if try await upload(pending, on: uplink, ahead: ahead, betweenChunks: betweenChunks) { finished += 1 }
             }
         } catch let pause as WalkPause {
@@ -80,14 +87,72 @@ final class ObjectUploader: Sendable {
     /// Asks which chunks of the first object a walk over `tables` would send lacks, for the
     /// walk to use (``EarlyAsk``); nil when there is nothing to ask or the ask failed (the walk
     /// then asks itself).
-    func askAhead(on uplink: Uplink, tables: Set<String>) async -> EarlyAsk? {
+    ///
+    /// On a long link, and when the rows of `rowTables` that wait are few, the object's first
+    /// chunk goes beside the ask (``EarlyAsk/firstChunk``): the ask's round trip would
+    /// otherwise leave the link idle (a 0.5 MiB object at 128,000 B/s with a 600 ms round trip
+    /// took 5.33 s, 1.30× its bytes' time, against 4.72 s, 1.15×; docs/BENCHMARKS.md).
+    func askAhead(on uplink: Uplink, tables: Set<String>, rowTables: Set<String>?) async -> EarlyAsk? {
         guard let first = try? await store.objectUploads(tables: tables, limit: 1).first, let manifest = first.manifest else {
             return nil
         }
         var walk = ChunkWalk(manifest: manifest, chunksDone: first.chunksDone)
         let asking = walk.asking(round: 0)
-        guard !asking.isEmpty, let (missing, partial) = try? await missingChunks(asking, on: uplink) else { return nil }
-        return EarlyAsk(object: manifest.hash, asking: asking, missing: missing, partial: partial)
+        guard let firstHash = asking.first else { return nil }
+        var chunk: EarlyAsk.ChunkAhead?
+        let begun = await sendsBesideTheAsk(first, rowTables: rowTables, on: uplink)
+        if begun {
+            chunk = EarlyAsk.ChunkAhead(
+                hash: firstHash, sending: Task { try await self.put(chunk: firstHash, from: 0, of: manifest, on: uplink) })
+        }
+        guard let (missing, partial) = try? await missingChunks(asking, on: uplink) else {
+            chunk?.sending.cancel()
+            return nil
+        }
+        if let sent = chunk {
+            counters.withLock { $0.chunksAhead += 1 }
+            // The cloud has the chunk, or part of it: cut at once, not when the walk begins.
+            if !Self.takesOver(sent, missing: walk.inOrder(missing), partial: partial) {
+                cut(sent)
+                chunk = nil
+            }
+        }
+        return EarlyAsk(
+            object: manifest.hash, asking: asking, missing: missing, partial: partial, firstChunk: chunk, begun: begun)
+    }
+
+    /// Whether the walk takes over `chunk`, sent beside the ask: when it is the first chunk
+    /// the cloud lacks (`missing`, in manifest order) and the cloud has none of it. Otherwise
+    /// it is cut, and the chunk, if missing, goes from where the cloud's copy ends.
+    private static func takesOver(_ chunk: EarlyAsk.ChunkAhead, missing: [ContentHash], partial: [ContentHash: Int]) -> Bool {
+        missing.first == chunk.hash && partial[chunk.hash] == nil
+    }
+
+    /// Cuts a chunk sent beside the ask that the cloud turned out not to need from byte 0.
+    /// What it cost: the bytes the link carried before the answer came, and those the socket's
+    /// buffers held when it was closed.
+    private func cut(_ chunk: EarlyAsk.ChunkAhead) {
+        chunk.sending.cancel()
+        counters.withLock { $0.chunksAheadCut += 1 }
+    }
+
+    /// The most bytes of rows waiting for which the first chunk still goes beside the ask:
+    /// rows go first, and a chunk sharing the link with a backlog of them would slow it.
+    static let chunkBesideRowsBytes: Int64 = 16_384
+
+    /// Whether `pending`'s first chunk goes beside its ask, and if so, its walk begun.
+    ///
+    /// Only on a long link (``LinkModel/roundTripIsLong``: on a LAN the ask costs nothing),
+    /// only for a walk never begun (one begun before resumes where the cloud's partial copy
+    /// ends, which only the answer tells), and only with few rows of `rowTables` (nil: all)
+    /// waiting.
+    private func sendsBesideTheAsk(_ pending: PendingObjectUpload, rowTables: Set<String>?, on uplink: Uplink) async -> Bool {
+        guard pending.upload.attempts == 0, pending.chunksDone == 0, uplink.client.watch.model.roundTripIsLong,
+            let summaries = try? await store.outboxSummary()
+        else { return false }
+        let rowBytes = summaries.filter { rowTables?.contains($0.table) ?? true }.reduce(Int64(0)) { $0 + $1.bytes }
+        guard rowBytes <= Self.chunkBesideRowsBytes else { return false }
+        return (try? await store.beginObjectUpload(pending.upload.hash)) == true
     }
 
     /// One queued object; whether the cloud now holds it whole.
@@ -123,19 +188,27 @@ final class ObjectUploader: Sendable {
         _ pending: PendingObjectUpload, _ manifest: ObjectManifest, on uplink: Uplink, ahead: EarlyAsk?,
         betweenChunks: () async throws -> Void
     ) async throws -> Sending {
-        guard try await store.beginObjectUpload(manifest.hash) else { return .withdrawn }
-        let resuming = pending.upload.attempts > 0
+        // The ask made beside the rows, with the first chunk, may have begun the walk already.
+        let ahead = ahead?.object == manifest.hash ? ahead : nil
+        let begunAhead = ahead?.begun == true
+        if !begunAhead { guard try await store.beginObjectUpload(manifest.hash) else { return .withdrawn } }
+        let resuming = pending.upload.attempts > (begunAhead ? 1 : 0)
         var walk = ChunkWalk(manifest: manifest, chunksDone: pending.chunksDone)
         for round in 0..<2 {
             let asking = walk.asking(round: round)
             var (found, partial): ([ContentHash], [ContentHash: Int]) = ([], [:])
-            if round == 0, let ahead, ahead.object == manifest.hash, ahead.asking == asking {
+            var chunkAhead = round == 0 ? ahead?.firstChunk : nil
+            if round == 0, let ahead, ahead.asking == asking {
                 (found, partial) = (ahead.missing, ahead.partial)
                 counters.withLock { $0.asksAhead += 1 }
             } else if !asking.isEmpty {
                 (found, partial) = try await missingChunks(asking, on: uplink)
             }
             let missing = walk.inOrder(found)
+            if let chunk = chunkAhead, !Self.takesOver(chunk, missing: missing, partial: partial) || ahead?.asking != asking {
+                cut(chunk)
+                chunkAhead = nil
+            }
             if round == 0 {
                 noteFirstAsk(asking: asking, missing: missing, walk: walk, resuming: resuming, manifest, on: uplink)
             }
@@ -165,7 +238,11 @@ final class ObjectUploader: Sendable {
             for (index, hash) in missing.enumerated() {
                 try uplink.requireUsable(at: now(), stop: stop)
                 let offset = partial[hash] ?? 0
-                going.append(Task { try await self.put(chunk: hash, from: offset, of: manifest, on: uplink) })
+                if index == 0, let chunk = chunkAhead {
+                    going.append(chunk.sending)
+                } else {
+                    going.append(Task { try await self.put(chunk: hash, from: offset, of: manifest, on: uplink) })
+                }
                 let window = uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: [hash])))
                 if index == missing.count - 1, window > 1 {
                     // The same reasoning for the manifest: sent now, it waits at the cloud for

@@ -135,9 +135,18 @@ final class SyncCycle: Sendable {
         // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
         // for those objects go in a second round of batches. The first object's ask goes
         // beside the rows: on a long link its round trip then costs nothing.
-        let ahead = objects.uploads.isEmpty ? nil : Task { await uploader.askAhead(on: uplink, tables: objects.uploads) }
+        let ahead = objects.uploads.isEmpty
+            ? nil : Task { await uploader.askAhead(on: uplink, tables: objects.uploads, rowTables: scope.uploads) }
         defer { ahead?.cancel() }
-        var more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+        var more: Bool
+        do {
+            more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+        } catch {
+            // No walk takes over a first chunk sent beside the ask: it is cut.
+            ahead?.cancel()
+            await ahead?.value?.firstChunk?.sending.cancel()
+            throw error
+        }
         if !objects.uploads.isEmpty {
             // A walk can take minutes on a slow link. Rows written meanwhile whose deadline
             // comes go between chunks over this same (already awake) uplink; when they call for
