@@ -3,6 +3,12 @@ import DallyCore
 /// Rows handed to one SQL statement as a single JSON argument, `[[a, b, …], …]`, which the
 /// statement reads with `json_each` and `json_extract(value, '$[i]')`: one statement for a
 /// whole set instead of one per row.
+///
+/// Where each row is one string, ``strings(_:)`` hands them flat, `["a", "b", …]`: `json_each`
+/// gives each as its `value` and its position as its `key`, with no `json_extract`, which
+/// SQLite 3.40 runs by parsing the element's text again at every call (recording a 5,000-row
+/// batch in flight took 1.4–1.7 µs a row so against 3.0–3.2 with triples;
+/// docs/BENCHMARKS.md).
 enum JSONRows {
     /// A JSON cell: a string or an integer.
     enum Cell {
@@ -24,6 +30,17 @@ enum JSONRows {
                 }
             }
             writer.raw("]")
+        }
+        writer.raw("]")
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    static func strings(_ values: some Sequence<String>) -> String {
+        var writer = JSONWriter(capacity: 1024)
+        writer.raw("[")
+        for (index, value) in values.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(value)
         }
         writer.raw("]")
         return String(decoding: writer.bytes, as: UTF8.self)

@@ -17,13 +17,13 @@ extension ReplicaStore {
     /// a restart) comes first and unchanged: same id, same body, so the cloud recognises the
     /// retry. Otherwise a new batch is built from the outbox entries the scope allows that are
     /// neither parked nor in another batch in flight, oldest first, and recorded as in flight,
-    /// with the local sequence number of every row it carries, before it is returned, so that
-    /// nothing leaves the box that the replica does not remember sending. Its `since` names the
-    /// tables the scope lets come down.
+    /// every row it carries with the highest local sequence number among them, before it is
+    /// returned, so that nothing leaves the box that the replica does not remember sending. Its
+    /// `since` names the tables the scope lets come down.
     ///
     /// The batch is read and encoded on a reader (WAL snapshot), off SQLite's writer; only its
     /// record goes through the writer, in the sync lane, as set-based inserts. A row written
-    /// between the two steps is recorded with the sequence number it was read at, so its answer
+    /// between the two steps takes a sequence number above the batch's highest, so its answer
     /// keeps the newer state pending (``AnswerApplier``), as for a write while the batch flies.
     ///
     /// `excluding` names batches in flight not to resend: ones the caller has sent and is
@@ -53,8 +53,12 @@ extension ReplicaStore {
     /// A new batch, encoded, not recorded yet.
     private struct NewBatch: Sendable {
         let batch: OutgoingBatch
-        /// `[[table, row id, seq], …]`: the rows it carries and the sequence numbers sent.
-        let rowsJSON: String
+        /// Per table, the ids of the rows it carries, a JSON array (``JSONRows/strings(_:)``).
+        let ids: [(table: String, json: String)]
+        /// The highest local sequence number among the rows it carries: a row is unchanged since
+        /// the batch was read while its sequence number is not above it (sequence numbers are
+        /// one counter, and every later write takes a higher one).
+        let highestSeq: Int64
         let carriesObjects: Bool
         let createdAt: Int64
     }
@@ -84,7 +88,8 @@ extension ReplicaStore {
                 )
             }
             var sections: [BatchRequest.Section] = []
-            var sent: [(table: String, id: String, seq: Int64)] = []
+            var ids: [(table: String, json: String)] = []
+            var highestSeq: Int64 = 0
             var budget = maxRows
             var reached: [String: String] = [:]
             // From the running totals, not the outbox: DISTINCT over the outbox walks all of it
@@ -93,10 +98,10 @@ extension ReplicaStore {
                 db, sql: "SELECT tbl FROM dally_outbox_totals WHERE entries > 0 ORDER BY tbl")
             for name in pendingTables where budget > 0 && scope.allowsUpload(name) {
                 guard let table = tables[name], !table.schema.policy.localOnly else { continue }
-                let (section, seqs) = try Self.pendingSection(table, limit: budget, after: cursors[name], db: db)
+                let section = try Self.pendingSection(table, limit: budget, after: cursors[name], highestSeq: &highestSeq, db: db)
                 guard let last = section.changes.last else { continue }
                 reached[name] = last.id
-                sent.append(contentsOf: seqs.map { (name, $0.0, $0.1) })
+                ids.append((name, JSONRows.strings(section.changes.map(\.id))))
                 budget -= section.changes.count
                 sections.append(section)
             }
@@ -109,14 +114,13 @@ extension ReplicaStore {
                 batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
                 since: TableVersions(since), scopes: scopes.restricted(to: since.map(\.table)), sections: sections)
             request.resyncing = try ResyncLedger.tables(db: db).filter { table in since.contains { $0.table == table } }
-            let rowsJSON = JSONRows.text(sent) { [.text($0.table), .text($0.id), .int($0.seq)] }
             let batch = OutgoingBatch(
                 batchID: request.batchID, body: request.encode(), rows: request.rowCount, resent: false,
                 uploads: sections.map(\.table), pulls: since.map(\.table), outline: request.outline)
             return (
                 .new(
                     NewBatch(
-                        batch: batch, rowsJSON: rowsJSON,
+                        batch: batch, ids: ids, highestSeq: highestSeq,
                         carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
                         createdAt: createdAt)), reached
             )
@@ -131,17 +135,21 @@ extension ReplicaStore {
     private func record(_ plan: NewBatch) async throws -> Bool {
         do {
             try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
-                try db.execute(
+                // Each row's record holds the batch's highest sequence number, not its own: what
+                // the answer needs is whether the row changed since, and the ids then go as a
+                // flat array that SQLite reads without parsing each element again.
+                let record = try db.cachedStatement(
                     sql: """
                         INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch, at, bytes)
-                        SELECT j.tbl, j.row_id, j.seq, ?, o.first_dirty_at, IFNULL(o.bytes, 0)
-                        FROM (
-                            SELECT json_extract(value, '$[0]') AS tbl, json_extract(value, '$[1]') AS row_id,
-                                json_extract(value, '$[2]') AS seq
-                            FROM json_each(?)
-                        ) j LEFT JOIN dally_outbox o ON o.tbl = j.tbl AND o.row_id = j.row_id
-                        """,
-                    arguments: [plan.batch.batchID, plan.rowsJSON])
+                        SELECT ?1, j.value, ?2, ?3, o.first_dirty_at, IFNULL(o.bytes, 0)
+                        FROM json_each(?4) AS j LEFT JOIN dally_outbox o ON o.tbl = ?1 AND o.row_id = j.value
+                        """)
+                for (table, ids) in plan.ids {
+                    try record.execute(values: [
+                        table.databaseValue, plan.highestSeq.databaseValue, plan.batch.batchID.databaseValue,
+                        ids.databaseValue,
+                    ])
+                }
                 if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: plan.batch.batchID, db: db) }
                 try db.execute(
                     sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
@@ -205,9 +213,9 @@ extension ReplicaStore {
             tables.values.filter { !$0.schema.policy.localOnly }.map(\.schema.name).sorted().map { ($0, stored[$0] ?? 0) })
     }
 
-    /// The waiting rows of one table as a batch section (every column, in schema order), with
-    /// the local sequence number of each row as sent: in id order, from just after `cursor`
-    /// (the last id the previous batch took), wrapping around to the first id.
+    /// The waiting rows of one table as a batch section (every column, in schema order), in id
+    /// order, from just after `cursor` (the last id the previous batch took), wrapping around
+    /// to the first id; `highestSeq` rises to the highest local sequence number among them.
     ///
     /// Id order, not the order rows became dirty, because the replica's row table and the
     /// outbox are both ordered by id: a batch of neighbouring ids is read from, and settled
@@ -216,24 +224,24 @@ extension ReplicaStore {
     /// 1.6x less this way (docs/BENCHMARKS.md, "A long outage's backlog"). It changes only
     /// which rows go first when more wait than one batch takes; going on from the cursor, every
     /// waiting row is taken within one pass over the table's outbox, so none waits for ever.
-    private static func pendingSection(_ table: TableSQL, limit: Int, after cursor: String?, db: Database) throws
-        -> (BatchRequest.Section, [(String, Int64)])
-    {
+    private static func pendingSection(
+        _ table: TableSQL, limit: Int, after cursor: String?, highestSeq: inout Int64, db: Database
+    ) throws -> BatchRequest.Section {
         let schema = table.schema
         var changes: [BatchRequest.Change] = []
-        var seqs: [(String, Int64)] = []
-        try pendingRows(table, limit: limit, from: "o.row_id > ?", cursor ?? "", into: &changes, &seqs, db: db)
+        try pendingRows(table, limit: limit, from: "o.row_id > ?", cursor ?? "", into: &changes, &highestSeq, db: db)
         if changes.count < limit, let cursor {
-            try pendingRows(table, limit: limit - changes.count, from: "o.row_id <= ?", cursor, into: &changes, &seqs, db: db)
+            try pendingRows(
+                table, limit: limit - changes.count, from: "o.row_id <= ?", cursor, into: &changes, &highestSeq, db: db)
         }
-        return (BatchRequest.Section(table: schema.name, columns: schema.columns.map(\.name), changes: changes), seqs)
+        return BatchRequest.Section(table: schema.name, columns: schema.columns.map(\.name), changes: changes)
     }
 
     /// Appends up to `limit` waiting rows of `table` whose id meets `range` (bound to `bound`),
     /// in id order: the outbox's own order, so SQLite walks its primary key and sorts nothing.
     private static func pendingRows(
         _ table: TableSQL, limit: Int, from range: String, _ bound: String, into changes: inout [BatchRequest.Change],
-        _ seqs: inout [(String, Int64)], db: Database
+        _ highestSeq: inout Int64, db: Database
     ) throws {
         let schema = table.schema
         let sql = """
@@ -251,7 +259,7 @@ extension ReplicaStore {
                 BatchRequest.Change(
                     id: stored.id, baseVersion: RowDecoding.optionalInt(row, at: 0), updatedAt: stored.updatedAt,
                     deleted: stored.deleted, values: stored.deleted ? [] : stored.values.map(\.wireJSON)))
-            seqs.append((stored.id, stored.seq))
+            highestSeq = max(highestSeq, stored.seq)
         }
     }
 }
