@@ -13,7 +13,7 @@ import DallyCore
 /// url = "http://10.0.0.5:8090"     # default: [cloud] url
 /// proxy = "http://10.0.0.1:3128"   # optional HTTP proxy
 /// probe_interval = "30s"           # default 60s; "off" never probes
-/// down_probe_interval = "5s"       # while the cloud gives no answer; default 1s on the
+/// down_probe_interval = "5s"       # while the cloud gives no answer; default 250ms on the
 ///                                  # cheapest class, else probe_interval
 /// eager = true                     # default false
 /// idle_timeout = "2m"              # and min_rate, min_rate_window, target_request_time:

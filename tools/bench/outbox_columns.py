@@ -8,6 +8,11 @@ SQLite.
   the row table, `dally_outbox` with its totals, ages and in-flight mirror triggers (the delete
   ones standing aside while a settle runs), `dally_inflight_rows`; the statements of
   `ReplicaStore.nextBatch` (plan and record) and `AcceptedRows.settle`.
+- `marked`: a prototype, not the replica: the in-flight mark as a column of the outbox entry
+  (`flight`), no `dally_inflight_rows` and no mirror triggers; a batch keeps the highest
+  sequence number it sent (a row is unchanged since while its number is not above it). What
+  it leaves open: `/stats` counts the entries in flight from `dally_inflight_rows` (with their
+  mirrored times and bytes) and would need an index on the mark, or per-batch totals, instead.
 - `columns`: a prototype, not the replica: the outbox entry (first-dirty time, base version,
   writes, bytes, parked) and the in-flight mark (batch, sequence number sent) are columns of the
   row table, pending rows found by a partial index; no triggers (a write keeps the totals and
@@ -77,6 +82,17 @@ CREATE TRIGGER dally_outbox_flight_left AFTER DELETE ON dally_outbox WHEN NOT EX
     UPDATE dally_inflight_rows SET at = NULL, bytes = 0 WHERE tbl = old.tbl AND row_id = old.row_id;
 END;
 """
+
+# The in-flight mark as a column of the outbox entry (`flight`: the batch), no per-row table
+# and no mirror triggers; a batch keeps the highest sequence number it sent (a row is unchanged
+# since while its sequence number is not above it), and a settle reads each entry's time and
+# bytes from the entry it deletes.
+MARKED = V12[:V12.index("CREATE TABLE dally_inflight_rows")] + V12[V12.index("CREATE TABLE dally_outbox_settling"):]
+MARKED = MARKED.replace("bytes INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, row_id)) WITHOUT ROWID;",
+    "bytes INTEGER NOT NULL DEFAULT 0, flight TEXT, PRIMARY KEY (tbl, row_id)) WITHOUT ROWID;", 1)
+for trigger in ("dally_outbox_flight_entered", "dally_outbox_flight_left"):
+    start = MARKED.index(f"CREATE TRIGGER {trigger}")
+    MARKED = MARKED[:start] + MARKED[MARKED.index("END;", start) + len("END;\n"):]
 
 COLUMNS = ROW_TABLE.format(extra=""",
     pending_at INTEGER, base_version INTEGER, writes INTEGER, bytes INTEGER, parked TEXT, flight TEXT, sent_seq INTEGER""") + """
@@ -150,6 +166,47 @@ class V12Schema:
 
     def pending(self, db):
         return db.execute("SELECT COUNT(*) FROM dally_outbox").fetchone()[0]
+
+
+class MarkedSchema:
+    name, schema = "marked", MARKED
+    write = V12Schema.write
+    pending = V12Schema.pending
+
+    def plan(self, db, cursor):
+        return db.execute("""SELECT o.base_version, t.id, t.seq, t.updated_at, t.deleted, t.c_name, t.c_qty, t.c_price, t.c_paid
+            FROM dally_outbox o JOIN t_bench t ON t.id = o.row_id
+            WHERE o.tbl = 'bench' AND o.row_id > ? AND o.parked IS NULL AND o.flight IS NULL
+            ORDER BY o.row_id LIMIT ?""", (cursor, batch_rows)).fetchall()
+
+    def record(self, db, batch, sent):
+        self.highest = max(seq for _, seq in sent)
+        db.execute("UPDATE dally_outbox SET flight = ?1 WHERE tbl = 'bench' AND row_id IN (SELECT value FROM json_each(?2))",
+            (batch, json.dumps([row_id for row_id, _ in sent])))
+
+    def settle(self, db, batch, accepted):
+        steps = [
+            ("DELETE FROM temp.dally_accepted", ()),
+            ("""INSERT INTO temp.dally_accepted (id, version, at, bytes, unchanged)
+                SELECT o.row_id, json_extract(j.value, '$[1]'), o.first_dirty_at, o.bytes, IFNULL(t.seq <= ?3, 0)
+                FROM json_each(?1) AS j
+                CROSS JOIN dally_outbox AS o ON o.tbl = 'bench' AND o.row_id = json_extract(j.value, '$[0]')
+                LEFT JOIN t_bench AS t ON t.id = o.row_id
+                WHERE o.flight = ?2""", (json.dumps(accepted), batch, self.highest)),
+            ("UPDATE t_bench SET version = a.version FROM temp.dally_accepted AS a WHERE a.unchanged AND t_bench.id = a.id", ()),
+            ("INSERT INTO dally_outbox_settling (tbl) VALUES ('bench')", ()),
+            *[(sql, ()) for sql in AGES_SETTLED],
+            ("DELETE FROM dally_outbox WHERE tbl = 'bench' AND row_id IN (SELECT id FROM temp.dally_accepted WHERE unchanged)", ()),
+            ("DELETE FROM dally_outbox_settling", ()),
+            ("""UPDATE dally_outbox SET base_version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = dally_outbox.row_id),
+                first_dirty_at = MAX(first_dirty_at, 0), flight = NULL
+                WHERE tbl = 'bench' AND row_id IN (SELECT id FROM temp.dally_accepted WHERE NOT unchanged)""", ()),
+        ]
+        for sql, arguments in steps:
+            db.execute(sql, arguments)
+
+    def finish(self, db, batch, sent):
+        pass
 
 
 class ColumnsSchema:
@@ -239,8 +296,9 @@ def run(kind):
         sent = [(row[1], row[2]) for row in planned]
 
         def record():
+            db.execute("INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, 1, x'00', 'bench', 'bench')",
+                (batch,))
             kind.record(db, batch, sent)
-            db.execute("INSERT INTO dally_inflight VALUES (?, 1, x'00', 'bench', 'bench')", (batch,))
         timed("record", lambda: transaction(record))
         accepted = [[row_id, version + i + 1] for i, (row_id, _) in enumerate(sent)]
         version += len(sent)
@@ -267,7 +325,7 @@ steps = ["write", "plan", "record", "settle", "finish"]
 print(f"{rows} rows, batches of {batch_rows}, SQLite {sqlite3.sqlite_version}; µs a row")
 print(f"{'round':>5} {'schema':>8} " + " ".join(f"{s:>7}" for s in steps) + f" {'drain':>7}")
 for number in range(1, rounds + 1):
-    for kind in (V12Schema(), ColumnsSchema()):
+    for kind in (V12Schema(), MarkedSchema(), ColumnsSchema()):
         spent = run(kind)
         drain = sum(v for k, v in spent.items() if k != "write")
         print(f"{number:>5} {kind.name:>8} " + " ".join(f"{spent.get(s, 0) / rows * 1e6:7.2f}" for s in steps)
