@@ -5,8 +5,9 @@ import DallyObjects
 ///
 /// On a long link the object's first chunk goes beside the ask too (``firstChunk``): waiting
 /// for the answer before sending it would leave the link idle a round trip. The walk takes
-/// that upload over when the cloud lacks the chunk; when the cloud has it (or part of it) the
-/// upload is cut, having cost at most the bytes the link carried in the ask's round trip.
+/// that upload over when the cloud lacks the chunk (a partial copy the answer names is most
+/// often that upload's own first bytes); when the cloud has it whole the upload is cut, having
+/// cost the bytes handed to the connection until the answer came.
 ///
 /// The walk takes it in place of its own first ask when it is about the same object and the
 /// same chunks. An answer a little old is as good as a fresh one: a chunk that arrived since is

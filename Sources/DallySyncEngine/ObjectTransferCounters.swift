@@ -25,7 +25,7 @@ public struct ObjectTransferCounters: Sendable, Equatable {
     /// Walks that took the ask made beside their wake's rows (``EarlyAsk``) instead of asking.
     public var asksAhead: Int64 = 0
     /// First chunks sent beside such an ask on a long link (before its answer), and those of
-    /// them cut when the answer said the cloud had the chunk, or part of it, already.
+    /// them cut when the answer said the cloud had the chunk already.
     public var chunksAhead: Int64 = 0
     public var chunksAheadCut: Int64 = 0
     /// Manifests sent while the object's last chunks were still on the wire (on a long link),

@@ -55,7 +55,8 @@ final class ObjectUploader: Sendable {
     /// sent (the cycle sends rows that fall due during a long walk there); it throws
     /// ``WalkPause`` to pause the walk.
     ///
-    /// `ahead` is the first object's ask made beforehand (``askAhead(on:tables:)``), if any.
+    /// `ahead` is the first object's ask made beforehand (``askAhead(on:tables:rowTables:)``),
+    /// if any.
     func upload(
         on uplink: Uplink, tables: Set<String>, ahead: EarlyAsk? = nil, betweenChunks: () async throws -> Void
     ) async throws -> Outcome {
@@ -91,7 +92,7 @@ final class ObjectUploader: Sendable {
     /// On a long link, and when the rows of `rowTables` that wait are few, the object's first
     /// chunk goes beside the ask (``EarlyAsk/firstChunk``): the ask's round trip would
     /// otherwise leave the link idle (a 0.5 MiB object at 128,000 B/s with a 600 ms round trip
-    /// took 5.33 s, 1.30× its bytes' time, against 4.72 s, 1.15×; docs/BENCHMARKS.md).
+    /// took 5.33 s, 1.30× its bytes' time, against 4.73 s, 1.155×; docs/BENCHMARKS.md).
     func askAhead(on uplink: Uplink, tables: Set<String>, rowTables: Set<String>?) async -> EarlyAsk? {
         guard let first = try? await store.objectUploads(tables: tables, limit: 1).first, let manifest = first.manifest else {
             return nil
@@ -111,8 +112,8 @@ final class ObjectUploader: Sendable {
         }
         if let sent = chunk {
             counters.withLock { $0.chunksAhead += 1 }
-            // The cloud has the chunk, or part of it: cut at once, not when the walk begins.
-            if !Self.takesOver(sent, missing: walk.inOrder(missing), partial: partial) {
+            // The cloud has the chunk: cut at once, not when the walk begins.
+            if !Self.takesOver(sent, missing: walk.inOrder(missing)) {
                 cut(sent)
                 chunk = nil
             }
@@ -122,15 +123,17 @@ final class ObjectUploader: Sendable {
     }
 
     /// Whether the walk takes over `chunk`, sent beside the ask: when it is the first chunk
-    /// the cloud lacks (`missing`, in manifest order) and the cloud has none of it. Otherwise
-    /// it is cut, and the chunk, if missing, goes from where the cloud's copy ends.
-    private static func takesOver(_ chunk: EarlyAsk.ChunkAhead, missing: [ContentHash], partial: [ContentHash: Int]) -> Bool {
-        missing.first == chunk.hash && partial[chunk.hash] == nil
+    /// the cloud lacks (`missing`, in manifest order). A partial copy the answer names for it
+    /// is most often that very upload's first bytes, arrived before the ask was read; cutting
+    /// it would lose what the sockets hold and send the chunk again (a 0.5 MiB object at
+    /// 16,000 B/s went up 2.5 times so, once).
+    private static func takesOver(_ chunk: EarlyAsk.ChunkAhead, missing: [ContentHash]) -> Bool {
+        missing.first == chunk.hash
     }
 
-    /// Cuts a chunk sent beside the ask that the cloud turned out not to need from byte 0.
-    /// What it cost: the bytes the link carried before the answer came, and those the socket's
-    /// buffers held when it was closed.
+    /// Cuts a chunk sent beside the ask that the cloud turned out to have already. What it
+    /// cost: the bytes the link carried before the answer came, and those the sockets' buffers
+    /// held when it was closed (a closed connection still delivers them).
     private func cut(_ chunk: EarlyAsk.ChunkAhead) {
         chunk.sending.cancel()
         counters.withLock { $0.chunksAheadCut += 1 }
@@ -205,7 +208,7 @@ final class ObjectUploader: Sendable {
                 (found, partial) = try await missingChunks(asking, on: uplink)
             }
             let missing = walk.inOrder(found)
-            if let chunk = chunkAhead, !Self.takesOver(chunk, missing: missing, partial: partial) || ahead?.asking != asking {
+            if let chunk = chunkAhead, !Self.takesOver(chunk, missing: missing) || ahead?.asking != asking {
                 cut(chunk)
                 chunkAhead = nil
             }
