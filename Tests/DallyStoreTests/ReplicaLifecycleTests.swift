@@ -39,16 +39,35 @@ struct ReplicaLifecycleTests {
             _ = try await store.write(put("a", [(0, .text("written again, longer"))]), table: "orders")
             try store.close()
         }
-        // Back to v10: no mirrors, no triggers keeping them.
+        // Back to v10: no mirrors, no triggers keeping them, v10's own triggers (one for each
+        // of totals and ages, on insert and on delete), the in-flight rows' batch index.
         try await DatabaseQueue(path: directory + "/replica.sqlite").write { db in
             try db.execute(
                 sql: """
-                    DROP TRIGGER dally_outbox_flight_entered;
+                    DROP TRIGGER dally_outbox_entered;
+                    DROP TRIGGER dally_outbox_left;
                     DROP TRIGGER dally_outbox_flight_changed;
-                    DROP TRIGGER dally_outbox_flight_left;
+                    DROP TABLE dally_outbox_settling;
+                    CREATE INDEX dally_inflight_rows_batch ON dally_inflight_rows (batch);
+                    CREATE TRIGGER dally_outbox_counted AFTER INSERT ON dally_outbox BEGIN
+                        INSERT INTO dally_outbox_totals (tbl, entries, bytes) VALUES (new.tbl, 1, new.bytes)
+                        ON CONFLICT(tbl) DO UPDATE SET entries = entries + 1, bytes = bytes + excluded.bytes;
+                    END;
+                    CREATE TRIGGER dally_outbox_uncounted AFTER DELETE ON dally_outbox BEGIN
+                        UPDATE dally_outbox_totals SET entries = entries - 1, bytes = bytes - old.bytes WHERE tbl = old.tbl;
+                    END;
+                    CREATE TRIGGER dally_outbox_aged AFTER INSERT ON dally_outbox BEGIN
+                        INSERT INTO dally_outbox_ages (tbl, at, entries) VALUES (new.tbl, new.first_dirty_at, 1)
+                        ON CONFLICT(tbl, at) DO UPDATE SET entries = entries + 1;
+                    END;
+                    CREATE TRIGGER dally_outbox_unaged AFTER DELETE ON dally_outbox BEGIN
+                        DELETE FROM dally_outbox_ages WHERE tbl = old.tbl AND at = old.first_dirty_at AND entries = 1;
+                        UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = old.tbl AND at = old.first_dirty_at;
+                    END;
                     ALTER TABLE dally_inflight_rows DROP COLUMN at;
                     ALTER TABLE dally_inflight_rows DROP COLUMN bytes;
-                    DELETE FROM grdb_migrations WHERE identifier = 'v11-inflight-entries';
+                    DELETE FROM grdb_migrations
+                    WHERE identifier IN ('v11-inflight-entries', 'v12-settled-in-sets', 'v13-outbox-triggers-folded');
                     """)
         }
         let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 8 })
@@ -65,6 +84,14 @@ struct ReplicaLifecycleTests {
         }
         #expect(mirrors.count == 2)
         #expect(mirrors == entries)
+        let triggers = try await store.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+        }
+        #expect(
+            triggers == [
+                "dally_outbox_entered", "dally_outbox_flight_changed", "dally_outbox_left", "dally_outbox_reaged",
+                "dally_outbox_resized",
+            ])
         let summary = try #require(try await store.outboxSummary().first)
         #expect((summary.pending, summary.inFlight) == (1, 2))
         // And the triggers keep them from now on.

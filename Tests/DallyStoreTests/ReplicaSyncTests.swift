@@ -176,6 +176,22 @@ struct ReplicaSyncBatchTests {
             ])
     }
 
+    @Test func anAnswerWhoseVersionsAreNotOneRunSettlesEachRowAtItsOwn() async throws {
+        // Versions with gaps (another replica's changes between them): each row's version
+        // comes from its own result, not from its position in a run.
+        for id in ["o1", "o2", "o3"] { _ = try await store.write(put(id, [(0, .text(id))]), table: "orders") }
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))
+        let rewritten = try await store.write(patch("o2", [(1, .real(5))]), table: "orders")
+        _ = try await store.applyAnswer(
+            replicaAnswer(
+                batch, [.accepted(id: "o1", version: 4), .accepted(id: "o2", version: 9), .accepted(id: "o3", version: 12)]))
+        #expect(try await store.row(table: "orders", id: "o1")?.version == 4)
+        #expect(try await store.row(table: "orders", id: "o3")?.version == 12)
+        #expect(try await store.row(table: "orders", id: "o2") == rewritten)
+        let entries = try await store.outboxEntries(table: "orders")
+        #expect(entries.map(\.rowID) == ["o2"] && entries.first?.baseVersion == 9)
+    }
+
     @Test func aLaterChangeOfACleanRowIsBasedOnItsVersion() async throws {
         _ = try await store.write(put("o1", [(0, .text("Ada"))]), table: "orders")
         let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))

@@ -10,10 +10,10 @@ import GRDB
 /// attempt applied the others) go into a temporary table with what the replica knows of each:
 /// the first-dirty time and bytes of its outbox entry as the record mirrors them (time NULL: no
 /// entry), and whether the row is unchanged since it was sent (its sequence number not above
-/// the one the record holds). Unchanged rows take their
-/// version and leave the outbox; rows written again while the batch flew stay pending on the
-/// new version, dirty since no earlier than the batch was built; both lose their in-flight
-/// record, first (so that the outbox's triggers have no in-flight row to keep up to date).
+/// the one the record holds). Unchanged rows take their version and leave the outbox; rows
+/// written again while the batch flew stay pending on the new version, dirty since no earlier
+/// than the batch was built; both lose their in-flight record, first (so that the outbox's
+/// triggers have no in-flight row to keep up to date).
 ///
 /// The unchanged rows leave the outbox with its delete triggers standing aside
 /// (`dally_outbox_settling`, schema v12): the totals and the ages lose the same entries in two
