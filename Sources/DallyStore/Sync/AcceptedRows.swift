@@ -15,9 +15,10 @@ import GRDB
 /// than the batch was built; both lose their in-flight record, first (so that the outbox's
 /// triggers have no in-flight row to keep up to date).
 ///
-/// The unchanged rows leave the outbox with its delete triggers standing aside
-/// (`dally_outbox_settling`, schema v12): the totals and the ages lose the same entries in two
-/// set-based statements, from the mirrored times and bytes, instead of four statements a row.
+/// The unchanged rows leave the outbox with its delete trigger standing aside
+/// (`dally_outbox_settling`, schema v12; one trigger since v13): the totals and the ages lose
+/// the same entries in two set-based statements, from the mirrored times and bytes, instead of
+/// four statements a row.
 enum AcceptedRows {
     /// Creates the temporary table a piece is settled through, once, on the writer's connection
     /// as it opens (``DatabaseFiles/openPool(directory:name:synchronousFull:pragmas:writerStatements:)``).
