@@ -54,6 +54,14 @@ extension SyncCycle {
         // they are resent, or asked about, at the next wake.
         defer { flying.forEach { $0.sending.cancel() } }
         func send(_ batch: OutgoingBatch, full: Bool) {
+            // With the answer's and the settle's, a drain's timeline from the log alone
+            // (`log_level = "debug"`, `log_format = "json"`: millisecond times).
+            logger.debug(
+                "sending a batch",
+                metadata: [
+                    "batch": "\(batch.batchID)", "rows": "\(batch.rows)", "on_wire": "\(flying.count + 1)",
+                    "uplink": "\(uplink.name)",
+                ])
             flying.append(Flying(batch: batch, full: full, sending: Task { await self.attempt(batch, on: uplink) }))
         }
         // Fills the window: a first batch, then more while the last one built was full, and
@@ -120,6 +128,7 @@ extension SyncCycle {
                 case .failure(let error):
                     throw error
                 }
+                logger.debug("a batch answered", metadata: ["batch": "\(batch.batchID)", "uplink": "\(uplink.name)"])
                 uplink.recordAnswer(traffic, now: now())
                 if traffic.sentCompressed > 0 { model.noteBatch(rows: batch.rows, bytesOnWire: traffic.sentCompressed) }
                 // The next batches are built and sent while this answer is applied: the link does
@@ -137,6 +146,7 @@ extension SyncCycle {
                 } else {
                     applied = try await settling
                 }
+                logger.debug("a batch's answer applied", metadata: ["batch": "\(batch.batchID)", "uplink": "\(uplink.name)"])
                 report.add(applied)
                 unpulled.subtract(batch.pulls)
                 // Only a batch that asked for pages can say more wait (a pipelined one asks none).
