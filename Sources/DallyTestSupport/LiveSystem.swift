@@ -38,21 +38,31 @@ public final class LiveSystem: @unchecked Sendable {
     private let lock = NSLock()
     private var servers = Servers()
     private let label: String
+    private let logLevel: Logger.Level?
     private let gracefulShutdownLimit: Duration?
 
     /// A system under a new temporary directory named `rootPrefix` and a UUID, or under `root`
-    /// when given; servers log as `label`, and with `gracefulShutdownLimit` a service that
-    /// ignores the shutdown request is cancelled after that long (see ``ServiceRunner``).
+    /// when given; servers log as `label`, at `logLevel` when given (else the logging system's
+    /// default), and with `gracefulShutdownLimit` a service that ignores the shutdown request
+    /// is cancelled after that long (see ``ServiceRunner``).
     public init(
         config: SystemConfig, rootPrefix: String = "dally-system-", root: String? = nil, label: String = "test",
-        gracefulShutdownLimit: Duration? = nil
+        logLevel: Logger.Level? = nil, gracefulShutdownLimit: Duration? = nil
     ) {
         self.config = config
         self.label = label
+        self.logLevel = logLevel
         self.gracefulShutdownLimit = gracefulShutdownLimit
         self.root = root ?? ScratchSpace.path(rootPrefix)
         ownsRoot = root == nil
         cloudRunner = ServiceRunner(label: label, gracefulShutdownLimit: gracefulShutdownLimit)
+    }
+
+    /// The logger a server of this system logs with.
+    private func serverLogger() -> Logger {
+        var logger = Logger(label: label)
+        if let logLevel { logger.logLevel = logLevel }
+        return logger
     }
 
     private func locked<T>(_ body: (inout Servers) -> T) -> T {
@@ -100,7 +110,7 @@ public final class LiveSystem: @unchecked Sendable {
         let port = cloudRunner.port != 0 ? cloudRunner.port : try FreePort.outsideEphemeralRange()
         let label = label
         try await cloudRunner.start { report in
-            let cloud = try Cloud(config: config, logger: Logger(label: label), now: now)
+            let cloud = try Cloud(config: config, logger: serverLogger(), now: now)
             locked { $0.cloud = cloud }
             return cloud.services(port: port, onServerRunning: report)
         }
@@ -132,7 +142,7 @@ public final class LiveSystem: @unchecked Sendable {
 
     /// Starts a gateway for `config` on the system clock under `id`.
     public func startGateway(_ id: String, _ config: GatewayConfig) async throws {
-        try await startGateway(id, try Gateway(config: config, logger: Logger(label: label)))
+        try await startGateway(id, try Gateway(config: config, logger: serverLogger()))
     }
 
     /// Stops gateway `id` and closes its replica; does nothing if it does not run.

@@ -39,7 +39,8 @@ struct BenchObjects: AsyncParsableCommand {
 
         let (system, gatewayConfig) = Self.configs(logLevel: logLevel)
         let live = LiveSystem(
-            config: system, root: root, label: "dally.bench", gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
+            config: system, root: root, label: "dally.bench", logLevel: Logger.Level(rawValue: logLevel),
+            gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
         do {
             try await live.startCloud()
             try await live.startGateway("edge", try gatewayConfig(live))

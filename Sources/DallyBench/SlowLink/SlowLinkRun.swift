@@ -4,6 +4,7 @@ import DallyCore
 import DallyFrugal
 import DallyTestSupport
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -55,7 +56,7 @@ final class SlowLinkRun: Sendable {
             logLevel: logLevel, loopbackAnyPort: true, synchronous: "normal")
         let live = LiveSystem(
             config: system, rootPrefix: "dally-bench-slowlink-", label: "dally.bench",
-            gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
+            logLevel: Logger.Level(rawValue: logLevel), gracefulShutdownLimit: ServiceRunner.benchShutdownLimit)
         let relay = CountingRelay(name: "satellite", now: { 0 }, shape: shape)
         do {
             try await live.startCloud()
