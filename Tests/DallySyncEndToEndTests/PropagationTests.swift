@@ -73,7 +73,15 @@ import Testing
             }
             #expect(try await eventually(within: .seconds(120)) { try await failures() >= 15 })
             try await system.startCloud()
-            let synced = try await system.sync("gw-a")
+            var synced = try await system.sync("gw-a")
+            if synced.status == 202 {
+                // The retry cycle that was under way as the cloud came back may have opened its
+                // connection a moment before the cloud listened, and the sync-now is answered
+                // with that failure (seen once in CI: "Connection refused"). The next sync-now
+                // ends the backoff and must get through at once: a backoff of the HTTP client's
+                // own would fail it too.
+                synced = try await system.sync("gw-a")
+            }
             #expect(synced.status == 200, "\(synced.body)")
             #expect(synced.json["accepted"]?.int == 1)
         }
