@@ -104,8 +104,10 @@ final class LinkModel: Sendable {
     /// Whether the measured round trip is ``longRoundTripMs`` or more: a request that waits
     /// for an answer before the next one's bytes can go then idles the link noticeably.
     var roundTripIsLong: Bool {
-        state.withLock { ($0.estimate.roundTripMs ?? 0) >= Self.longRoundTripMs }
+        Self.isLong(roundTripMs: state.withLock { $0.estimate.roundTripMs })
     }
+
+    private static func isLong(roundTripMs: Double?) -> Bool { (roundTripMs ?? 0) >= longRoundTripMs }
 
     /// A transfer this short (seconds, on the measured link, the cloud's work on it included)
     /// goes beside another whatever the round trip: a cut then loses under a second of the
@@ -124,7 +126,7 @@ final class LinkModel: Sendable {
     /// else one; one before anything is measured.
     func transfersAtOnce(bodyBytes: Int) -> Int {
         let (rate, roundTripMs) = state.withLock { ($0.estimate.bytesPerSecondUp, $0.estimate.roundTripMs) }
-        guard let rate, rate > 0 else { return (roundTripMs ?? 0) >= Self.longRoundTripMs ? 2 : 1 }
+        guard let rate, rate > 0 else { return Self.isLong(roundTripMs: roundTripMs) ? 2 : 1 }
         // A drain of large batches measures the throughput but no round trip (only small
         // requests do): a quick transfer needs none.
         let seconds = Double(bodyBytes) / rate
