@@ -162,8 +162,34 @@ final class SyncCycle: Sendable {
                     more = true
                 }
             }
+            // A pull no batch carried goes beside the walk, not after it: on a long link its
+            // round trip would otherwise follow the last chunk's (a wake resumed after a cut
+            // sends no rows). It ends before any later batch is built, so that no two answers
+            // bring the same table's pages down at once.
+            let pullBeside = more || unpulled.isEmpty ? nil : Task { try await self.pull(scope.pulls ?? [], on: uplink) }
+            if pullBeside != nil { unpulled = [] }
+            var pulledBeside = false
+            func awaitPullBeside() async throws {
+                guard let pullBeside, !pulledBeside else { return }
+                pulledBeside = true
+                report.add(try await pullBeside.value)
+            }
             let early = await ahead?.value
-            switch try await uploader.upload(on: uplink, tables: objects.uploads, ahead: early, betweenChunks: sendDueRows) {
+            let walked: ObjectUploader.Outcome
+            do {
+                walked = try await uploader.upload(
+                    on: uplink, tables: objects.uploads, ahead: early,
+                    betweenChunks: {
+                        try await awaitPullBeside()
+                        try await sendDueRows()
+                    })
+                try await awaitPullBeside()
+            } catch {
+                pullBeside?.cancel()
+                _ = try? await pullBeside?.value
+                throw error
+            }
+            switch walked {
             case .paused:
                 return (report, true)
             case .finished(let finished) where finished > 0:
@@ -172,15 +198,16 @@ final class SyncCycle: Sendable {
                 break
             }
         }
-        if more || !unpulled.isEmpty { try await pull(scope.pulls ?? [], on: uplink, report: &report) }
+        if more || !unpulled.isEmpty { report.add(try await pull(scope.pulls ?? [], on: uplink)) }
         if !objects.downloads.isEmpty { try await fetcher.downloadObjects(on: uplink, tables: objects.downloads) }
         try await dictionaries.tend(on: uplink, uploads: scope.uploads)
         return (report, false)
     }
 
     /// Pulls `tables` with empty batches until the cloud says nothing more waits.
-    private func pull(_ tables: Set<String>, on uplink: Uplink, report: inout SyncReport) async throws {
+    private func pull(_ tables: Set<String>, on uplink: Uplink) async throws -> SyncReport {
         let pulls = tables.sorted()
+        var report = SyncReport()
         var more = true
         while more {
             let cursors = try await store.cloudCursors().entries.filter { pulls.contains($0.table) }
@@ -195,6 +222,7 @@ final class SyncCycle: Sendable {
             more = applied.more
             counters.withLock { $0.pulls += 1 }
         }
+        return report
     }
 
     /// Applies pages that came down for `tables` (a pull's answer, or, `inline`, a notify

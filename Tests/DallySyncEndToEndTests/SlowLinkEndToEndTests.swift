@@ -118,6 +118,47 @@ import Testing
         }
     }
 
+    /// A wake that resumes a cut object and has no rows to send pulls beside the walk: on a
+    /// long link the pull's round trip after the last chunk's would delay the sync-now's answer.
+    @Test func aWakeResumingAnObjectPullsBesideTheWalk() async throws {
+        // No retry by itself for a minute: the wake after the cut is the sync-now's, which
+        // asks for the pull.
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, retry: ("60s", "60s")) { system in
+            _ = try await system.base.sync("gw-a", table: "photos")
+            let object = TestObject(size: 480_000, seed: 9)
+            try await system.putPhoto("p3", object)
+            let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
+            for _ in 0..<600 where system.relay.counts.bytesUp < object.size / 2 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            await system.relay.cut()
+            _ = try await syncing.value
+            #expect(try await system.syncCounter("objects_uploaded") == 0)
+
+            // A row for the pull to bring down, written by another gateway meanwhile.
+            try await system.startDirectGateway()
+            let written = try await system.base.gateway(
+                "gw-b", .PUT, "/v1/tables/photos/rows/b1", body: #"{"values":{"title":"from b"}}"#)
+            #expect(written.status == 200 || written.status == 201)
+            _ = try await system.base.sync("gw-b", table: "photos")
+
+            let head = try #require(
+                try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/changes?since=0").json["next_since"]?.int)
+            let arrived = Task {
+                try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/changes?since=\(head)&wait=60")
+            }
+            let resuming = Task { try await system.base.sync("gw-a", table: "photos") }
+            let page = try await arrived.value
+            #expect(page.json["changes"]?.array?.first?["id"]?.string == "b1", "\(page.body)")
+            // b1 came down while the rest of the object (a quarter of a megabyte: two seconds of
+            // the link) was still on its way.
+            #expect(try await system.syncCounter("objects_uploaded") == 0)
+            _ = try await resuming.value
+            #expect(try await system.syncCounter("objects_uploaded") == 1)
+            #expect((try await system.syncCounter("object_resumed_transfers")) >= 1)
+        }
+    }
+
     @Test func aBatchCutHalfWayResumesWithoutSendingItsDonePartAgain() async throws {
         // A batch may take a minute of the link: the whole backlog goes as one.
         let lines = Self.lines + [#"target_request_time = "60s""#]

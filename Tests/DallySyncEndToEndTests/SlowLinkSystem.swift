@@ -41,9 +41,13 @@ final class SlowLinkSystem: Sendable {
         self.cloudLines = cloudLines
     }
 
-    /// - Parameter notify: whether `gw-a` long-polls the cloud for news over the link (1 s).
+    /// - Parameters:
+    ///   - notify: whether `gw-a` long-polls the cloud for news over the link (1 s).
+    ///   - retry: `gw-a`'s `retry_min` and `retry_max`: how soon it tries again by itself after
+    ///     a failure (a sync-now tries at once whatever they say).
     static func run(
-        shape: LinkShape, cloudLines: [String], notify: Bool = false, _ body: (SlowLinkSystem) async throws -> Void
+        shape: LinkShape, cloudLines: [String], notify: Bool = false, retry: (min: String, max: String) = ("100ms", "500ms"),
+        _ body: (SlowLinkSystem) async throws -> Void
     ) async throws {
         let system = SlowLinkSystem(shape: shape, cloudLines: cloudLines)
         do {
@@ -54,7 +58,7 @@ final class SlowLinkSystem: Sendable {
                 "gw-a", dataDirectory: system.base.live.directory("gw-a"),
                 link: .init(
                     url: system.base.live.cloudURL, notifyWait: notify ? "1s" : nil,
-                    notifyNetworks: notify ? ["satellite"] : [], retryMin: "100ms", retryMax: "500ms",
+                    notifyNetworks: notify ? ["satellite"] : [], retryMin: retry.min, retryMax: retry.max,
                     lines: system.cloudLines),
                 uplinks: [.init("sat", class: "satellite", url: "http://127.0.0.1:\(port)")], classes: ["satellite"])
             try await system.base.live.startGateway("gw-a", config)
