@@ -11,7 +11,8 @@ import Synchronization
 /// change it may carry, its objects, and pull what may come down over it.
 ///
 /// Every table that may come down rides on the batches' answers; a pull of its own follows
-/// when a table that is due did not ride, or the cloud said more is waiting. Each batch is
+/// when a table that is due did not ride (beside the object walk, when there is one), or the
+/// cloud said more is waiting. Each batch is
 /// persisted as in flight (``ReplicaStore/nextBatch(gateway:maxRows:scope:)``) before it leaves.
 final class SyncCycle: Sendable {
     /// The most batches one cycle sends before the scheduler decides again, so that a stream
@@ -92,6 +93,7 @@ final class SyncCycle: Sendable {
         let objects = ObjectScope(
             uploads: Set(scope.uploads.compactMap(ObjectStream.table(of:))),
             downloads: Set(scope.pulls.compactMap(ObjectStream.table(of:))))
+        let began = now()
         do {
             let (report, walkPaused) = try await exchange(
                 on: uplink, scope: rows, objects: objects, duePulls: duePulls, rowsCall: rowsCall)
@@ -100,6 +102,7 @@ final class SyncCycle: Sendable {
             requests.served(
                 uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads),
                 pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls), report: report)
+            uplink.recordCycleCompleted()
             let now = self.now()
             counters.withLock { counters in
                 counters.cycles += 1
@@ -108,7 +111,8 @@ final class SyncCycle: Sendable {
             }
         } catch {
             uplink.noteSilence(after: error)
-            let (failures, delay) = uplink.recordFailure(now: now(), backoff: backoff)
+            let cut = (error as? CloudError)?.cloudDidNotAnswer == true && (uplink.lastAnswerAt ?? .min) >= began
+            let (failures, delay) = uplink.recordFailure(now: now(), backoff: backoff, cutAfterAnswers: cut)
             counters.withLock { counters in
                 counters.failures += 1
                 counters.consecutiveFailures += 1
@@ -122,7 +126,8 @@ final class SyncCycle: Sendable {
         }
     }
 
-    /// Rows, then objects, then pulls; whether an object walk was paused for rows due on
+    /// Rows, then objects (with a pull no batch carried beside them), then pulls the answers
+    /// asked for; whether an object walk was paused for rows due on
     /// another uplink (the exchange then ends there).
     private func exchange(
         on uplink: Uplink, scope: BatchScope, objects: ObjectScope, duePulls: Set<String>,

@@ -23,6 +23,9 @@ final class Uplink: Sendable {
         /// Whether the last exchange or probe got no answer at all: the probe then looks
         /// again every `down_probe_interval`.
         var cloudSilent = false
+        /// Whether a failure since the last completed cycle was retried at once
+        /// (``recordFailure(now:backoff:cutAfterAnswers:)``).
+        var retriedAtOnce = false
     }
 
     /// - Parameters:
@@ -132,16 +135,28 @@ final class Uplink: Sendable {
     func endBackoff() { state.withLock { $0.availability.endBackoff() } }
 
     /// Records a failed exchange and starts (or extends) the backoff.
-    func recordFailure(now: Int64, backoff: Backoff) -> (failures: Int, delay: Duration) {
+    ///
+    /// - Parameter cutAfterAnswers: the connection dropped after the cloud had answered in the
+    ///   same exchange: the link carried traffic a moment ago, and a resumed transfer loses
+    ///   nothing it sent, so the retry goes at once instead of after `retry_min` (half a second
+    ///   by default, as much as the cut cost on a 128,000 B/s link). Once only until a cycle
+    ///   completes (``recordCycleCompleted()``): a link that cuts every attempt is paced by the
+    ///   backoff as before.
+    func recordFailure(now: Int64, backoff: Backoff, cutAfterAnswers: Bool) -> (failures: Int, delay: Duration) {
         state.withLock { state in
             state.counters.requests += 1
             state.counters.failures += 1
             let failures = state.availability.failures + 1
-            let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
+            let atOnce = cutAfterAnswers && !state.retriedAtOnce
+            if atOnce { state.retriedAtOnce = true }
+            let delay = atOnce ? .zero : backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
             state.availability.recordFailure(at: now, delay: delay.milliseconds)
             return (failures, delay)
         }
     }
+
+    /// Notes a cycle that completed: the next cut may be retried at once again.
+    func recordCycleCompleted() { state.withLock { $0.retriedAtOnce = false } }
 
     func count(_ update: (inout UplinkCounters) -> Void) { state.withLock { update(&$0.counters) } }
 

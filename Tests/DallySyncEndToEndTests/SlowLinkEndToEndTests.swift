@@ -121,41 +121,65 @@ import Testing
     /// A wake that resumes a cut object and has no rows to send pulls beside the walk: on a
     /// long link the pull's round trip after the last chunk's would delay the sync-now's answer.
     @Test func aWakeResumingAnObjectPullsBesideTheWalk() async throws {
-        // No retry by itself for a minute: the wake after the cut is the sync-now's, which
-        // asks for the pull.
-        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, retry: ("60s", "60s")) { system in
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines) { system in
             _ = try await system.base.sync("gw-a", table: "photos")
+            try await system.startDirectGateway()
             let object = TestObject(size: 480_000, seed: 9)
             try await system.putPhoto("p3", object)
             let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
-            for _ in 0..<600 where system.relay.counts.bytesUp < object.size / 2 {
+            // The wake's batch (p3's row, and the pull riding it) answered: what another gateway
+            // writes now comes down only with the next pull.
+            for _ in 0..<500 where try await system.syncCounter("rows_accepted") < 1 {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            await system.relay.cut()
-            _ = try await syncing.value
-            #expect(try await system.syncCounter("objects_uploaded") == 0)
-
-            // A row for the pull to bring down, written by another gateway meanwhile.
-            try await system.startDirectGateway()
+            let head = try #require(
+                try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/changes?since=0").json["next_since"]?.int)
             let written = try await system.base.gateway(
                 "gw-b", .PUT, "/v1/tables/photos/rows/b1", body: #"{"values":{"title":"from b"}}"#)
             #expect(written.status == 200 || written.status == 201)
             _ = try await system.base.sync("gw-b", table: "photos")
-
-            let head = try #require(
-                try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/changes?since=0").json["next_since"]?.int)
             let arrived = Task {
                 try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/changes?since=\(head)&wait=60")
             }
-            let resuming = Task { try await system.base.sync("gw-a", table: "photos") }
+            // The wake that resumes the object (at once: the cloud had answered) still owes the
+            // sync-now its pull.
+            try await system.cut(onceBytesUpReach: object.size / 2)
             let page = try await arrived.value
             #expect(page.json["changes"]?.array?.first?["id"]?.string == "b1", "\(page.body)")
-            // b1 came down while the rest of the object (a quarter of a megabyte: two seconds of
-            // the link) was still on its way.
+            // b1 came down while the rest of the object (240 KB: seven seconds of the link) was
+            // still on its way.
             #expect(try await system.syncCounter("objects_uploaded") == 0)
-            _ = try await resuming.value
+            _ = try await syncing.value
+            try await system.syncUntil("photos") { try await system.syncCounter("objects_uploaded") == 1 }
+            #expect(try await system.syncCounter("object_resumed_transfers") >= 1)
+        }
+    }
+
+    /// A connection cut after the cloud answered in the same wake is retried at once, not after
+    /// `retry_min`, and the sync-now under way is answered when the retry is done; a second
+    /// cut before a wake completes waits out the backoff as before.
+    @Test func aCutAfterTheCloudAnsweredIsRetriedAtOnceOnce() async throws {
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, retry: ("60s", "60s")) { system in
+            _ = try await system.base.sync("gw-a", table: "photos")
+            let object = TestObject(size: 480_000, seed: 10)
+            try await system.putPhoto("p4", object)
+            let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
+            try await system.cut(onceBytesUpReach: object.size / 2)
+            let answer = try await syncing.value
+            #expect(answer.json["status"]?.string == "synced", "\(answer.body)")
             #expect(try await system.syncCounter("objects_uploaded") == 1)
-            #expect((try await system.syncCounter("object_resumed_transfers")) >= 1)
+            #expect(try await system.uplink()["failures"]?.int == 1)
+
+            let second = TestObject(size: 480_000, seed: 11)
+            try await system.putPhoto("p5", second)
+            system.relay.reset()
+            let again = Task { try await system.base.sync("gw-a", table: "photos") }
+            try await system.cut(onceBytesUpReach: second.size / 2)
+            try await system.cut(onceBytesUpReach: second.size * 3 / 4)
+            let queued = try await again.value
+            #expect(queued.json["status"]?.string == "queued", "\(queued.body)")
+            #expect(try await system.syncCounter("objects_uploaded") == 1)
+            #expect(try await system.uplink()["failures"]?.int == 3)
         }
     }
 

@@ -132,6 +132,16 @@ final class SlowLinkSystem: Sendable {
         }
     }
 
+    /// Cuts every connection once `bytes` went up the link (bounded polling on the relay's
+    /// count); fails the test when they never do.
+    func cut(onceBytesUpReach bytes: Int) async throws {
+        for _ in 0..<1_500 where relay.counts.bytesUp < bytes {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard relay.counts.bytesUp >= bytes else { throw TestFailure("\(relay.counts.bytesUp) bytes up, never \(bytes)") }
+        await relay.cut()
+    }
+
     func stats() async throws -> JSONValue {
         try await base.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
     }
