@@ -222,18 +222,18 @@ final class ObjectUploader: Sendable {
             }
             // Where the link's round trip matters (``LinkModel/transfersAtOnce(bodyBytes:)``), two
             // chunks on the wire: the next one's bytes flow while the one before waits for its
-            // answer, instead of the link idling a round trip per chunk (12 for 3 MiB). Each is
-            // settled (progress persisted, rows due sent) in manifest order; a cut leaves the
-            // partial chunks, each resumed from the byte the cloud kept.
-            var going: [Task<Int, any Error>] = []
+            // answer, instead of the link idling a round trip per chunk (12 for 3 MiB). A slot
+            // frees as either lands; each is settled (progress persisted, rows due sent) in
+            // manifest order; a cut leaves the partial chunks, each resumed from the byte the
+            // cloud kept.
+            var wire = ChunksOnTheWire()
             var early: Task<CloudClient.Traffic, any Error>?
             defer {
-                going.forEach { $0.cancel() }
+                wire.cancelAll()
                 early?.cancel()
             }
             var oldest = 0
-            func settleOldest() async throws -> Bool {
-                let bytes = try await going.removeFirst().value
+            func settle(_ bytes: Int) async throws -> Bool {
                 walk.sent(oldest, of: missing)
                 oldest += 1
                 return try await store.recordObjectBytesSent(manifest.hash, bytes: Int64(bytes), chunksDone: walk.done)
@@ -242,26 +242,31 @@ final class ObjectUploader: Sendable {
                 try uplink.requireUsable(at: now(), stop: stop)
                 let offset = partial[hash] ?? 0
                 if index == 0, let chunk = chunkAhead {
-                    going.append(chunk.sending)
+                    wire.adopt(chunk.sending)
                 } else {
-                    going.append(Task { try await self.put(chunk: hash, from: offset, of: manifest, on: uplink) })
+                    wire.start { try await self.put(chunk: hash, from: offset, of: manifest, on: uplink) }
                 }
                 let window = uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: [hash])))
-                if index == missing.count - 1, window > 1 {
+                let last = index == missing.count - 1
+                if last, window > 1 {
                     // The same reasoning for the manifest: sent now, it waits at the cloud for
                     // the chunks on the wire, and the object is recorded as they land instead
                     // of a round trip after their answers.
                     early = sendEarly(manifest, on: uplink)
                 }
-                while going.count >= window || (index == missing.count - 1 && !going.isEmpty) {
-                    guard try await settleOldest() else { return .withdrawn }
-                    do {
-                        try await betweenChunks()
-                    } catch let pause as WalkPause {
-                        // The walk pauses between chunks: the one on the wire finishes first.
-                        while !going.isEmpty { guard try await settleOldest() else { return .withdrawn } }
-                        throw pause
+                while true {
+                    while let bytes = try await wire.settleIfLanded() {
+                        guard try await settle(bytes) else { return .withdrawn }
+                        do {
+                            try await betweenChunks()
+                        } catch let pause as WalkPause {
+                            // The walk pauses between chunks: the ones on the wire finish first.
+                            while !wire.isEmpty { guard try await settle(try await wire.settleOldest()) else { return .withdrawn } }
+                            throw pause
+                        }
                     }
+                    if last ? wire.isEmpty : wire.going < window { break }
+                    try await wire.awaitLanding()
                 }
             }
             switch await putManifest(manifest, early: early, on: uplink) {
