@@ -20,13 +20,18 @@ struct ChunksOnTheWireTests {
 
     struct TestFailure: Error, Equatable {}
 
+    /// A walk round with one upload behind each gate, started in order.
+    func started(_ gates: Gate...) -> ChunksOnTheWire {
+        var wire = ChunksOnTheWire()
+        for gate in gates { wire.start { try await gate.pass() } }
+        return wire
+    }
+
     @Test func aLaterChunkLandingFirstFreesItsSlotAndIsSettledAfterTheEarlierOne() async throws {
         let first = Gate()
         let second = Gate()
-        var wire = ChunksOnTheWire()
+        var wire = started(first, second)
         defer { wire.cancelAll() }
-        wire.start { try await first.pass() }
-        wire.start { try await second.pass() }
         #expect(wire.going == 2)
 
         second.open(.success(20))
@@ -45,10 +50,8 @@ struct ChunksOnTheWireTests {
     @Test func settlingTheOldestWaitsForIt() async throws {
         let first = Gate()
         let second = Gate()
-        var wire = ChunksOnTheWire()
+        var wire = started(first, second)
         defer { wire.cancelAll() }
-        wire.start { try await first.pass() }
-        wire.start { try await second.pass() }
         second.open(.success(2))
         first.open(.success(1))
         #expect(try await wire.settleOldest() == 1)
@@ -59,9 +62,7 @@ struct ChunksOnTheWireTests {
     @Test func aLaterChunkThatFailsIsReportedAsItLandsNotBehindTheEarlierOne() async throws {
         let first = Gate()
         let second = Gate()
-        var wire = ChunksOnTheWire()
-        wire.start { try await first.pass() }
-        wire.start { try await second.pass() }
+        var wire = started(first, second)
         second.open(.failure(TestFailure()))
         await #expect(throws: TestFailure()) { try await wire.awaitLanding() }
         wire.cancelAll()
