@@ -1,6 +1,7 @@
 import DallyCompression
 import DallyCore
 import DallyObjects
+import DallySync
 
 /// One batch body's upload in resumable frames (PROTOCOL.md §6.1), on a link slow enough that
 /// a body takes seconds: there a cut costs the part already sent, and resending it is paid
@@ -43,13 +44,38 @@ struct BatchUpload: Sendable {
         return Double(bytes) / rate >= framedAfter.seconds
     }
 
+    /// How a send ended.
+    enum Sent: Sendable {
+        /// The cloud's answer to the batch, as a document.
+        case answered(JSONValue, CloudClient.Traffic)
+        /// The cloud had applied the batch already: its stored answer, and nothing was sent.
+        case appliedBefore(BatchAnswer, CloudClient.Traffic)
+    }
+
     /// Sends the body, from where the cloud's copy ends when `resuming` (the batch went before
     /// and may have been cut), and returns the cloud's answer to the batch.
-    func send(resuming: Bool, over client: CloudClient) async throws(CloudError) -> (JSONValue, CloudClient.Traffic) {
+    ///
+    /// - Parameter appliedBefore: when resuming, the question whether the cloud applied the
+    ///   batch already (``CloudClient/storedAnswer(to:)``), asked beside the empty frame that
+    ///   asks where its copy ends: both are read-only, and on a long link one round trip
+    ///   instead of two goes by before the rest of the body moves.
+    func send(
+        resuming: Bool, over client: CloudClient,
+        appliedBefore: (@Sendable () async throws(CloudError) -> (BatchAnswer, CloudClient.Traffic)?)? = nil
+    ) async throws(CloudError) -> Sent {
         var traffic = CloudClient.Traffic()
         var at = 0
         if resuming {
-            let (held, asked) = try await client.post(frame: payload[0..<0], of: self, at: 0)
+            let (held, asked): (CloudClient.FrameAnswer, CloudClient.Traffic)
+            do {
+                async let copyEnd = client.post(frame: payload[0..<0], of: self, at: 0)
+                if let appliedBefore, let stored = try await appliedBefore() { return .appliedBefore(stored.0, stored.1) }
+                (held, asked) = try await copyEnd
+            } catch let error as CloudError {
+                throw error
+            } catch {
+                throw .unreachable("asking where a batch body's copy ends: \(error)")
+            }
             traffic.add(asked)
             if case .kept(let offset) = held, offset > 0, offset < payload.count {
                 at = offset
@@ -61,6 +87,6 @@ struct BatchUpload: Sendable {
             try await client.post(frame: payload[start..<(start + size)], of: self, at: start)
         }
         traffic.add(sent)
-        return (answer, traffic)
+        return .answered(answer, traffic)
     }
 }

@@ -61,9 +61,14 @@ struct CloudClient: Sendable {
     /// compression would not make smaller is sent as it is. On a link where the body takes
     /// seconds it goes in resumable frames (``BatchUpload``); `resuming` (the batch went
     /// before) first asks where the cloud's copy of a cut one ends.
-    func post(batch body: [UInt8], outline: BatchOutline, dictionaries book: DictionaryBook? = nil, resuming: Bool = false)
-        async throws(CloudError) -> (BatchAnswer, Traffic)
-    {
+    ///
+    /// - Parameter appliedBefore: for a batch that went before, whether the cloud applied it
+    ///   already (its stored answer, and the traffic of asking): asked before the body goes
+    ///   again, beside the question where a framed body's copy ends.
+    func post(
+        batch body: [UInt8], outline: BatchOutline, dictionaries book: DictionaryBook? = nil, resuming: Bool = false,
+        appliedBefore: (@Sendable () async throws(CloudError) -> (BatchAnswer, Traffic)?)? = nil
+    ) async throws(CloudError) -> (BatchAnswer, Traffic) {
         var traffic = Traffic(sentRaw: body.count)
         var (payload, coding) = try compress(body, book: book)
         if payload.count >= body.count {
@@ -71,12 +76,18 @@ struct CloudClient: Sendable {
         }
         let document: JSONValue
         if BatchUpload.pays(bytes: payload.count, on: watch.model) {
-            let (answer, exchanged) = try await BatchUpload(payload: payload, coding: coding)
-                .send(resuming: resuming, over: self)
-            traffic.sentCompressed = exchanged.sentCompressed
-            traffic.received = exchanged.received
-            document = answer
+            switch try await BatchUpload(payload: payload, coding: coding)
+                .send(resuming: resuming, over: self, appliedBefore: appliedBefore)
+            {
+            case .appliedBefore(let answer, let asked):
+                return (answer, asked)
+            case .answered(let answer, let exchanged):
+                traffic.sentCompressed = exchanged.sentCompressed
+                traffic.received = exchanged.received
+                document = answer
+            }
         } else {
+            if let appliedBefore, let stored = try await appliedBefore() { return stored }
             traffic.sentCompressed = payload.count
             var request = HTTPClientRequest(url: baseURL + "/v1/batches")
             request.method = .POST

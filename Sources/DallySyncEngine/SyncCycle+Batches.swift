@@ -188,23 +188,33 @@ extension SyncCycle {
     }
 
     /// Posts `batch`; a batch sent before, whose body is worth a round trip, is first asked
-    /// about (`GET /v1/batches/{id}`): when the cloud applied it already, its stored results
-    /// are the answer and the body is not sent again.
+    /// about (`GET /v1/batches/{id}`, beside the question where a framed body's copy ends):
+    /// when the cloud applied it already, its stored results are the answer and the body is
+    /// not sent again.
     private func send(_ batch: OutgoingBatch, on uplink: Uplink) async throws(CloudError)
         -> (BatchAnswer, CloudClient.Traffic)
     {
-        if batch.resent, batch.body.count >= CloudClient.askBeforeResending {
+        guard batch.resent, batch.body.count >= CloudClient.askBeforeResending else {
+            return try await uplink.client.post(
+                batch: batch.body, outline: batch.outline, dictionaries: dictionaries.book, resuming: batch.resent)
+        }
+        let logger = self.logger
+        let now = self.now
+        let appliedBefore: @Sendable () async throws(CloudError) -> (BatchAnswer, CloudClient.Traffic)? = {
+            () async throws(CloudError) -> (BatchAnswer, CloudClient.Traffic)? in
             let (stored, asked) = try await uplink.client.storedAnswer(to: batch)
-            if let stored {
-                logger.info(
-                    "the cloud had applied a batch whose answer was lost; not sending it again",
-                    metadata: ["batch": "\(batch.batchID)", "bytes": "\(batch.body.count)", "uplink": "\(uplink.name)"])
-                return (stored, asked)
+            guard let stored else {
+                uplink.recordAnswer(asked, now: now())
+                return nil
             }
-            uplink.recordAnswer(asked, now: now())
+            logger.info(
+                "the cloud had applied a batch whose answer was lost; not sending it again",
+                metadata: ["batch": "\(batch.batchID)", "bytes": "\(batch.body.count)", "uplink": "\(uplink.name)"])
+            return (stored, asked)
         }
         return try await uplink.client.post(
-            batch: batch.body, outline: batch.outline, dictionaries: dictionaries.book, resuming: batch.resent)
+            batch: batch.body, outline: batch.outline, dictionaries: dictionaries.book, resuming: true,
+            appliedBefore: appliedBefore)
     }
 
     /// Counts a resend as a retry on the same uplink, or as a re-route from another.
