@@ -58,16 +58,20 @@ struct ChunksOnTheWire {
     /// The oldest upload's bytes once it has landed; nil while it is still on the wire.
     mutating func settleIfLanded() async throws -> Int? {
         guard landed.contains(settled) else { return nil }
-        landed.remove(settled)
-        settled += 1
-        return try await tasks.removeFirst().value
+        return try await takeOldest()
     }
 
     /// The oldest upload's bytes, waiting for it to land.
     mutating func settleOldest() async throws -> Int {
         while !landed.contains(settled) { try await awaitLanding() }
-        guard let bytes = try await settleIfLanded() else { throw CancellationError() }
-        return bytes
+        return try await takeOldest()
+    }
+
+    /// Settles the oldest upload, which has landed.
+    private mutating func takeOldest() async throws -> Int {
+        landed.remove(settled)
+        settled += 1
+        return try await tasks.removeFirst().value
     }
 
     func cancelAll() { tasks.forEach { $0.cancel() } }
