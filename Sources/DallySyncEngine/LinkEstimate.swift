@@ -11,7 +11,9 @@ public struct LinkEstimate: Sendable, Equatable, Encodable {
     public var roundTripMs: Double?
     /// Transfers measured.
     public var samples: Int64 = 0
-    /// Request body bytes handed to the link in requests that then failed.
+    /// Request body bytes handed to the connection in requests that then failed: an upper bound
+    /// of the link's waste (bytes still in the socket's queue at a cut never crossed it, and
+    /// what the cloud kept of a cut upload is counted in ``resumedBytes`` too).
     public var wastedBytes: Int64 = 0
     /// Bytes of cut chunk transfers not sent again: of uploads, what the cloud kept; of
     /// downloads, what the gateway kept and asked the rest of by `Range`.
