@@ -35,6 +35,8 @@ struct ProbeLoop<C: Clock>: Sendable where C.Duration == Duration {
             guard uplink.availability.override == .auto else { continue }
             let silent = uplink.cloudSilent
             guard silent || lastProbe.duration(to: clock.now) >= interval else { continue }
+            // A cut's retry that went at once is itself the question the probe would ask.
+            if silent, uplink.leavesProbeToRetry(now: self.now()) { continue }
             lastProbe = clock.now
             let now = self.now()
             if !silent, let last = uplink.lastAnswerAt, now - last < interval.milliseconds, uplink.availability.probedUp {

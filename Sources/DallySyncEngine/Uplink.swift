@@ -26,6 +26,9 @@ final class Uplink: Sendable {
         /// Whether a failure since the last completed cycle was retried at once
         /// (``recordFailure(now:backoff:cutAfterAnswers:)``).
         var retriedAtOnce = false
+        /// When (ms since 1970) a failure's retry was let go at once: that retry asks the cloud
+        /// itself, so the down probe leaves it be (``leavesProbeToRetry(now:)``).
+        var retryAtOnceAt: Int64?
     }
 
     /// - Parameters:
@@ -117,6 +120,7 @@ final class Uplink: Sendable {
         state.withLock { state in
             state.lastAnswerAt = now
             state.cloudSilent = false
+            state.retryAtOnceAt = nil
             state.availability.recordSuccess()
             state.counters.requests += 1
             state.counters.bytesUp += Int64(traffic.sentCompressed)
@@ -149,6 +153,7 @@ final class Uplink: Sendable {
             let failures = state.availability.failures + 1
             let atOnce = cutAfterAnswers && !state.retriedAtOnce
             if atOnce { state.retriedAtOnce = true }
+            state.retryAtOnceAt = atOnce ? now : nil
             let delay = atOnce ? .zero : backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
             state.availability.recordFailure(at: now, delay: delay.milliseconds)
             return (failures, delay)
@@ -156,7 +161,24 @@ final class Uplink: Sendable {
     }
 
     /// Notes a cycle that completed: the next cut may be retried at once again.
-    func recordCycleCompleted() { state.withLock { $0.retriedAtOnce = false } }
+    func recordCycleCompleted() {
+        state.withLock { state in
+            state.retriedAtOnce = false
+            state.retryAtOnceAt = nil
+        }
+    }
+
+    /// Whether a failure's retry went at once less than `idle_timeout` ago and has not ended:
+    /// its first request tells whether the cloud answers, so a down probe beside it would only
+    /// add a request (paid for on a metered class) and a connection to the link. Bounded by
+    /// `idle_timeout`, past which a silent retry is cut anyway, so that a retry that never
+    /// started does not keep the probe away.
+    func leavesProbeToRetry(now: Int64) -> Bool {
+        state.withLock { state in
+            guard let at = state.retryAtOnceAt else { return false }
+            return now - at < config.timings.idleTimeout.milliseconds
+        }
+    }
 
     func count(_ update: (inout UplinkCounters) -> Void) { state.withLock { update(&$0.counters) } }
 

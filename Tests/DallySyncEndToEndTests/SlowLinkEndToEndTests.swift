@@ -183,6 +183,28 @@ import Testing
         }
     }
 
+    /// A cut's retry that goes at once asks the cloud itself: the down probe (every 250 ms on
+    /// the cheapest class while the cloud is silent) leaves it be instead of adding a request
+    /// and a connection of its own to a metered link. The round trip (600 ms) holds two of the
+    /// probe's ticks between the cut and the retry's first answer.
+    @Test func aCutsRetryAtOnceIsNotDoubledByTheDownProbe() async throws {
+        let shape = LinkShape(bytesPerSecond: Self.rate, roundTrip: .milliseconds(600))
+        try await SlowLinkSystem.run(shape: shape, cloudLines: Self.lines, retry: ("60s", "60s"), probeInterval: "60s") {
+            system in
+            _ = try await system.base.sync("gw-a", table: "photos")
+            let object = TestObject(size: 200_000, seed: 12)
+            try await system.putPhoto("p6", object)
+            let probesBefore = try await system.uplink()["probes"]?.int ?? -1
+            let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
+            try await system.cut(onceBytesUpReach: object.size / 2)
+            let answer = try await syncing.value
+            #expect(answer.json["status"]?.string == "synced", "\(answer.body)")
+            let uplink = try await system.uplink()
+            #expect(uplink["failures"]?.int == 1, "\(uplink)")
+            #expect(uplink["probes"]?.int == probesBefore, "\(uplink)")
+        }
+    }
+
     @Test func aBatchCutHalfWayResumesWithoutSendingItsDonePartAgain() async throws {
         // A batch may take a minute of the link: the whole backlog goes as one.
         let lines = Self.lines + [#"target_request_time = "60s""#]

@@ -45,9 +45,11 @@ final class SlowLinkSystem: Sendable {
     ///   - notify: whether `gw-a` long-polls the cloud for news over the link (1 s).
     ///   - retry: `gw-a`'s `retry_min` and `retry_max`: how soon it tries again by itself after
     ///     a failure (a sync-now tries at once whatever they say).
+    ///   - probeInterval: the `sat` uplink's `probe_interval` (off: no probes, and so no down
+    ///     probes either; on, the cheapest class probes every 250 ms while the cloud is silent).
     static func run(
         shape: LinkShape, cloudLines: [String], notify: Bool = false, retry: (min: String, max: String) = ("100ms", "500ms"),
-        _ body: (SlowLinkSystem) async throws -> Void
+        probeInterval: String = "off", _ body: (SlowLinkSystem) async throws -> Void
     ) async throws {
         let system = SlowLinkSystem(shape: shape, cloudLines: cloudLines)
         do {
@@ -60,7 +62,8 @@ final class SlowLinkSystem: Sendable {
                     url: system.base.live.cloudURL, notifyWait: notify ? "1s" : nil,
                     notifyNetworks: notify ? ["satellite"] : [], retryMin: retry.min, retryMax: retry.max,
                     lines: system.cloudLines),
-                uplinks: [.init("sat", class: "satellite", url: "http://127.0.0.1:\(port)")], classes: ["satellite"])
+                uplinks: [.init("sat", class: "satellite", url: "http://127.0.0.1:\(port)", probeInterval: probeInterval)],
+                classes: ["satellite"])
             try await system.base.live.startGateway("gw-a", config)
             try await body(system)
         } catch {
