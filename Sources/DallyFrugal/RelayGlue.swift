@@ -14,7 +14,9 @@ import NIOCore
 ///
 /// Shaping: with a ``RelayThrottle``, each write waits for its turn on the shared link and its
 /// delay, and a side reads only while its partner holds less than the shape's queue limit, so
-/// that the sender's own buffers fill as they would on the slow link.
+/// that the sender's own buffers fill as they would on the slow link. Bytes are then counted
+/// as the link carries them, not as they are read: a cut drops what still waits for the link
+/// uncounted, as a metered link would bill it, and keeps counted what was in the delay line.
 final class RelayGlue: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -98,8 +100,10 @@ final class RelayGlue: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = Self.unwrapInboundIn(data)
-        ledger.read(direction, bytes: buffer.readableBytes, connection: connection, at: now())
-        partner?.partnerWrite(buffer)
+        // A shaped link counts bytes as it carries them (``partnerWrite(_:carrying:)``): what
+        // waits for the link when a cut comes never crossed it.
+        if throttle == nil { ledger.read(direction, bytes: buffer.readableBytes, connection: connection, at: now()) }
+        partner?.partnerWrite(buffer, carrying: direction)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -158,7 +162,9 @@ final class RelayGlue: ChannelDuplexHandler {
         context.read()
     }
 
-    private func partnerWrite(_ buffer: ByteBuffer) {
+    /// Writes what the partner read, going `direction`; on a shaped link a slice at a time,
+    /// each counted once the link has carried it and written once its delay has passed.
+    private func partnerWrite(_ buffer: ByteBuffer, carrying direction: RelayDirection) {
         guard let context, !outputClosed else { return }
         guard let throttle else { return write(buffer, context: context) }
         var rest = buffer
@@ -166,8 +172,13 @@ final class RelayGlue: ChannelDuplexHandler {
             let count = slice.readableBytes
             unwritten += count
             ledger.queued(count)
-            let at = throttle.deliveryTime(of: count)
-            context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [self] in
+            let booking = throttle.book(count)
+            let loop = context.eventLoop.assumeIsolated()
+            loop.scheduleTask(deadline: booking.crossed) { [self] in
+                guard throttle.carried(booking) else { return }
+                ledger.read(direction, bytes: count, connection: connection, at: now())
+            }
+            loop.scheduleTask(deadline: booking.delivered) { [self] in
                 unwritten -= count
                 ledger.queued(-count)
                 if let context = self.context, !outputClosed {

@@ -11,7 +11,8 @@ enum RelayDirection: Sendable {
 
 /// What a ``CountingRelay`` has seen since it started or was last reset.
 public struct RelayCounts: Sendable, Equatable {
-    /// Bytes read from clients and forwarded upstream: TCP payload, without TCP/IP headers.
+    /// Bytes read from clients and forwarded upstream: TCP payload, without TCP/IP headers. On
+    /// a shaped relay, the bytes its link carried (what a cut dropped before that is not).
     public var bytesUp = 0
     /// Bytes read from the upstream and forwarded to clients.
     public var bytesDown = 0
@@ -32,7 +33,7 @@ public struct RelayCounts: Sendable, Equatable {
 
 /// Bytes that moved over one relayed connection within one millisecond of the simulated clock.
 public struct RelayActivity: Sendable, Equatable {
-    /// The simulated clock (ms) when the bytes were read.
+    /// The simulated clock (ms) when the bytes were read (on a shaped relay, carried).
     public var at: Int64
     /// The connection's number, from 0 in order of acceptance.
     public var connection: Int

@@ -8,27 +8,56 @@ import Synchronization
 /// carried it and the one-way delay has passed.
 final class RelayThrottle: Sendable {
     let shape: LinkShape
-    /// When the link is next free.
-    private let nextFree = Mutex<NIODeadline>(.now())
+    private let state = Mutex(State())
+
+    private struct State {
+        /// When the link is next free.
+        var nextFree = NIODeadline.now()
+        /// When each cut happened, in order: a slice booked before the n-th cut (its
+        /// ``Booking/cutsBefore`` is n) crossed only if it was carried by then.
+        var cuts: [NIODeadline] = []
+    }
+
+    /// A slice's turn on the link.
+    struct Booking {
+        /// When the link has carried it: from then it counts as sent, whatever happens to it
+        /// in the delay line.
+        let crossed: NIODeadline
+        /// When it reaches the other end.
+        let delivered: NIODeadline
+        let cutsBefore: Int
+    }
 
     init(shape: LinkShape) {
         self.shape = shape
     }
 
-    /// Frees the link now: what was booked on it was dropped (the connections were cut).
+    /// Frees the link now: what was booked on it and not carried yet was dropped (the
+    /// connections were cut).
     func clear() {
-        nextFree.withLock { $0 = .now() }
+        state.withLock { state in
+            let now = NIODeadline.now()
+            state.nextFree = now
+            state.cuts.append(now)
+        }
     }
 
-    /// Books `bytes` on the link; when they arrive at the other end.
-    func deliveryTime(of bytes: Int) -> NIODeadline {
+    /// Books `bytes` on the link.
+    func book(_ bytes: Int) -> Booking {
         let transmit = TimeAmount.nanoseconds(Int64(bytes) * 1_000_000_000 / Int64(shape.bytesPerSecond))
         let delay = TimeAmount.nanoseconds(Int64(shape.oneWay.components.seconds) * 1_000_000_000
             + shape.oneWay.components.attoseconds / 1_000_000_000)
-        return nextFree.withLock { free in
-            let start = max(free, NIODeadline.now())
-            free = start + transmit
-            return free + delay
+        return state.withLock { state in
+            let start = max(state.nextFree, NIODeadline.now())
+            state.nextFree = start + transmit
+            return Booking(crossed: state.nextFree, delivered: state.nextFree + delay, cutsBefore: state.cuts.count)
+        }
+    }
+
+    /// Whether `booking`'s slice was carried: no cut came before the link finished with it.
+    func carried(_ booking: Booking) -> Bool {
+        state.withLock { state in
+            booking.cutsBefore == state.cuts.count || state.cuts[booking.cutsBefore] >= booking.crossed
         }
     }
 }

@@ -87,4 +87,33 @@ struct ShapedRelayTests {
         try await relay.stop()
         listener.close()
     }
+
+    /// Bytes count as the link carries them: when a cut comes, what waited in the relay's
+    /// queue for the link never crossed it and is not counted (counted as read, the whole
+    /// queue, a kilobyte here, would be).
+    @Test func aCutCountsOnlyWhatTheLinkCarried() async throws {
+        let listener = try TestListener()
+        let shape = LinkShape(bytesPerSecond: 2_000)
+        let relay = CountingRelay(name: "slow", now: { 0 }, shape: shape)
+        let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
+        let server = PeerThread {
+            let cut = try listener.accept()
+            defer { cut.close() }
+            return try cut.receiveUntilEnd().count
+        }
+        let client = try TestSocket.connect(port: port)
+        let sending = Task { try? await onThread { try client.send(patterned(50_000, seed: 6)) } }
+        while relay.counts.bytesUp < 600 { try await Task.sleep(for: .milliseconds(10)) }
+        await relay.cut()
+        _ = await sending.value
+        client.close()
+        let delivered = try await server.value
+        // With no delay, what crossed was delivered at once; one slice may have crossed as the
+        // cut closed the connection, before its write.
+        let up = relay.counts.bytesUp
+        #expect(up >= delivered, "\(up) counted, \(delivered) delivered")
+        #expect(up <= delivered + 256, "\(up) counted, \(delivered) delivered")
+        try await relay.stop()
+        listener.close()
+    }
 }
