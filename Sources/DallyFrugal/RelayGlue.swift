@@ -174,14 +174,20 @@ final class RelayGlue: ChannelDuplexHandler {
             ledger.queued(count)
             let booking = throttle.book(count)
             let loop = context.eventLoop.assumeIsolated()
-            loop.scheduleTask(deadline: booking.crossed) { [self] in
-                guard throttle.carried(booking) else { return }
-                ledger.read(direction, bytes: count, connection: connection, at: now())
+            let countIfCarried = { [self] in
+                if throttle.carried(booking) { ledger.read(direction, bytes: count, connection: connection, at: now()) }
             }
+            // Counted before it is written: with no delay, in the same task (two tasks due at
+            // the same moment may run in either order).
+            let delayed = booking.delivered > booking.crossed
+            if delayed { loop.scheduleTask(deadline: booking.crossed, countIfCarried) }
             loop.scheduleTask(deadline: booking.delivered) { [self] in
+                if !delayed { countIfCarried() }
                 unwritten -= count
                 ledger.queued(-count)
-                if let context = self.context, !outputClosed {
+                // A slice a cut came before the link carried never arrives, even where the
+                // connection has not closed yet.
+                if let context = self.context, !outputClosed, throttle.carried(booking) {
                     write(slice, context: context)
                     context.flush()
                 }
