@@ -35,6 +35,34 @@ public enum Outbox {
         context.recordPending(table, bytes: bytes, firstDirtyAt: coalesced ? nil : context.now)
     }
 
+    /// Deletes `rowID`'s entry, if it has one, and uncounts it: from the totals, from the count
+    /// of its first-dirty time, and from the mirror its in-flight record keeps.
+    ///
+    /// Every delete of an entry goes through here, or through a settle's set-based statements
+    /// (``AcceptedRows``): the outbox has no delete trigger since schema v14. A trigger, even one
+    /// whose `WHEN` stands aside, makes SQLite delete in two passes and start the trigger's
+    /// program for every row deleted: a settle cost a quarter less without it
+    /// (docs/BENCHMARKS.md). Inserts and updates keep theirs (``ReplicaSchema``).
+    static func remove(table: String, rowID: String, db: Database) throws {
+        // Read, then deleted: `DELETE … RETURNING` would need SQLite 3.35, and these deletes
+        // are the rare ones (conflicts, a downstream row over a dirty one, `drop_oldest`).
+        guard let gone = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT first_dirty_at, bytes FROM dally_outbox WHERE tbl = ? AND row_id = ?"),
+            arguments: [table, rowID])
+        else { return }
+        let at: Int64 = gone[0]
+        let bytes: Int64 = gone[1]
+        try db.cachedStatement(sql: "DELETE FROM dally_outbox WHERE tbl = ? AND row_id = ?").execute(arguments: [table, rowID])
+        try db.cachedStatement(sql: "UPDATE dally_outbox_totals SET entries = entries - 1, bytes = bytes - ? WHERE tbl = ?")
+            .execute(arguments: [bytes, table])
+        try db.cachedStatement(sql: "DELETE FROM dally_outbox_ages WHERE tbl = ? AND at = ? AND entries = 1")
+            .execute(arguments: [table, at])
+        try db.cachedStatement(sql: "UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = ? AND at = ?")
+            .execute(arguments: [table, at])
+        try db.cachedStatement(sql: "UPDATE dally_inflight_rows SET at = NULL, bytes = 0 WHERE tbl = ? AND row_id = ?")
+            .execute(arguments: [table, rowID])
+    }
+
     /// The wire size the outbox weighs a row by: its id, its values and the fixed parts of a
     /// batch row (`[id, base, updated_at, "put", …]`).
     static func estimatedBytes(id: String, values: [Value]) -> Int {
@@ -116,7 +144,8 @@ public enum Outbox {
     /// objects have not gone up yet: those wait under the objects' policy, not the rows').
     ///
     /// The totals come from `dally_outbox_totals` and the ages from `dally_outbox_ages`, both
-    /// kept by triggers; only the entries that do not wait (in flight, parked, held: a few
+    /// kept by the outbox's insert and update triggers and by what deletes an entry
+    /// (``remove(table:rowID:db:)``, ``AcceptedRows``); only the entries that do not wait (in flight, parked, held: a few
     /// batches' worth) are counted from the outbox (``StalledEntries``), by first-dirty time
     /// only among the oldest times. So the cost follows the tables and the rows under way, not
     /// the backlog: a million pending rows answer as fast as ten.

@@ -104,9 +104,6 @@ public final class ReplicaStore: Sendable {
                 for statement in table.lifecycleIndexStatements { try db.execute(sql: statement) }
             }
             try MoveLog.install(tableSQL, db: db)
-            // Only a settle's own transaction holds a row here (``AcceptedRows``); one left by
-            // a hand-edited file would keep the outbox's delete trigger aside for good.
-            try db.execute(sql: "DELETE FROM dally_outbox_settling")
             let replicaID = try String.fetchOne(db, sql: "SELECT value FROM dally_settings WHERE key = 'replica_id'")
             let horizons = try LifecycleLedger.all(db: db).mapValues(\.horizon)
             return (try Self.loadCommitted(tableSQL, db: db), replicaID ?? "", horizons)

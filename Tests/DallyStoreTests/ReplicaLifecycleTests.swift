@@ -45,9 +45,7 @@ struct ReplicaLifecycleTests {
             try db.execute(
                 sql: """
                     DROP TRIGGER dally_outbox_entered;
-                    DROP TRIGGER dally_outbox_left;
                     DROP TRIGGER dally_outbox_flight_changed;
-                    DROP TABLE dally_outbox_settling;
                     CREATE INDEX dally_inflight_rows_batch ON dally_inflight_rows (batch);
                     CREATE TRIGGER dally_outbox_counted AFTER INSERT ON dally_outbox BEGIN
                         INSERT INTO dally_outbox_totals (tbl, entries, bytes) VALUES (new.tbl, 1, new.bytes)
@@ -67,7 +65,9 @@ struct ReplicaLifecycleTests {
                     ALTER TABLE dally_inflight_rows DROP COLUMN at;
                     ALTER TABLE dally_inflight_rows DROP COLUMN bytes;
                     DELETE FROM grdb_migrations
-                    WHERE identifier IN ('v11-inflight-entries', 'v12-settled-in-sets', 'v13-outbox-triggers-folded');
+                    WHERE identifier IN (
+                        'v11-inflight-entries', 'v12-settled-in-sets', 'v13-outbox-triggers-folded',
+                        'v14-outbox-deletes-uncounted-by-their-writers');
                     """)
         }
         let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 8 })
@@ -89,8 +89,7 @@ struct ReplicaLifecycleTests {
         }
         #expect(
             triggers == [
-                "dally_outbox_entered", "dally_outbox_flight_changed", "dally_outbox_left", "dally_outbox_reaged",
-                "dally_outbox_resized",
+                "dally_outbox_entered", "dally_outbox_flight_changed", "dally_outbox_reaged", "dally_outbox_resized",
             ])
         let summary = try #require(try await store.outboxSummary().first)
         #expect((summary.pending, summary.inFlight) == (1, 2))

@@ -61,7 +61,7 @@ enum OutboxBound {
         rowID: String, baseVersion: Int64?, table schema: TableSchema, db: Database, context: inout CommitContext
     ) throws {
         let sqlTable = TableSQL.quote("t_\(schema.name)")
-        try db.execute(sql: "DELETE FROM dally_outbox WHERE tbl = ? AND row_id = ?", arguments: [schema.name, rowID])
+        try Outbox.remove(table: schema.name, rowID: rowID, db: db)
         if let baseVersion {
             try db.execute(sql: "UPDATE \(sqlTable) SET version = ? WHERE id = ?", arguments: [baseVersion, rowID])
             return

@@ -15,10 +15,10 @@ import GRDB
 /// than the batch was built; both lose their in-flight record, first (so that the outbox's
 /// triggers have no in-flight row to keep up to date).
 ///
-/// The unchanged rows leave the outbox with its delete trigger standing aside
-/// (`dally_outbox_settling`, schema v12; one trigger since v13): the totals and the ages lose
-/// the same entries in two set-based statements, from the mirrored times and bytes, instead of
-/// four statements a row.
+/// The unchanged rows leave the outbox in one statement (the outbox has no delete trigger since
+/// schema v14; ``Outbox/remove(table:rowID:db:)`` uncounts the entries deleted one at a time):
+/// the totals and the ages lose the same entries in set-based statements, from the mirrored
+/// times and bytes, instead of four statements a row.
 enum AcceptedRows {
     /// Creates the temporary table a piece is settled through, once, on the writer's connection
     /// as it opens (``DatabaseFiles/openPool(directory:name:synchronousFull:pragmas:writerStatements:)``).
@@ -80,7 +80,6 @@ enum AcceptedRows {
                 """, []
             ),
             ("DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted)", [name]),
-            ("INSERT INTO dally_outbox_settling (tbl) VALUES (?)", [name]),
             (
                 """
                 UPDATE dally_outbox_totals SET
@@ -107,7 +106,6 @@ enum AcceptedRows {
                 "DELETE FROM dally_outbox WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE unchanged)",
                 [name]
             ),
-            ("DELETE FROM dally_outbox_settling", []),
             (
                 """
                 UPDATE dally_outbox SET

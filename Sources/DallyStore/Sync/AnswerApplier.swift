@@ -120,7 +120,7 @@ enum AnswerApplier {
     ) throws {
         if unchanged {
             try db.execute(sql: "UPDATE \(table.sqlTable) SET version = ? WHERE id = ?", arguments: [version, id])
-            try db.execute(sql: "DELETE FROM dally_outbox WHERE tbl = ? AND row_id = ?", arguments: [table.schema.name, id])
+            try Outbox.remove(table: table.schema.name, rowID: id, db: db)
         } else {
             try rebase(id, on: version, since: batch.createdAt, table: table.schema.name, db: db)
         }

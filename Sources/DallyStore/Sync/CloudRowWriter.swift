@@ -38,8 +38,7 @@ enum CloudRowWriter {
         if hasObjects { try RowObjects.trackDownstream(refs, table: schema, rowID: row.id, now: context.now, db: db) }
         // Only a dirty row (version nil) has an outbox entry; downstream rows replace clean ones.
         if let old, old.version == nil {
-            try db.execute(
-                sql: "DELETE FROM dally_outbox WHERE tbl = ? AND row_id = ?", arguments: [schema.name, row.id])
+            try Outbox.remove(table: schema.name, rowID: row.id, db: db)
         }
         let wasLive = old.map { !$0.deleted } ?? false
         let wasTombstone = old?.deleted ?? false
