@@ -145,9 +145,9 @@ public enum Outbox {
     ///
     /// The totals come from `dally_outbox_totals` and the ages from `dally_outbox_ages`, both
     /// kept by the outbox's insert and update triggers and by what deletes an entry
-    /// (``remove(table:rowID:db:)``, ``AcceptedRows``); only the entries that do not wait (in flight, parked, held: a few
-    /// batches' worth) are counted from the outbox (``StalledEntries``), by first-dirty time
-    /// only among the oldest times. So the cost follows the tables and the rows under way, not
+    /// (``remove(table:rowID:db:)``, ``AcceptedRows``); only the entries that do not wait (in
+    /// flight, parked, held: a few batches' worth) are counted from the outbox
+    /// (``StalledEntries``), by first-dirty time only among the oldest times. So the cost follows the tables and the rows under way, not
     /// the backlog: a million pending rows answer as fast as ten.
     static func summaries(db: Database, atomicTables: [String] = []) throws -> [Summary] {
         var totals: [String: (entries: Int64, bytes: Int64)] = [:]

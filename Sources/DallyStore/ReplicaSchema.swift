@@ -321,8 +321,8 @@ enum ReplicaSchema {
         migrator.registerMigration("v14-outbox-deletes-uncounted-by-their-writers") { db in
             // No delete trigger: even standing aside (v12's `WHEN`), it made SQLite delete a
             // settle's entries in two passes and start its program for each: a settle cost a
-            // quarter less without it. What deletes an entry uncounts it: ``Outbox/remove(table:rowID:db:)`` one at
-            // a time, ``AcceptedRows`` in sets.
+            // quarter less without it. What deletes an entry uncounts it:
+            // ``Outbox/remove(table:rowID:db:)`` one at a time, ``AcceptedRows`` in sets.
             try db.execute(
                 sql: """
                     DROP TRIGGER dally_outbox_left;
