@@ -69,7 +69,7 @@ struct ShapedRelayTests {
         let sending = Task { try? await onThread { try client.send(patterned(50_000, seed: 4)) } }
         // The link drops once a few hundred bytes have crossed it (at 2,000 B/s, a fraction of
         // a second), whatever the machine's load.
-        while relay.counts.bytesUp < 300 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Self.wait(for: relay, toCarryUp: 300)
         await relay.cut()
         let open = ContinuousClock.now - connected
         _ = await sending.value
@@ -103,7 +103,7 @@ struct ShapedRelayTests {
         }
         let client = try TestSocket.connect(port: port)
         let sending = Task { try? await onThread { try client.send(patterned(50_000, seed: 6)) } }
-        while relay.counts.bytesUp < 600 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Self.wait(for: relay, toCarryUp: 600)
         await relay.cut()
         _ = await sending.value
         client.close()
@@ -115,5 +115,14 @@ struct ShapedRelayTests {
         #expect(up <= delivered + 256, "\(up) counted, \(delivered) delivered")
         try await relay.stop()
         listener.close()
+    }
+
+    /// Polls the relay's count (the relay paces by the system's clock) until `bytes` went up,
+    /// for 20 s at most: a relay that never gets there fails the test instead of hanging it.
+    private static func wait(for relay: CountingRelay, toCarryUp bytes: Int) async throws {
+        for _ in 0..<2_000 where relay.counts.bytesUp < bytes {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(relay.counts.bytesUp >= bytes, "\(relay.counts.bytesUp) bytes up, never \(bytes)")
     }
 }
