@@ -34,9 +34,11 @@ extension SyncCycle {
     /// batch built while another flies carries no pulls (its cursors would be read before the
     /// answer moved them); what it leaves unpulled is pulled at the end of the cycle.
     ///
-    /// Before the link is measured one batch goes at a time, and the next is built while it
-    /// flies, ready to go when its answer comes: a gateway back from an outage then does not
-    /// build its second batch while the cloud waits for it. When that answer shows the ready
+    /// Before the link is measured one batch goes at a time: the wake opens with a small one,
+    /// just large enough to measure the link (``LinkModel/openingBatchRows(_:)``), and the next
+    /// is built while it flies, ready to go when its answer comes: a gateway back from an
+    /// outage then neither builds its second batch while the cloud waits for it nor waits for
+    /// a whole first batch's apply before two go at once. When that answer shows the ready
     /// batch too large for the link (``LinkModel/batchRows(limit:target:)``), it is set aside
     /// unsent and built again at the measured size.
     func sendBatches(
@@ -79,8 +81,12 @@ extension SyncCycle {
             }
             while batches + flying.count + (ready == nil ? 0 : 1) < Self.maxBatchesPerCycle {
                 if let lastFull = ready?.full ?? flying.last?.full ?? answered?.full, !lastFull { break }
-                // Each batch sized so that it takes about target_request_time on the measured link.
-                let maxRows = model.batchRows(limit: rowLimit, target: target)
+                // Each batch sized so that it takes about target_request_time on the measured link;
+                // a wake's first on a link not measured yet small, so that its answer opens the
+                // window soon.
+                let sized = model.batchRows(limit: rowLimit, target: target)
+                let opening = flying.isEmpty && answered == nil && ready == nil && batches == 0
+                let maxRows = opening ? model.openingBatchRows(sized) : sized
                 let onWire = flying.isEmpty || flying.count < model.transfersAtOnce(rows: maxRows)
                 // Built ahead only beside a lone batch, and only one.
                 if !onWire, ready != nil || flying.count > 1 || model.measuresThroughput { break }

@@ -199,7 +199,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
             throw DallyError(
                 .notFound, "no uplink '\(name)'; configured: \(uplinks.map(\.name).joined(separator: ", "))")
         }
-        if uplink.setOverride(mode) { announce(uplink, "override \(mode.rawValue)") }
+        if uplink.setOverride(mode, now: now()) { announce(uplink, "override \(mode.rawValue)") }
         decisions.poke()
         return uplink.snapshot(at: now())
     }

@@ -29,6 +29,9 @@ final class Uplink: Sendable {
         /// When (ms since 1970) a failure's retry was let go at once: that retry asks the cloud
         /// itself, so the down probe leaves it be (``leavesProbeToRetry(now:)``).
         var retryAtOnceAt: Int64?
+        /// When (ms since 1970) the uplink last turned available or unavailable: how long a
+        /// gateway has been cut off, or since when it has its cloud back.
+        var availabilityChangedAt: Int64?
     }
 
     /// - Parameters:
@@ -82,8 +85,8 @@ final class Uplink: Sendable {
     func isUsable(at now: Int64) -> Bool { state.withLock { $0.availability.isUsable(at: now) } }
 
     /// Sets the override; returns whether availability changed.
-    func setOverride(_ mode: AvailabilityOverride) -> Bool {
-        change { state in
+    func setOverride(_ mode: AvailabilityOverride, now: Int64) -> Bool {
+        change(now: now) { state in
             state.availability.override = mode
             // The OS (or an operator) says the network is there: try it at once.
             if mode == .available { state.availability.recordSuccess() }
@@ -92,7 +95,7 @@ final class Uplink: Sendable {
 
     /// Records a probe's answer; returns whether availability changed.
     func recordProbe(up: Bool, now: Int64) -> Bool {
-        change { state in
+        change(now: now) { state in
             state.counters.probes += 1
             state.availability.probedUp = up
             state.cloudSilent = !up
@@ -105,12 +108,15 @@ final class Uplink: Sendable {
         }
     }
 
-    private func change(_ body: (inout State) -> Void) -> Bool {
+    private func change(now: Int64, _ body: (inout State) -> Void) -> Bool {
         state.withLock { state in
             let before = state.availability.isAvailable
             body(&state)
             let changed = before != state.availability.isAvailable
-            if changed { state.counters.availabilityChanges += 1 }
+            if changed {
+                state.counters.availabilityChanges += 1
+                state.availabilityChangedAt = now
+            }
             return changed
         }
     }
@@ -193,10 +199,13 @@ final class Uplink: Sendable {
 
     /// A snapshot for `/stats` and the admin API, as of `now`.
     func snapshot(at now: Int64) -> UplinkSnapshot {
-        let (availability, counters) = state.withLock { ($0.availability, $0.counters) }
+        let (availability, counters, changedAt) = state.withLock {
+            ($0.availability, $0.counters, $0.availabilityChangedAt)
+        }
         return UplinkSnapshot(
             name: name, networkClass: config.networkClass, url: config.url, override: availability.override,
-            available: availability.isAvailable, usable: availability.isUsable(at: now), retryAt: availability.retryAt,
+            available: availability.isAvailable, availabilityChangedAt: changedAt,
+            usable: availability.isUsable(at: now), retryAt: availability.retryAt,
             eager: config.eager, counters: counters.all + client.watch.model.estimate.counters,
             link: client.watch.model.estimate)
     }

@@ -9,6 +9,8 @@ public struct UplinkSnapshot: Sendable, Encodable {
     public let override: AvailabilityOverride
     /// Up by override or probe; usable also means not waiting out a retry backoff.
     public let available: Bool
+    /// Milliseconds since 1970 when `available` last changed (`nil`: not since the start).
+    public let availabilityChangedAt: Int64?
     public let usable: Bool
     /// Milliseconds since 1970 when a backoff ends.
     public let retryAt: Int64?
@@ -26,6 +28,7 @@ public struct UplinkSnapshot: Sendable, Encodable {
         try object.encode(url, for: "url")
         try object.encode(override.rawValue, for: "availability")
         try object.encode(available, for: "available")
+        try object.encode(availabilityChangedAt, for: "availability_changed_at")
         try object.encode(usable, for: "usable")
         try object.encode(retryAt, for: "retry_at")
         try object.encode(eager, for: "eager")

@@ -214,9 +214,14 @@ import Testing
             let listed = try await system.call(.GET, "/v1/admin/uplinks", token: admin)
             #expect(listed.json["uplinks"]?.array?.map { $0["availability"]?.string } == ["auto", "auto"])
             #expect(listed.json["uplinks"]?.array?.map { $0["availability_changes"]?.int } == [0, 0])
+            #expect(listed.json["uplinks"]?.array?.map { $0["availability_changed_at"] } == [.null, .null])
+            system.advance(by: .seconds(5))
             let set = try await system.call(.PUT, "/v1/admin/uplinks/lte", body: #"{"availability":"unavailable"}"#, token: admin)
             #expect(set.json["available"]?.bool == false)
             #expect(set.json["availability_changes"]?.int == 1)
+            // When it changed, on the gateway's clock.
+            let expected = system.t0 + 5_000
+            #expect(set.json["availability_changed_at"]?.int.map { Int64($0) } == expected)
         }
     }
 

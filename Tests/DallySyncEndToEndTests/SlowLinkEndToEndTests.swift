@@ -291,34 +291,37 @@ import Testing
         }
     }
 
-    @Test func beforeTheLinkIsMeasuredTheNextBatchIsBuiltWhileTheFirstFlies() async throws {
-        // 300 wide orders a batch (~66 KB, ~2 s on the link), one at a time (the round trip is
-        // short and nothing is measured yet): the second is recorded while the first goes, and
-        // goes when its answer comes.
+    @Test func aWakeOnAnUnmeasuredLinkOpensWithASmallBatchAndBuildsTheNextWhileItFlies() async throws {
+        // 300 wide orders a batch at most (~66 KB, ~2 s on the link), one at a time (the round
+        // trip is short and nothing is measured yet): the wake opens with an eighth of that,
+        // enough to measure the link, and records the next full batch while it goes; that one
+        // goes when the first's answer comes.
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines + ["max_batch_rows = 300"]) { system in
             try await system.writeOrders(600)
             async let synced = system.base.sync("gw-a", table: "orders")
             #expect(try await eventually(within: .seconds(30)) {
-                try await system.stats()["tables"]?["orders"]?["outbox_in_flight"]?.int == 600
+                try await system.stats()["tables"]?["orders"]?["outbox_in_flight"]?.int == 337
             })
             _ = try await synced
             try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 600 }
-            #expect(try system.cloudBatchRows("orders") == [300, 300])
+            #expect(try system.cloudBatchRows("orders") == [37, 300, 263])
             #expect(!system.uploadsOverlapped(), "the ready batch went before the first's answer")
             #expect(try await system.syncCounter("batches_resent") == 0)
-            #expect(try await system.uplink()["failures"]?.int == 0)
+            let uplink = try await system.uplink()
+            #expect(uplink["failures"]?.int == 0, "\(uplink)")
+            #expect((uplink["link"]?["bytes_per_second_up"]?.double ?? 0) > 0, "the opening batch measured nothing: \(uplink)")
         }
     }
 
     @Test func aBatchBuiltBeforeTheLinkWasMeasuredIsBuiltAgainWhenTooLargeForIt() async throws {
-        // Once measured, 1 s on the link carries ~150 of these orders: the 300-row batch built
-        // beside the first does not go; smaller ones do.
+        // Once the opening batch measured the link, 1 s on it carries ~150 of these orders: the
+        // 300-row batch built beside the opening one does not go; smaller ones do.
         let lines = Self.lines + ["max_batch_rows = 300", #"target_request_time = "1s""#]
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: lines) { system in
             try await system.writeOrders(600)
             try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 600 }
             let sizes = try system.cloudBatchRows("orders")
-            #expect(sizes.first == 300 && sizes.dropFirst().allSatisfy { $0 < 300 } && sizes.reduce(0, +) == 600, "\(sizes)")
+            #expect(sizes.first == 37 && sizes.dropFirst().allSatisfy { $0 < 300 } && sizes.reduce(0, +) == 600, "\(sizes)")
             #expect(try await system.syncCounter("batches_resent") == 0)
         }
     }

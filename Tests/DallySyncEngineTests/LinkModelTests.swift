@@ -105,6 +105,26 @@ struct LinkModelTests {
         #expect(model.frameBytes(whole: 1_000_000, target: .seconds(1)) == 16_384)
     }
 
+    @Test func aWakesFirstBatchIsSmallUntilTheThroughputIsMeasured() {
+        // Nothing measured, a short round trip: an eighth of what a batch may carry, so that
+        // its answer soon lets the next ones go two at a time.
+        let lan = LinkModel()
+        lan.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(2), totalAfter: .milliseconds(2)))
+        #expect(lan.openingBatchRows(5_000) == 625)
+        #expect(lan.openingBatchRows(4) == 1)
+        // The row size known from small batches: just enough rows for twice a measuring body.
+        lan.noteBatch(rows: 10, bytesOnWire: 400)
+        #expect(lan.openingBatchRows(5_000) == 410)
+        #expect(lan.openingBatchRows(100) == 100)
+        // Measured: every batch at the size the link allows.
+        lan.record(TransferSample(bytesUp: 150_000, bytesDown: 100, headAfter: .milliseconds(100), totalAfter: .milliseconds(100)))
+        #expect(lan.openingBatchRows(5_000) == 5_000)
+        // A long round trip sends two at once from the start: the first batch waits for no answer.
+        let satellite = LinkModel()
+        satellite.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(600), totalAfter: .milliseconds(600)))
+        #expect(satellite.openingBatchRows(5_000) == 5_000)
+    }
+
     @Test func failuresAndResumesAreCounted() {
         let model = LinkModel()
         model.wasted(1_000)

@@ -24,6 +24,9 @@
 #   apply rate is measured with the same kind
 #   APPLY_RUNS [1]: runs of `dally-bench apply`; above 1, the median of the store's and of
 #   `http x1`'s rates is printed too (RESULT apply_store_median, apply_http_1_median)
+#   PIN_CORES [0]: 1 runs the gateway (and this script's clients) on core 0 and the cloud, and
+#   the store's own apply rate, on core 1 (taskset): each process on a core of its own, as on two
+#   machines, instead of the two sharing both cores
 #   SYNCHRONOUS [full] DALLY_BIN [.build/release/dally] DALLY_BENCH_BIN [.build/release/dally-bench]
 #   RESULTS_DIR [/tmp/dally-bench-results/backlog-<timestamp>] KEEP_TMP [0]
 set -euo pipefail
@@ -58,6 +61,13 @@ DALLY_BIN=${DALLY_BIN:-$REPO/.build/release/dally}
 DALLY_BENCH_BIN=${DALLY_BENCH_BIN:-$REPO/.build/release/dally-bench}
 [ -x "$DALLY_BIN" ] || { echo "no binary at $DALLY_BIN" >&2; exit 1; }
 
+CORES=$(nproc)
+GW_CORE=() CLOUD_CORE=()
+if [ "${PIN_CORES:-0}" = 1 ]; then
+  [ "$CORES" -ge 2 ] || { echo "PIN_CORES=1 needs two cores" >&2; exit 2; }
+  GW_CORE=(taskset -c 0) CLOUD_CORE=(taskset -c 1)
+  taskset -cp 0 $$ >/dev/null
+fi
 TMP=$(mktemp -d /tmp/dally-backlog.XXXXXX)
 mkdir -p "$RESULTS_DIR" "$TMP/gw" "$TMP/cloud"
 TABLE="[[tables]]
@@ -102,7 +112,7 @@ for start in range(first, end, size):
 PY
 }
 
-"$DALLY_BIN" gateway --config "$TMP/gateway.toml" >>"$TMP/gateway.log" 2>&1 &
+"${GW_CORE[@]}" "$DALLY_BIN" gateway --config "$TMP/gateway.toml" >>"$TMP/gateway.log" 2>&1 &
 GW_PID=$!
 wait_healthy "$GW" "$GW_PID" gateway
 time_stats empty
@@ -123,7 +133,7 @@ if [ "${OUTAGE_SECONDS:-0}" -gt 0 ]; then
 fi
 before=$(pending)
 log "drain: $before rows pending; starting the cloud"
-"$DALLY_BIN" cloud --config "$TMP/cloud.toml" >>"$TMP/cloud.log" 2>&1 &
+"${CLOUD_CORE[@]}" "$DALLY_BIN" cloud --config "$TMP/cloud.toml" >>"$TMP/cloud.log" 2>&1 &
 CLOUD_PID=$!
 drain_start=$(date +%s.%N)
 gw_cpu_start=$(cpu_seconds "$GW_PID")
@@ -132,12 +142,20 @@ wait_healthy "$CLOUD" "$CLOUD_PID" cloud
 # retry backoff and probe: retry_max and probe_interval 1 s here unless RETRY_MAX and
 # PROBE_INTERVAL say, e.g. 60s for the defaults, where the probe then looks every
 # down_probe_interval while the cloud is down); after it, the drain proper.
-read -r first_at first_left drain_end left < <(python3 "$BENCH_DIR/drain_watch.py" "$GW" "$ADMIN_TOKEN" bench "$before" 1800)
+read -r first_at first_left drain_end left found_at < <(python3 "$BENCH_DIR/drain_watch.py" "$GW" "$ADMIN_TOKEN" bench "$before" 1800)
 drain_s=$(python3 -c "print(f'{$drain_end - $drain_start:.2f}')")
 echo "RESULT drain rows=$before seconds=$drain_s rows_per_s=$(python3 -c "print(round($before / $drain_s))") left=$left" | tee -a "$RESULTS"
 if [ "$first_at" != - ]; then
   echo "RESULT drain_phases first_batch_after_s=$(python3 -c "print(f'{$first_at - $drain_start:.2f}')")" \
     "rows_per_s_after_first=$(python3 -c "print(round(($first_left - $left) / max($drain_end - $first_at, 0.001)))")" | tee -a "$RESULTS"
+fi
+# The drain once the gateway knew its cloud was back (its probe's answer, `down_probe_interval`
+# after the cloud's start at most): the pipeline's own rate, beside the store's, which is timed
+# from an open store too.
+if [ "$found_at" != - ]; then
+  echo "RESULT drain_found found_after_s=$(python3 -c "print(f'{$found_at - $drain_start:.2f}')")" \
+    "seconds=$(python3 -c "print(f'{$drain_end - $found_at:.2f}')")" \
+    "rows_per_s=$(python3 -c "print(round(($before - $left) / max($drain_end - $found_at, 0.001)))")" | tee -a "$RESULTS"
 fi
 # Every row arrived, once: the cloud holds `before` live rows, and its table's version (one per
 # change applied) is `before` too.
@@ -162,7 +180,7 @@ if [ -x "$DALLY_BENCH_BIN" ]; then
     log "the cloud's own apply rate ($run of $runs): dally-bench apply, $batches batches of $SYNC_BATCH_ROWS rows"
     out="$RESULTS_DIR/apply.txt"
     [ "$runs" -gt 1 ] && out="$RESULTS_DIR/apply-$run.txt"
-    "$DALLY_BENCH_BIN" apply --rows-per-batch "$SYNC_BATCH_ROWS" --batches "$batches" --ids "$IDS" \
+    "${CLOUD_CORE[@]}" "$DALLY_BENCH_BIN" apply --rows-per-batch "$SYNC_BATCH_ROWS" --batches "$batches" --ids "$IDS" \
       --columns "name TEXT,qty INTEGER,price REAL,paid BOOLEAN" --synchronous "$SYNCHRONOUS" \
       >"$out" 2>&1 || true
     grep '^RESULT' "$out" | tee -a "$RESULTS" || true
@@ -178,5 +196,5 @@ if [ -x "$DALLY_BENCH_BIN" ]; then
 fi
 
 echo
-echo "Backlog ($DALLY_BIN; $(nproc) cores; synchronous=$SYNCHRONOUS; ids=$IDS; results in $RESULTS_DIR)"
+echo "Backlog ($DALLY_BIN; $CORES cores$([ "${PIN_CORES:-0}" = 1 ] && echo ", gateway on core 0 and cloud on core 1"); synchronous=$SYNCHRONOUS; ids=$IDS; results in $RESULTS_DIR)"
 cat "$RESULTS"

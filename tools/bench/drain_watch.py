@@ -6,11 +6,13 @@ outbox (when the gateway found its cloud back), then every 0.25 s (a new curl an
 poll cost the two cores a tenth of one; faster polls cost the gateway more CPU than that),
 and takes the drain's end from the gateway itself: `sync.last_success_at`, when the sync
 cycle that emptied the outbox ended, if it falls between the last two polls (else the poll
-that saw the outbox empty).
+that saw the outbox empty). When the gateway found its cloud back comes from the gateway too:
+its first uplink's `availability_changed_at` once the drain is over (the probe's answer that
+made it available).
 
 Usage: drain_watch.py GATEWAY_URL ADMIN_TOKEN TABLE ROWS_BEFORE DEADLINE_SECONDS
-Prints one line: first_at first_left end_at left (times: seconds since 1970; first_at and
-first_left are "-" when no row left the outbox).
+Prints one line: first_at first_left end_at left found_at (times: seconds since 1970; first_at
+and first_left are "-" when no row left the outbox, found_at when the uplink is not available).
 """
 import http.client
 import json
@@ -40,6 +42,7 @@ first_at, first_left = "-", "-"
 deadline = time.time() + limit
 previous = time.time()
 end = None
+found = "-"
 while time.time() < deadline:
     answer = stats()
     now = time.time()
@@ -51,7 +54,10 @@ while time.time() < deadline:
         if left == 0:
             success = (answer["sync"].get("last_success_at") or 0) / 1000
             end = success if previous <= success <= now else now
+            uplink = answer["uplinks"][0]
+            if uplink["available"] and uplink.get("availability_changed_at"):
+                found = f"{uplink['availability_changed_at'] / 1000:.3f}"
             break
     previous = now
     time.sleep(0.05 if first_at == "-" else 0.25)
-print(first_at, first_left, f"{end or time.time():.3f}", left)
+print(first_at, first_left, f"{end or time.time():.3f}", left, found)
