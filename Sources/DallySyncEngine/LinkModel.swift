@@ -157,8 +157,9 @@ final class LinkModel: Sendable {
     /// (twice ``measuringBody`` at the row size known from smaller batches, else an eighth of
     /// `rows`), so that its answer comes soon and lets the next batches go two at a time; a
     /// full first batch kept the cloud waiting for the second one's build and for its own
-    /// apply (on loopback, ~0.1 s of a 100,000-row drain's 1.5 s). `rows` once measured, or
-    /// where two go at once anyway (a long round trip).
+    /// apply (on loopback the second and third batches of a 100,000-row drain left ~65 ms
+    /// later; docs/BENCHMARKS.md). `rows` once measured, or where two go at once anyway (a
+    /// long round trip).
     func openingBatchRows(_ rows: Int) -> Int {
         let (rate, rowBytes) = state.withLock { ($0.estimate.bytesPerSecondUp, $0.rowBytes) }
         guard rate == nil, transfersAtOnce(rows: rows) == 1 else { return rows }
