@@ -229,30 +229,42 @@ extension ReplicaStore {
     ) throws -> BatchRequest.Section {
         let schema = table.schema
         var changes: [BatchRequest.Change] = []
-        try pendingRows(table, limit: limit, from: "o.row_id > ?", cursor ?? "", into: &changes, &highestSeq, db: db)
+        // No row above the highest id in flight is in flight: past it (where a drain's next
+        // batch reads, after the ones on the wire) a row needs no lookup in the in-flight rows.
+        let aboveFlight = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT MAX(row_id) FROM dally_inflight_rows WHERE tbl = ?"),
+            arguments: [schema.name])
+        try pendingRows(
+            table, limit: limit, from: "o.row_id > ?", cursor ?? "", aboveFlight: aboveFlight, into: &changes,
+            &highestSeq, db: db)
         if changes.count < limit, let cursor {
             try pendingRows(
-                table, limit: limit - changes.count, from: "o.row_id <= ?", cursor, into: &changes, &highestSeq, db: db)
+                table, limit: limit - changes.count, from: "o.row_id <= ?", cursor, aboveFlight: aboveFlight,
+                into: &changes, &highestSeq, db: db)
         }
         return BatchRequest.Section(table: schema.name, columns: schema.columns.map(\.name), changes: changes)
     }
 
     /// Appends up to `limit` waiting rows of `table` whose id meets `range` (bound to `bound`),
     /// in id order: the outbox's own order, so SQLite walks its primary key and sorts nothing.
+    /// Rows in flight are left out; those with an id above `aboveFlight` (the highest in
+    /// flight; nil: none is) without looking.
     private static func pendingRows(
-        _ table: TableSQL, limit: Int, from range: String, _ bound: String, into changes: inout [BatchRequest.Change],
-        _ highestSeq: inout Int64, db: Database
+        _ table: TableSQL, limit: Int, from range: String, _ bound: String, aboveFlight: String?,
+        into changes: inout [BatchRequest.Change], _ highestSeq: inout Int64, db: Database
     ) throws {
         let schema = table.schema
         let sql = """
             SELECT o.base_version, \(table.selectList(qualifiedBy: "t"))
             FROM dally_outbox o JOIN \(table.sqlTable) t ON t.id = o.row_id
             WHERE o.tbl = ? AND \(range) AND o.parked IS NULL
-                AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
+                AND (? IS NULL OR o.row_id > ?
+                    OR NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id))
                 \(schema.policy.atomicSync ? "AND NOT \(Outbox.awaitsObjects)" : "")
             ORDER BY o.row_id LIMIT ?
             """
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: [schema.name, bound, limit])
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: sql), arguments: [schema.name, bound, aboveFlight, aboveFlight, limit])
         while let row = try rows.next() {
             let stored = RowDecoding.storedRow(row, schema: schema, offset: 1)
             changes.append(
