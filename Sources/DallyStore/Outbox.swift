@@ -147,8 +147,9 @@ public enum Outbox {
     /// kept by the outbox's insert and update triggers and by what deletes an entry
     /// (``remove(table:rowID:db:)``, ``AcceptedRows``); only the entries that do not wait (in
     /// flight, parked, held: a few batches' worth) are counted from the outbox
-    /// (``StalledEntries``), by first-dirty time only among the oldest times. So the cost follows the tables and the rows under way, not
-    /// the backlog: a million pending rows answer as fast as ten.
+    /// (``StalledEntries``), by first-dirty time only among the oldest times. So the cost
+    /// follows the tables and the rows under way, not the backlog: a million pending rows
+    /// answer as fast as ten.
     static func summaries(db: Database, atomicTables: [String] = []) throws -> [Summary] {
         var totals: [String: (entries: Int64, bytes: Int64)] = [:]
         for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT tbl, entries, bytes FROM dally_outbox_totals WHERE entries > 0")) {

@@ -82,11 +82,11 @@ extension SyncCycle {
             while batches + flying.count + (ready == nil ? 0 : 1) < Self.maxBatchesPerCycle {
                 if let lastFull = ready?.full ?? flying.last?.full ?? answered?.full, !lastFull { break }
                 // Each batch sized so that it takes about target_request_time on the measured link;
-                // a wake's first on a link not measured yet small, so that its answer opens the
-                // window soon.
+                // a wake's first (nothing answered, nothing on the wire: nor ready, which is only
+                // built beside one) on a link not measured yet small, so that its answer opens
+                // the window soon.
                 let sized = model.batchRows(limit: rowLimit, target: target)
-                let opening = flying.isEmpty && answered == nil && ready == nil && batches == 0
-                let maxRows = opening ? model.openingBatchRows(sized) : sized
+                let maxRows = batches == 0 && flying.isEmpty ? model.openingBatchRows(sized) : sized
                 let onWire = flying.isEmpty || flying.count < model.transfersAtOnce(rows: maxRows)
                 // Built ahead only beside a lone batch, and only one.
                 if !onWire, ready != nil || flying.count > 1 || model.measuresThroughput { break }
