@@ -119,6 +119,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -339,6 +340,8 @@ let package = Package(
             dependencies: [
                 "DallySyncEngine", "DallyCompression", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
                 "DallySync", "DallyClocks",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(name: "DallySchedulerTests", dependencies: ["DallyScheduler", "DallyCore"]),
         .testTarget(name: "DallyFrugalTests", dependencies: ["DallyFrugal", "DallyCore"]),

@@ -22,7 +22,7 @@ final class AnswerTap: Sendable {
     }
 
     func append(_ piece: ByteBuffer) {
-        state.withLock { $0.body.writeImmutableBuffer(piece) }
+        state.withLock { _ = $0.body.writeImmutableBuffer(piece) }
     }
 
     /// The answer's head, if it arrived, and the body bytes read.

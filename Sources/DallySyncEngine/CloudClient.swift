@@ -205,9 +205,17 @@ struct CloudClient: Sendable {
     /// Whether the cloud answers `GET /healthz` within `timeout`: the uplink's cheap probe.
     /// A node that does not answer is left for the next, so the uplink is available while any
     /// node is.
-    func probe(timeout: Duration) async -> Bool {
+    ///
+    /// With `knockFirst` (the cloud gave no answer last time, no proxy in between), a node
+    /// that refuses a bare TCP connection is passed over without an HTTP request
+    /// (``ListenerCheck``): how a probe stays cheap enough to look often during an outage.
+    func probe(timeout: Duration, knockFirst: Bool = false) async -> Bool {
         for _ in nodes.urls.indices {
             let base = baseURL
+            if knockFirst, let check = nodes.checks[base], await !check.accepts(timeout: timeout) {
+                nodes.failed(base)
+                continue
+            }
             var request = HTTPClientRequest(url: base + "/healthz")
             request.method = .GET
             do {

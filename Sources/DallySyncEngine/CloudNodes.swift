@@ -10,6 +10,8 @@ import Synchronization
 /// then; the cloud applies a batch id once whichever node gets it.
 final class CloudNodes: Sendable {
     let urls: [String]
+    /// Each node's ``ListenerCheck``, read from its URL once.
+    let checks: [String: ListenerCheck]
     /// How long requests stay away from the first node once they left it.
     let returnAfter: Duration
     private let state: Mutex<State>
@@ -24,6 +26,7 @@ final class CloudNodes: Sendable {
     init(urls: [String], returnAfter: Duration = .seconds(60)) {
         self.urls = urls.isEmpty ? [""] : urls
         self.returnAfter = returnAfter
+        checks = Dictionary(self.urls.compactMap { url in ListenerCheck(url: url).map { (url, $0) } }) { first, _ in first }
         state = Mutex(State())
     }
 

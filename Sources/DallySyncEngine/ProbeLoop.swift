@@ -42,7 +42,10 @@ struct ProbeLoop<C: Clock>: Sendable where C.Duration == Duration {
             if !silent, let last = uplink.lastAnswerAt, now - last < interval.milliseconds, uplink.availability.probedUp {
                 continue
             }
-            let up = await uplink.client.probe(timeout: min(requestTimeout, interval))
+            // Through a proxy the connection is the proxy's, which accepts whether or not the
+            // cloud is there: only the HTTP request can tell.
+            let up = await uplink.client.probe(
+                timeout: min(requestTimeout, interval), knockFirst: silent && uplink.config.proxy == nil)
             if uplink.recordProbe(up: up, now: self.now()) {
                 availabilityChanged(uplink, up ? "probe answered" : "probe failed")
             } else if up {
