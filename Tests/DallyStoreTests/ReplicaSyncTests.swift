@@ -54,6 +54,23 @@ struct ReplicaSyncBatchTests {
         #expect(again.resent)
     }
 
+    @Test func aBatchRecordedBeforeBatchesNamedTheirTablesIsReadFromItsBody() async throws {
+        _ = try await store.write(put("o1", [(0, .text("Ada"))]), table: "orders")
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))
+        // As a replica older than the `uploads` and `pulls` columns recorded it.
+        try await store.pool.write { db in try db.execute(sql: "UPDATE dally_inflight SET uploads = NULL, pulls = NULL") }
+
+        let flight = try #require(try await store.syncBacklog().inFlight.first)
+        #expect(flight.batchID == batch.batchID)
+        #expect(flight.uploads == ["orders"])
+        #expect(flight.pulls == ["notes", "orders"])
+        // Its tables known, it goes out again whole where they may go, and not where they may not.
+        let only = BatchScope(uploads: ["orders"], pulls: ["notes", "orders"])
+        #expect(try await store.nextBatch(gateway: "gw", maxRows: 100, scope: only)?.batchID == batch.batchID)
+        let notes = BatchScope(uploads: ["notes"], pulls: ["notes"])
+        #expect(try await store.nextBatch(gateway: "gw", maxRows: 100, scope: notes) == nil)
+    }
+
     @Test func theBatchInFlightSurvivesARestart() async throws {
         _ = try await store.write(put("o1", [(0, .text("Ada"))]), table: "orders")
         _ = try await store.write(delete("o1"), table: "orders")

@@ -166,8 +166,14 @@ extension ReplicaStore {
 
     /// The batches in flight, oldest first.
     static func inFlight(db: Database) throws -> [InFlight] {
+        // The body only where the tables are not recorded: it is the whole batch (hundreds of
+        // KiB in a drain), and every plan and every decision reads this.
         try Row.fetchAll(
-            db, sql: "SELECT batch, created_at, uploads, pulls, body FROM dally_inflight ORDER BY created_at, batch"
+            db,
+            sql: """
+                SELECT batch, created_at, uploads, pulls, CASE WHEN uploads IS NULL OR pulls IS NULL THEN body END
+                FROM dally_inflight ORDER BY created_at, batch
+                """
         ).map { row in
             let batchID: String = row[0]
             if let uploads: String = row[2], let pulls: String = row[3] {
