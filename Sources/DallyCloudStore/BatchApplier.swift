@@ -17,6 +17,8 @@ import GRDB
 /// object and keeps it.
 struct BatchApplier {
     let batch: BatchRequest
+    /// The batch's origin, spelled once: each change is ruled and written with it.
+    let origin: String
     let tables: [String: CloudTableSQL]
     /// Table versions as of the start of the transaction; advanced as changes are applied.
     var versions: [String: Int64]
@@ -25,6 +27,7 @@ struct BatchApplier {
 
     init(batch: BatchRequest, tables: [String: CloudTableSQL], versions: [String: Int64]) {
         self.batch = batch
+        origin = batch.origin
         self.tables = tables
         self.versions = versions
     }
@@ -72,7 +75,7 @@ struct BatchApplier {
             let current = try CurrentRow.fetch(change.id, with: statements.current)
             let absent = try decoded.references.first { !(try Self.isHeld($0.reference, statements.objectHeld)) }
             let ruling = ChangeRuling.rule(
-                change, origin: batch.origin, batchID: batch.batchID, policy: table.schema.conflict, current: current,
+                change, origin: origin, batchID: batch.batchID, policy: table.schema.conflict, current: current,
                 absentObject: absent)
             switch ruling {
             case .alreadyApplied(let stored):
@@ -123,7 +126,7 @@ struct BatchApplier {
     private func write(_ decoded: DecodedChange, version: Int64, table: CloudTableSQL, statements: Statements) throws {
         let change = decoded.change
         let arguments = table.writeArguments(
-            id: change.id, version: version, updatedAt: change.updatedAt, deleted: change.deleted, origin: batch.origin,
+            id: change.id, version: version, updatedAt: change.updatedAt, deleted: change.deleted, origin: origin,
             batch: batch.batchID, values: decoded.values.map(RowDecoding.databaseValue))
         try (change.deleted ? statements.delete : statements.upsert).execute(values: arguments)
     }
