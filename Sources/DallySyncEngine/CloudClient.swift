@@ -212,7 +212,8 @@ struct CloudClient: Sendable {
     func probe(timeout: Duration, knockFirst: Bool = false) async -> Bool {
         for _ in nodes.urls.indices {
             let base = baseURL
-            if knockFirst, let check = nodes.checks[base], await !check.accepts(timeout: timeout) {
+            // Connecting is bounded as AsyncHTTPClient bounds its own connects (10 s).
+            if knockFirst, let check = nodes.checks[base], await !check.accepts(timeout: min(timeout, .seconds(10))) {
                 nodes.failed(base)
                 continue
             }
