@@ -63,6 +63,7 @@ let package = Package(
         .target(
             name: "DallyStore",
             dependencies: [
+                "DallyCompression",
                 "DallyCore",
                 "DallyObjects",
                 "DallySync",

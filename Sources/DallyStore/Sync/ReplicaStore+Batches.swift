@@ -53,6 +53,8 @@ extension ReplicaStore {
     /// A new batch, encoded, not recorded yet.
     private struct NewBatch: Sendable {
         let batch: OutgoingBatch
+        /// Its body as the replica keeps it (``KeptBody``).
+        let kept: [UInt8]
         /// Per table, the ids of the rows it carries, a JSON array (``JSONRows/strings(_:)``).
         let ids: [(table: String, json: String)]
         /// The highest local sequence number among the rows it carries: a row is unchanged since
@@ -72,18 +74,19 @@ extension ReplicaStore {
         let cursors = sendCursors.withLock { $0 }
         let plan = try await pool.read { db -> (BatchPlan, [String: String])? in
             for flight in try Self.inFlight(db: db) where scope.fits(flight) && !excluding.contains(flight.batchID) {
-                guard let body = try Data.fetchOne(
+                guard let kept = try Data.fetchOne(
                     db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
                 else { continue }
+                let body = try KeptBody.unpacked(Array(kept))
                 let rows = try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE batch = ?", arguments: [flight.batchID]) ?? 0
                 // A resend (after a restart, or a failed attempt) is rare: its outline is read
                 // from the body it keeps.
-                let outline = try BatchOutline.read(JSONParser.parse(Array(body)))
+                let outline = try BatchOutline.read(JSONParser.parse(body))
                 return (
                     .resend(
                         OutgoingBatch(
-                            batchID: flight.batchID, body: Array(body), rows: rows, resent: true, uploads: flight.uploads,
+                            batchID: flight.batchID, body: body, rows: rows, resent: true, uploads: flight.uploads,
                             pulls: flight.pulls, outline: outline)), [:]
                 )
             }
@@ -120,7 +123,7 @@ extension ReplicaStore {
             return (
                 .new(
                     NewBatch(
-                        batch: batch, ids: ids, highestSeq: highestSeq,
+                        batch: batch, kept: KeptBody.packed(batch.body), ids: ids, highestSeq: highestSeq,
                         carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
                         createdAt: createdAt)), reached
             )
@@ -154,7 +157,7 @@ extension ReplicaStore {
                 try db.execute(
                     sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
                     arguments: [
-                        plan.batch.batchID, plan.createdAt, Data(plan.batch.body), Self.list(plan.batch.uploads),
+                        plan.batch.batchID, plan.createdAt, Data(plan.kept), Self.list(plan.batch.uploads),
                         Self.list(plan.batch.pulls),
                     ])
             }
@@ -180,7 +183,8 @@ extension ReplicaStore {
                 return InFlight(batchID: batchID, createdAt: row[1], uploads: Self.names(uploads), pulls: Self.names(pulls))
             }
             // Recorded before batches named their tables: read them from the body.
-            let request = try BatchRequest.decode(JSONParser.parse(Array(row[4] as Data)), maxRows: .max)
+            let request = try BatchRequest.decode(
+                JSONParser.parse(KeptBody.unpacked(Array(row[4] as Data))), maxRows: .max)
             return InFlight(
                 batchID: batchID, createdAt: row[1], uploads: request.sections.map(\.table),
                 pulls: request.since.entries.map(\.table))
