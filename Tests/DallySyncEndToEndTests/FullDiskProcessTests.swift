@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import DallyCore
+import DallyTestSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A real full disk, not SQLite's `max_page_count`: the gateway's data directory on a 3 MiB
+/// tmpfs, its free-space floor off, written until the filesystem itself refuses (ENOSPC).
+/// Every write answered 200 must survive a kill -9 and a restart on the disk still full.
+///
+/// Mounting needs root, allowed to mount (as CI runs); elsewhere the test is off.
+@Suite struct FullDiskProcessTests {
+    static let mount = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let umount = ["/usr/bin/umount", "/bin/umount"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// Whether this process may mount a tmpfs: root, and (in a container) allowed to, found by
+    /// mounting a small one once. Where it may not, SQLite's `max_page_count` stands in
+    /// (`DataLifecycleTests`).
+    static let canMount: Bool = {
+        guard getuid() == 0, let mount, let umount,
+            FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)
+        else { return false }
+        let probe = ScratchSpace.path("dally-mount-probe-")
+        guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)) != nil,
+            let mounted = try? SpawnedProcess(mount, ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe])
+        else { return false }
+        mounted.waitUntilExit()
+        guard mounted.terminationStatus == 0 else { return false }
+        (try? SpawnedProcess(umount, [probe]))?.waitUntilExit()
+        return true
+    }()
+
+    let token = "client-token-0123456789"
+
+    @Test(.enabled(if: canMount), .timeLimit(.minutes(2)))
+    func aFilesystemThatFillsRefusesWritesKeepsReadsAndLosesNothingAcknowledged() async throws {
+        let root = ScratchSpace.path("dally-full-disk-")
+        let disk = root + "/disk"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try run(Self.mount, ["-t", "tmpfs", "-o", "size=3m", "tmpfs", disk])
+        defer { try? run(Self.umount, [disk]) }
+        let config = root + "/gateway.toml"
+        try """
+            [server]
+            host = "127.0.0.1"
+            data_dir = "\(disk)/gateway"
+            log_level = "info"
+            [store]
+            min_free_bytes = 0
+            [admin]
+            token = "admin-token-0123456789"
+            [[clients]]
+            name = "app"
+            token = "\(token)"
+            read = ["*"]
+            write = ["*"]
+            [cloud]
+            url = "http://127.0.0.1:\(try FreePort.find())"
+            gateway_id = "gw"
+            secret = "gateway-secret-0123456789"
+            [[tables]]
+            name = "notes"
+            columns = ["body TEXT"]
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+
+        let gateway = try await offPool { try GatewayProcess(config: config) }
+        var acknowledged: [String] = []
+        var refusal: Reply?
+        for request in 0..<1_000 where refusal == nil {
+            let ids = (0..<20).map { "n\(request)-\($0)" }
+            let rows = ids.map { #"{"id":"\#($0)","values":{"body":"\#(String(repeating: "x", count: 200))\#(UUID())"}}"# }
+            let reply = try await call(gateway.port, .POST, "/v1/tables/notes/batch", #"{"created":[\#(rows.joined(separator: ","))]}"#)
+            switch reply.status {
+            case 200: acknowledged += ids
+            case 507: refusal = reply
+            default: Issue.record("a write answered \(reply.status): \(reply.body)")
+            }
+        }
+        let full = try #require(refusal, "3 MiB never filled")
+        #expect(full.json["error"]?["code"]?.string == "insufficient_storage")
+        #expect(full.json["error"]?["message"]?.string?.contains("disk is full") == true)
+        #expect(acknowledged.count >= 100)
+        // Reads go on while the disk is full.
+        #expect(try await call(gateway.port, .GET, "/v1/tables/notes/rows?limit=1", nil).status == 200)
+
+        gateway.kill9()
+        let restarted = try await offPool { try GatewayProcess(config: config) }
+        defer { _ = restarted.terminate() }
+        var present = Set<String>()
+        var since: Int64 = 0
+        while true {
+            let page = try await call(restarted.port, .GET, "/v1/tables/notes/rows?limit=500&since=\(since)", nil)
+            try #require(page.status == 200, "\(page.body)")
+            present.formUnion(page.json["rows"]?.array?.compactMap { $0["id"]?.string } ?? [])
+            since = try #require(page.json["next_since"]?.int)
+            if page.json["more"]?.bool != true { break }
+        }
+        #expect(Set(acknowledged).subtracting(present).isEmpty)
+    }
+
+    struct Reply: Sendable {
+        let status: Int
+        let body: String
+        var json: JSONValue { (try? JSONParser.parse(Array(body.utf8))) ?? .null }
+    }
+
+    func call(_ port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        return Reply(status: Int(response.status.code), body: String(buffer: try await response.body.collect(upTo: 4 << 20)))
+    }
+
+    /// Runs `executable` with `arguments` and waits; throws unless it exits 0.
+    func run(_ executable: String?, _ arguments: [String]) throws {
+        guard let executable else { throw TestFailure("no mount/umount here") }
+        let child = try SpawnedProcess(executable, arguments)
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else {
+            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(child.terminationStatus)")
+        }
+    }
+}
