@@ -65,6 +65,8 @@ import Testing
             """.write(toFile: config, atomically: true, encoding: .utf8)
 
         let gateway = try await offPool { try GatewayProcess(config: config) }
+        // Before the unmount (defers run last first): a process with files open keeps it busy.
+        defer { if gateway.process.isRunning { gateway.kill9() } }
         var acknowledged: [String] = []
         var refusal: Reply?
         for request in 0..<1_000 where refusal == nil {
