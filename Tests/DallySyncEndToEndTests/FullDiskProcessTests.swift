@@ -68,7 +68,7 @@ import Testing
         // Before the unmount (defers run last first): a process with files open keeps it busy.
         defer { if gateway.process.isRunning { gateway.kill9() } }
         var acknowledged: [String] = []
-        var refusal: Reply?
+        var refusal: SyncSystem.Reply?
         for request in 0..<1_000 where refusal == nil {
             let ids = (0..<20).map { "n\(request)-\($0)" }
             let rows = ids.map { #"{"id":"\#($0)","values":{"body":"\#(String(repeating: "x", count: 200))\#(UUID())"}}"# }
@@ -80,7 +80,7 @@ import Testing
             }
         }
         let full = try #require(refusal, "3 MiB never filled")
-        #expect(full.json["error"]?["code"]?.string == "insufficient_storage")
+        #expect(full.errorCode == "insufficient_storage")
         #expect(full.json["error"]?["message"]?.string?.contains("disk is full") == true)
         #expect(acknowledged.count >= 100)
         // Reads go on while the disk is full.
@@ -101,19 +101,15 @@ import Testing
         #expect(Set(acknowledged).subtracting(present).isEmpty)
     }
 
-    struct Reply: Sendable {
-        let status: Int
-        let body: String
-        var json: JSONValue { (try? JSONParser.parse(Array(body.utf8))) ?? .null }
-    }
-
-    func call(_ port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> Reply {
+    func call(_ port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> SyncSystem.Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        return Reply(status: Int(response.status.code), body: String(buffer: try await response.body.collect(upTo: 4 << 20)))
+        return SyncSystem.Reply(
+            status: Int(response.status.code), headers: response.headers,
+            body: String(buffer: try await response.body.collect(upTo: 4 << 20)))
     }
 
     /// Runs `executable` with `arguments` and waits; throws unless it exits 0.

@@ -53,8 +53,6 @@ extension ReplicaStore {
     /// A new batch, encoded, not recorded yet.
     private struct NewBatch: Sendable {
         let batch: OutgoingBatch
-        /// Its body as the replica keeps it (``KeptBody``).
-        let kept: [UInt8]
         /// Per table, the ids of the rows it carries, a JSON array (``JSONRows/strings(_:)``).
         let ids: [(table: String, json: String)]
         /// The highest local sequence number among the rows it carries: a row is unchanged since
@@ -123,7 +121,7 @@ extension ReplicaStore {
             return (
                 .new(
                     NewBatch(
-                        batch: batch, kept: KeptBody.packed(batch.body), ids: ids, highestSeq: highestSeq,
+                        batch: batch, ids: ids, highestSeq: highestSeq,
                         carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
                         createdAt: createdAt)), reached
             )
@@ -136,6 +134,8 @@ extension ReplicaStore {
     /// Records `plan` as in flight, in one short sync transaction; false when one of its rows
     /// is in another batch in flight already (built meanwhile), and nothing was recorded.
     private func record(_ plan: NewBatch) async throws -> Bool {
+        // Compressed here, holding neither a reader nor the writer.
+        let kept = Data(KeptBody.packed(plan.batch.body))
         do {
             try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
                 // Each row's record holds the batch's highest sequence number, not its own: what
@@ -157,7 +157,7 @@ extension ReplicaStore {
                 try db.execute(
                     sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
                     arguments: [
-                        plan.batch.batchID, plan.createdAt, Data(plan.kept), Self.list(plan.batch.uploads),
+                        plan.batch.batchID, plan.createdAt, kept, Self.list(plan.batch.uploads),
                         Self.list(plan.batch.pulls),
                     ])
             }
