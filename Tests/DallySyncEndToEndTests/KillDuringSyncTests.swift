@@ -121,14 +121,16 @@ import Testing
         // Sync, and kill the gateway while the answer's rows are being applied.
         let syncing = Task { [self] in _ = try? await call(system, Endpoint(port: first.port), .POST, "/v1/tables/orders/sync", nil) }
         // Rows not settled yet: waiting, or in flight (an applied row leaves the outbox).
+        // The cloud is asked first and the gateway last, so that the kill follows the read of
+        // what is left at once.
         var pending = count
         var cloudHoldsAll = false
-        while pending == count || pending == 0 || !cloudHoldsAll {
+        while pending == count || !cloudHoldsAll {
+            cloudHoldsAll = try await cloudVersion(system) == Int64(count)
             let stats = try await call(system, Endpoint(port: first.port), .GET, "/stats", nil, token: SyncSystem.gatewayAdmin)
             let orders = stats.json["tables"]?["orders"]
             pending = Int((orders?["outbox_pending"]?.int ?? 0) + (orders?["outbox_in_flight"]?.int ?? 0))
             if pending == 0 { break }
-            cloudHoldsAll = try await cloudVersion(system) == Int64(count)
         }
         first.kill9()
         syncing.cancel()
