@@ -34,22 +34,31 @@ struct StalledEntries {
                 WHERE o.tbl = ?1 AND o.parked IS NULL AND \(notInFlight))
             """
         // In-flight entries are read from their in-flight rows alone, which mirror each
-        // entry's time and bytes (`at` NULL: no entry); a parked entry counts as an entry
-        // here only when it is not in flight, and as parked either way.
+        // entry's time and bytes (`at` NULL: no entry), counted by time only among the oldest
+        // times and in one sum for the rest: a `GROUP BY` over every one of them sorted them
+        // all (two batches in flight, 10,000 rows: 4.5 ms a read against 1.5, SQLite 3.40.1).
+        let flying = """
+            SELECT at, COUNT(*), SUM(bytes) FROM dally_inflight_rows WHERE tbl = ?1 AND at <= ?2 GROUP BY at
+            UNION ALL
+            SELECT NULL, COUNT(*), IFNULL(SUM(bytes), 0) FROM dally_inflight_rows WHERE tbl = ?1 AND at > ?2
+            """
+        var stalled = StalledEntries()
+        for row in try Row.fetchAll(db.cachedStatement(sql: flying), arguments: [table, countedThrough]) {
+            stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: row[1], parked: 0, held: 0)
+        }
+        // A parked entry counts as an entry here only when it is not in flight (it was
+        // counted above), and as parked either way.
         let sql = """
             SELECT CASE WHEN at <= ?2 THEN at END AS near, SUM(counted), SUM(bytes), SUM(flying), SUM(parked),
                 SUM(held)
             FROM (
-                SELECT r.at AS at, 1 AS counted, r.bytes AS bytes, 1 AS flying, 0 AS parked, 0 AS held
-                FROM dally_inflight_rows r WHERE r.tbl = ?1 AND r.at IS NOT NULL
-                UNION ALL
-                SELECT at, NOT flying, bytes * NOT flying, 0, 1, 0 FROM (
+                SELECT at, NOT flying AS counted, bytes * NOT flying AS bytes, 0 AS flying, 1 AS parked, 0 AS held
+                FROM (
                     SELECT o.first_dirty_at AS at, o.bytes AS bytes, NOT \(notInFlight) AS flying
                     FROM dally_outbox o INDEXED BY dally_outbox_parked WHERE o.tbl = ?1 AND o.parked IS NOT NULL)
                 \(held)
             ) GROUP BY near
             """
-        var stalled = StalledEntries()
         for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [table, countedThrough]) {
             stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: row[3], parked: row[4], held: row[5])
         }
