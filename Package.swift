@@ -84,6 +84,8 @@ let package = Package(
                 "DallyStore",
                 "DallySync",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API, for the current row read once a change.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
