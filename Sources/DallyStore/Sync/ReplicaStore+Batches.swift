@@ -2,6 +2,7 @@ import DallyCore
 import DallySync
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension ReplicaStore {
     /// The scopes of the replicated tables, as downstream requests carry them (PROTOCOL.md §7.4).
@@ -273,15 +274,26 @@ extension ReplicaStore {
                 \(schema.policy.atomicSync ? "AND NOT \(Outbox.awaitsObjects)" : "")
             ORDER BY o.row_id LIMIT ?
             """
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: sql), arguments: [schema.name, bound, aboveFlight, aboveFlight, limit])
-        while let row = try rows.next() {
-            let stored = RowDecoding.storedRow(row, schema: schema, offset: 1)
+        let statement = try db.cachedStatement(sql: sql)
+        let rows = try Row.fetchCursor(statement, arguments: [schema.name, bound, aboveFlight, aboveFlight, limit])
+        // GRDB steps; the columns are read by SQLite's own calls (``WireColumn``), in
+        // `selectList`'s order after the base version: id, seq, updated_at, deleted, version,
+        // the values.
+        let row = statement.sqliteStatement
+        let types = schema.columns.map(\.type)
+        while try rows.next() != nil {
+            let deleted = sqlite3_column_int64(row, 4) != 0
+            var values: [JSONValue] = []
+            if !deleted {
+                values.reserveCapacity(types.count)
+                for (i, type) in types.enumerated() { values.append(WireColumn.value(row, at: Int32(6 + i), type: type)) }
+            }
             changes.append(
                 BatchRequest.Change(
-                    id: stored.id, baseVersion: RowDecoding.optionalInt(row, at: 0), updatedAt: stored.updatedAt,
-                    deleted: stored.deleted, values: stored.deleted ? [] : stored.values.map(\.wireJSON)))
-            highestSeq = max(highestSeq, stored.seq)
+                    id: Statement.text(row, at: 1),
+                    baseVersion: sqlite3_column_type(row, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(row, 0),
+                    updatedAt: sqlite3_column_int64(row, 3), deleted: deleted, values: values))
+            highestSeq = max(highestSeq, sqlite3_column_int64(row, 2))
         }
     }
 }
