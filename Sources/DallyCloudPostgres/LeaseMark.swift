@@ -6,6 +6,8 @@ import Synchronization
 final class LeaseMark: Sendable {
     private let connection = Mutex<PostgresConnection?>(nil)
     var isSet: Bool { connection.withLock { $0 != nil } }
+    /// Whether the connection handed out has closed: no statement on it can end any more.
+    var isClosed: Bool { connection.withLock { $0?.isClosed ?? false } }
     func set(_ leased: PostgresConnection) { connection.withLock { $0 = leased } }
     func close() { connection.withLock { $0 }?.close().whenComplete { _ in } }
 }

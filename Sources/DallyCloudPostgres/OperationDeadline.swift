@@ -7,8 +7,15 @@ import Synchronization
 /// which kept the node from stopping and left its gateway to give up on the transfer. Task
 /// cancellation alone cannot end such a wait: a task group waits for a child that ignores it.
 /// So the operation runs in a task of its own and the caller waits on a continuation that
-/// whichever comes first resumes: the operation's result, or the deadline, which also
-/// cancels the operation.
+/// whichever comes first resumes: the operation's result, the deadline, or `giveUp` finding a
+/// reason to stop waiting (looked at every ``checkInterval``), each of the last two also
+/// cancelling the operation.
+///
+/// What the wait was (PostgresNIO 1.33, traced 2026-11-28): a statement written to a connection
+/// whose channel had already closed and dropped its handlers; PostgresNIO writes it with no
+/// promise, so the failed write fails nothing and the statement's own promise is never
+/// completed. A connection that has closed under an operation is therefore a reason to give up
+/// at once (``PostgresAccess``), rather than after the whole limit.
 ///
 /// ```swift
 /// let rows = try await OperationDeadline(limit: .seconds(20)).run(onTimeout: { unavailable() }) {
@@ -18,8 +25,12 @@ import Synchronization
 struct OperationDeadline: Sendable {
     let limit: Duration
 
+    /// How often `giveUp` is asked while an operation runs.
+    static let checkInterval: Duration = .milliseconds(250)
+
     func run<T: Sendable>(
         onTimeout: @escaping @Sendable () -> any Error,
+        giveUp: (@Sendable () -> (any Error)?)? = nil,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let race = Race<T>()
@@ -33,8 +44,17 @@ struct OperationDeadline: Sendable {
                     race.finish(with: result)
                 }
                 let timer = Task {
-                    try? await Task.sleep(for: limit)
-                    guard !Task.isCancelled else { return }
+                    let clock = ContinuousClock()
+                    let deadline = clock.now.advanced(by: limit)
+                    while clock.now < deadline {
+                        let step = giveUp == nil ? limit : min(Self.checkInterval, clock.now.duration(to: deadline))
+                        try? await Task.sleep(for: step)
+                        guard !Task.isCancelled else { return }
+                        if let reason = giveUp?() {
+                            race.finish(with: .failure(reason))
+                            return
+                        }
+                    }
                     race.finish(with: .failure(onTimeout()))
                 }
                 race.start(work: work, timer: timer)

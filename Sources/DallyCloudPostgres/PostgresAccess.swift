@@ -30,13 +30,22 @@ struct PostgresAccess: Sendable {
         // pool that never answers from a statement that never ends.
         let leased = LeaseMark()
         do {
-            return try await OperationDeadline(limit: limit).run(onTimeout: {
-                logger.error(
-                    "a database operation did not end in time; answering store_unavailable",
-                    metadata: ["limit_seconds": "\(limit.components.seconds)", "leased": "\(leased.isSet)"])
-                leased.close()
-                return unavailable
-            }) {
+            return try await OperationDeadline(limit: limit).run(
+                onTimeout: {
+                    logger.error(
+                        "a database operation did not end in time; answering store_unavailable",
+                        metadata: ["limit_seconds": "\(limit.components.seconds)", "leased": "\(leased.isSet)"])
+                    leased.close()
+                    return unavailable
+                },
+                giveUp: {
+                    // A statement sent after its connection closed is never answered
+                    // (``OperationDeadline``): the operation cannot end well on it.
+                    guard leased.isClosed else { return nil }
+                    logger.warning("the database connection closed under an operation; answering store_unavailable")
+                    return unavailable
+                }
+            ) {
                 try await client.withConnection { connection in
                     leased.set(connection)
                     return try await body(connection)
@@ -62,8 +71,9 @@ struct PostgresAccess: Sendable {
             do {
                 value = try await body(connection)
             } catch {
-                // A connection that is gone has no transaction left to roll back.
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                // A connection that is gone has no transaction left to roll back, and a
+                // statement sent to it would never be answered (``OperationDeadline``).
+                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
                 throw error
             }
             try await connection.query("COMMIT", logger: logger)

@@ -1,3 +1,4 @@
+import Synchronization
 @testable import DallyCloudPostgres
 import Testing
 
@@ -54,5 +55,42 @@ import Testing
         }
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
+    }
+}
+
+extension OperationDeadlineTests {
+    struct ConnectionClosed: Error {}
+
+    @Test func anOperationIsGivenUpOnAsSoonAsItsReasonAppearsNotAtTheDeadline() async throws {
+        let closed = Mutex(false)
+        let (cancelled, signal) = AsyncStream<Void>.makeStream()
+        // A deadline no test run reaches: only `giveUp` can end the wait, with its own error.
+        await #expect(throws: ConnectionClosed.self) {
+            try await OperationDeadline(limit: .seconds(3_600)).run(
+                onTimeout: { TimedOut() }, giveUp: { closed.withLock { $0 } ? ConnectionClosed() : nil }
+            ) {
+                closed.withLock { $0 = true }
+                await withTaskCancellationHandler {
+                    try? await Task.sleep(for: .seconds(3_600))
+                } onCancel: {
+                    signal.yield()
+                }
+                return 0
+            }
+        }
+        var told = false
+        for await _ in cancelled {
+            told = true
+            break
+        }
+        #expect(told)
+    }
+
+    @Test func aReasonToGiveUpThatNeverAppearsLeavesTheOperationAlone() async throws {
+        let value = try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }, giveUp: { nil }) {
+            try await Task.sleep(for: OperationDeadline.checkInterval * 3)
+            return 7
+        }
+        #expect(value == 7)
     }
 }

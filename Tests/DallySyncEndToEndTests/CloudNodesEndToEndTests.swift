@@ -10,9 +10,11 @@ import Testing
 @Suite(.serialized) struct CloudNodesEndToEndTests {
     static let enabled = FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)
 
-    /// Syncs every gateway until none has a row unacknowledged and each holds `expected`.
+    /// Syncs every gateway until none has a row unacknowledged and each holds `expected`; when
+    /// they do not within a minute, records where each gateway stands and what its log and the
+    /// nodes' logs warned of, so that a failure says why.
     func converge(_ system: CloudNodesSystem, expected: Set<String>) async throws -> Bool {
-        await eventually(within: .seconds(60)) {
+        let converged = await eventually(within: .seconds(60)) {
             for id in CloudNodesSystem.gatewayIDs {
                 await system.sync(id)
                 guard (try? await system.unacknowledged(id)) == 0 else { return false }
@@ -22,6 +24,27 @@ import Testing
             }
             return true
         }
+        if !converged {
+            var report: [String] = []
+            for id in CloudNodesSystem.gatewayIDs {
+                let unacknowledged = (try? await system.unacknowledged(id)).map(String.init) ?? "?"
+                let held = (try? await system.rowIDs(id)) ?? []
+                report.append(
+                    "\(id): \(unacknowledged) unacknowledged, \(held.count) rows of \(expected.count) "
+                        + "(missing \(expected.subtracting(held).sorted().prefix(5)), extra \(held.subtracting(expected).sorted().prefix(5)))")
+                report.append(contentsOf: Self.warnings(system.gateways[id]?.log ?? "").map { "  \(id) | \($0)" })
+            }
+            for (n, node) in system.nodes.enumerated() {
+                report.append(contentsOf: Self.warnings(node.log).map { "  node \(n) | \($0)" })
+            }
+            Issue.record(Comment(rawValue: "the gateways did not converge:\n" + report.joined(separator: "\n")))
+        }
+        return converged
+    }
+
+    /// The last lines of `log` logged above info.
+    static func warnings(_ log: String) -> [String] {
+        Array(log.split(separator: "\n").filter { !$0.contains(" info ") && !$0.contains(" debug ") }.suffix(15).map(String.init))
     }
 
     func expectDatabaseHoldsOnce(_ system: CloudNodesSystem, _ expected: Set<String>) throws {
