@@ -202,6 +202,7 @@ public struct BatchRequest: Sendable, Equatable {
             changes.reserveCapacity(elements.count)
             var ids: Set<String> = []
             for (r, row) in elements.enumerated() {
+                // The row's path is spelled only for an error (`decodeChange` takes it lazily).
                 let change = try decodeChange(row, columns: columns.count, path: "\(path).rows[\(r)]")
                 guard ids.insert(change.id).inserted else {
                     throw WireError.malformed("\(path).rows[\(r)]", "row '\(change.id)' appears twice in the section")
@@ -218,27 +219,29 @@ public struct BatchRequest: Sendable, Equatable {
         return request
     }
 
-    private static func decodeChange(_ row: JSONValue, columns: Int, path: String) throws(DallyError) -> Change {
+    private static func decodeChange(_ row: JSONValue, columns: Int, path: @autoclosure () -> String) throws(DallyError)
+        -> Change
+    {
         guard case .array(let items) = row, items.count >= 4 else {
-            throw WireError.malformed(path, "expected [id, base_version, updated_at, op, value…]")
+            throw WireError.malformed(path(), "expected [id, base_version, updated_at, op, value…]")
         }
-        guard case .string(let id) = items[0] else { throw WireError.malformed("\(path)[0]", "expected a row id") }
+        guard case .string(let id) = items[0] else { throw WireError.malformed("\(path())[0]", "expected a row id") }
         var base: Int64?
-        if items[1] != .null { base = try WireError.version(items[1], path: "\(path)[1]") }
+        if case .null = items[1] {} else { base = try WireError.version(items[1], path: "\(path())[1]") }
         guard case .int(let updatedAt) = items[2] else {
-            throw WireError.malformed("\(path)[2]", "expected updated_at in milliseconds")
+            throw WireError.malformed("\(path())[2]", "expected updated_at in milliseconds")
         }
         switch items[3] {
         case .string("put"):
             guard items.count == 4 + columns else {
-                throw WireError.malformed(path, "a put carries one value per column: \(columns), got \(items.count - 4)")
+                throw WireError.malformed(path(), "a put carries one value per column: \(columns), got \(items.count - 4)")
             }
             return Change(id: id, baseVersion: base, updatedAt: updatedAt, deleted: false, values: Array(items[4...]))
         case .string("delete"):
-            guard items.count == 4 else { throw WireError.malformed(path, "a delete carries no values") }
+            guard items.count == 4 else { throw WireError.malformed(path(), "a delete carries no values") }
             return Change(id: id, baseVersion: base, updatedAt: updatedAt, deleted: true, values: [])
         default:
-            throw WireError.malformed("\(path)[3]", "expected \"put\" or \"delete\"")
+            throw WireError.malformed("\(path())[3]", "expected \"put\" or \"delete\"")
         }
     }
 }

@@ -140,23 +140,24 @@ public struct ChangePage: Sendable, Equatable {
         }
         var rows: [ChangedRow] = []
         for (r, element) in try object.array("rows").enumerated() {
-            let rowPath = object.childPath("rows[\(r)]")
+            // Spelled only for an error: once a row of a page it cost more than the row.
+            func rowPath() -> String { object.childPath("rows[\(r)]") }
             guard case .array(let items) = element, items.count >= 4,
                 case .string(let id) = items[0], case .int(let updatedAt) = items[2]
             else {
-                throw WireError.malformed(rowPath, "expected [id, version, updated_at, deleted, value…]")
+                throw WireError.malformed(rowPath(), "expected [id, version, updated_at, deleted, value…]")
             }
             let deleted: Bool
             let left: Bool
             switch items[3] {
             case .bool(let flag): (deleted, left) = (flag, false)
             case .string("left"): (deleted, left) = (false, true)
-            default: throw WireError.malformed("\(rowPath)[3]", "expected true, false or \"left\"")
+            default: throw WireError.malformed("\(rowPath())[3]", "expected true, false or \"left\"")
             }
-            let version = try WireError.version(items[1], path: "\(rowPath)[1]")
+            let version = try WireError.version(items[1], path: "\(rowPath())[1]")
             let valueCount = deleted || left ? 0 : columns.count
             guard items.count == 4 + valueCount else {
-                throw WireError.malformed(rowPath, "expected \(valueCount) values")
+                throw WireError.malformed(rowPath(), "expected \(valueCount) values")
             }
             rows.append(
                 ChangedRow(

@@ -68,10 +68,11 @@ enum WireError {
         DallyError(.badRequest, "malformed sync message: \(path.isEmpty ? "body" : path): \(reason)", field: path)
     }
 
-    /// A version: a non-negative integer.
-    static func version(_ value: JSONValue, path: String) throws(DallyError) -> Int64 {
+    /// A version: a non-negative integer. The path is built only for the error: a batch reads a
+    /// version for each of thousands of rows.
+    static func version(_ value: JSONValue, path: @autoclosure () -> String) throws(DallyError) -> Int64 {
         guard case .int(let number) = value, number >= 0 else {
-            throw malformed(path, "expected a version (an integer ≥ 0)")
+            throw malformed(path(), "expected a version (an integer ≥ 0)")
         }
         return number
     }
