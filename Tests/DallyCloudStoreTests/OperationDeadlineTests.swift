@@ -20,26 +20,32 @@ import Testing
         }
     }
 
+    /// An operation that ignores cancellation's error, as the stuck wait did, and tells
+    /// `signal` when it is cancelled: only the deadline, or a reason to give up, ends the
+    /// caller's wait.
+    static func neverEnding(telling signal: AsyncStream<Void>.Continuation) async -> Int {
+        await withTaskCancellationHandler {
+            try? await Task.sleep(for: .seconds(3_600))
+        } onCancel: {
+            signal.yield()
+        }
+        return 0
+    }
+
+    /// Whether `cancelled` has been told once.
+    static func told(_ cancelled: AsyncStream<Void>) async -> Bool {
+        for await _ in cancelled { return true }
+        return false
+    }
+
     @Test func anOperationThatNeverEndsIsAnsweredAtTheDeadlineAndCancelled() async throws {
         let (cancelled, signal) = AsyncStream<Void>.makeStream()
         await #expect(throws: TimedOut.self) {
             try await OperationDeadline(limit: .milliseconds(20)).run(onTimeout: { TimedOut() }) {
-                // Ignores cancellation's error, as the stuck wait did: only the deadline ends
-                // the caller's wait.
-                await withTaskCancellationHandler {
-                    try? await Task.sleep(for: .seconds(3_600))
-                } onCancel: {
-                    signal.yield()
-                }
-                return 0
+                await Self.neverEnding(telling: signal)
             }
         }
-        var told = false
-        for await _ in cancelled {
-            told = true
-            break
-        }
-        #expect(told)
+        #expect(await Self.told(cancelled))
     }
 
     @Test func theCallersCancellationReachesTheOperation() async throws {
@@ -70,20 +76,10 @@ extension OperationDeadlineTests {
                 onTimeout: { TimedOut() }, giveUp: { closed.withLock { $0 } ? ConnectionClosed() : nil }
             ) {
                 closed.withLock { $0 = true }
-                await withTaskCancellationHandler {
-                    try? await Task.sleep(for: .seconds(3_600))
-                } onCancel: {
-                    signal.yield()
-                }
-                return 0
+                return await Self.neverEnding(telling: signal)
             }
         }
-        var told = false
-        for await _ in cancelled {
-            told = true
-            break
-        }
-        #expect(told)
+        #expect(await Self.told(cancelled))
     }
 
     @Test func aReasonToGiveUpThatNeverAppearsLeavesTheOperationAlone() async throws {
