@@ -140,7 +140,7 @@ public struct ChangePage: Sendable, Equatable {
         }
         var rows: [ChangedRow] = []
         for (r, element) in try object.array("rows").enumerated() {
-            // Spelled only for an error: once a row of a page it cost more than the row.
+            // Spelled only for an error: built for every row of a page, it was work for nothing.
             func rowPath() -> String { object.childPath("rows[\(r)]") }
             guard case .array(let items) = element, items.count >= 4,
                 case .string(let id) = items[0], case .int(let updatedAt) = items[2]
