@@ -50,7 +50,7 @@ struct CommitListener: Sendable {
                 do {
                     try await withTaskCancellationHandler {
                         try await connection.listen(on: channel) { notifications in
-                            deliver(.versions(try await PostgresPageReader.versions(nil, on: connection, logger: logger)))
+                            deliver(.versions(try await Self.versions(on: connection, logger: logger)))
                             reachability.set(true)
                             if failures > 0 { logger.notice("listening for commits again", metadata: ["failures": "\(failures)"]) }
                             pause = Self.firstPause
@@ -80,6 +80,27 @@ struct CommitListener: Sendable {
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, Self.longestPause)
         }
+    }
+
+    /// Every table's version, read on the listening connection; bounded like every store
+    /// operation, and given up as soon as the connection closes: a statement sent to a
+    /// connection that closed meanwhile is never answered (``OperationDeadline``), and until
+    /// the listener is back the node refuses every store operation (``DatabaseReachability``).
+    private static func versions(on connection: PostgresConnection, logger: Logger) async throws -> [String: Int64] {
+        try await OperationDeadline(limit: PostgresAccess.operationLimit).run(
+            onTimeout: { ListenerStalled(reason: "reading the tables' versions did not end in time") },
+            giveUp: {
+                connection.isClosed ? ListenerStalled(reason: "the connection closed while the tables' versions were read") : nil
+            }
+        ) {
+            try await PostgresPageReader.versions(nil, on: connection, logger: logger)
+        }
+    }
+
+    /// Why the listener gave up on a connection before it listened.
+    struct ListenerStalled: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
     }
 
     /// The NOTIFY payload for one commit: a JSON object, table → `[after, upTo, origin]`.
