@@ -102,6 +102,26 @@ struct DictionaryBookTests {
         #expect(book.retired.isEmpty)
     }
 
+    /// A large section is a sample but not a measure: the dictionary moves its ratio too little
+    /// to tell, and measuring compressed it a second time.
+    @Test func onlySectionsSmallEnoughToTellAreMeasured() throws {
+        var settings = Self.settings()
+        settings.window = 1 << 20
+        let book = DictionaryBook(settings: settings, kept: [], nextID: Self.counter())
+        for n in 0..<40 {
+            book.record(table: "telemetry", section: Self.section(n)[...])
+        }
+        let trained = try #require(book.train().first)
+        book.acknowledged(trained.dictionary.id)
+        let small = Self.section(40, rows: 5)
+        book.record(table: "telemetry", section: small[...])
+        #expect(book.windowBytes(of: "telemetry") == small.count)
+        let large = Self.section(41, rows: 400)
+        #expect(large.count > settings.largestMeasured)
+        book.record(table: "telemetry", section: large[...])
+        #expect(book.windowBytes(of: "telemetry") == small.count)
+    }
+
     @Test func keptDictionariesComeBackAfterARestartAndAnUnknownOneIsOfferedAgain() throws {
         let book = DictionaryBook(settings: Self.settings(), kept: [], nextID: Self.counter())
         for n in 0..<40 {
