@@ -22,18 +22,18 @@ struct GatewayStats: Sendable {
 
     /// The `/stats` document.
     func document() async throws -> StatsDocument {
-        let outbox = try await outboxByTable()
+        let snapshot = try await store.snapshot()
+        let outbox = Self.byTable(snapshot.outbox)
         let counts = store.counts
         let now = self.now()
         let schedules = syncer?.tableSchedules ?? [:]
         let sync: SyncStats?
         if let syncer {
-            sync = SyncStats(
-                status: syncer.status, openConflicts: try await store.openConflictCounts().values.reduce(0, +))
+            sync = SyncStats(status: syncer.status, openConflicts: snapshot.openConflicts.values.reduce(0, +))
         } else {
             sync = nil
         }
-        let lifecycle = try await store.lifecycle()
+        let lifecycle = snapshot.lifecycle
         let policies = Dictionary(uniqueKeysWithValues: store.tableNames.compactMap { name in
             store.schema(name).map { (name, $0.policy) }
         })
@@ -48,19 +48,20 @@ struct GatewayStats: Sendable {
                     now: now))
             },
             objects: ObjectStats(
-                totals: try await store.objectTotals(), chunks: try await objects.chunkStore.totals(),
+                totals: snapshot.objectTotals, chunks: try await objects.chunkStore.totals(),
                 receiving: objects.intakes.count, counters: objects.counters.snapshot,
-                backlog: ObjectBacklog(summaries: try await store.objectUploadSummaries(), policies: policies), now: now),
+                backlog: ObjectBacklog(summaries: snapshot.objectUploads, policies: policies), now: now),
             requests: requests.entries)
     }
 
     /// The Prometheus text exposition: request counters as they run, gauges set now.
     func prometheus() async throws -> [UInt8] {
-        let outbox = try await outboxByTable()
+        let snapshot = try await store.snapshot()
+        let outbox = Self.byTable(snapshot.outbox)
         let counts = store.counts
         let now = self.now()
         let schedules = syncer?.tableSchedules ?? [:]
-        let lifecycle = try await store.lifecycle()
+        let lifecycle = snapshot.lifecycle
         for table in store.tableNames {
             let c = counts[table] ?? TableCounts()
             let labels = [("table", table)]
@@ -134,7 +135,7 @@ struct GatewayStats: Sendable {
         if let maxBytes = store.maxBytes {
             registry.gauge("dally_store_max_bytes", help: "store.max_bytes: local writes are refused at this size.").set(maxBytes)
         }
-        let objectTotals = try await store.objectTotals()
+        let objectTotals = snapshot.objectTotals
         let chunkTotals = try await objects.chunkStore.totals()
         registry.gauge("dally_objects", help: "Objects the replica knows.").set(objectTotals.objects)
         registry.gauge("dally_objects_local", help: "Objects whose bytes are on this gateway.").set(objectTotals.local)
@@ -161,7 +162,7 @@ struct GatewayStats: Sendable {
         return registry.emitToBuffer() + Array(WriterMetrics.text(store.writerTimings).utf8)
     }
 
-    private func outboxByTable() async throws -> [String: Outbox.Summary] {
-        Dictionary(uniqueKeysWithValues: try await store.outboxSummary().map { ($0.table, $0) })
+    private static func byTable(_ summaries: [Outbox.Summary]) -> [String: Outbox.Summary] {
+        Dictionary(uniqueKeysWithValues: summaries.map { ($0.table, $0) })
     }
 }

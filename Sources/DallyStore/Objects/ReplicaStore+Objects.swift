@@ -52,10 +52,12 @@ extension ReplicaStore {
 
     /// How many objects the replica knows, and how many are whole here.
     public func objectTotals() async throws -> ObjectTotals {
-        try await pool.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(local), 0) FROM dally_objects")
-            return ObjectTotals(objects: row?[0] ?? 0, local: row?[1] ?? 0)
-        }
+        try await pool.read { db in try Self.objectTotals(db: db) }
+    }
+
+    static func objectTotals(db: Database) throws -> ObjectTotals {
+        let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(local), 0) FROM dally_objects")
+        return ObjectTotals(objects: row?[0] ?? 0, local: row?[1] ?? 0)
     }
 
     // MARK: - Objects: writes

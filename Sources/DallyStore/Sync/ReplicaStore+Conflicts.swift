@@ -86,15 +86,15 @@ extension ReplicaStore {
 
     /// How many records are open, per table.
     public func openConflictCounts() async throws -> [String: Int64] {
-        try await pool.read { db in
-            var counts: [String: Int64] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT tbl, COUNT(*) FROM dally_conflicts WHERE status = 'open' GROUP BY tbl")
-            {
-                counts[row[0]] = row[1]
-            }
-            return counts
+        try await pool.read { db in try Self.openConflictCounts(db: db) }
+    }
+
+    static func openConflictCounts(db: Database) throws -> [String: Int64] {
+        var counts: [String: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT tbl, COUNT(*) FROM dally_conflicts WHERE status = 'open' GROUP BY tbl") {
+            counts[row[0]] = row[1]
         }
+        return counts
     }
 
     /// Lets a parked change go out again, based on the cloud's latest known version (which
