@@ -8,7 +8,7 @@ import Synchronization
 /// cancellation alone cannot end such a wait: a task group waits for a child that ignores it.
 /// So the operation runs in a task of its own and the caller waits on a continuation that
 /// whichever comes first resumes: the operation's result, the deadline, or `giveUp` finding a
-/// reason to stop waiting (looked at every ``checkInterval``), each of the last two also
+/// reason to stop waiting (asked every ``checkInterval``), each of the last two also
 /// cancelling the operation.
 ///
 /// What the wait was (PostgresNIO 1.33, traced 2026-11-28): a statement written to a connection
@@ -24,9 +24,8 @@ import Synchronization
 /// ```
 struct OperationDeadline: Sendable {
     let limit: Duration
-
     /// How often `giveUp` is asked while an operation runs.
-    static let checkInterval: Duration = .milliseconds(250)
+    var checkInterval: Duration = .milliseconds(250)
 
     func run<T: Sendable>(
         onTimeout: @escaping @Sendable () -> any Error,
@@ -35,6 +34,7 @@ struct OperationDeadline: Sendable {
     ) async throws -> T {
         let race = Race<T>()
         let limit = limit
+        let checkInterval = checkInterval
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 race.wait(continuation)
@@ -47,7 +47,7 @@ struct OperationDeadline: Sendable {
                     let clock = ContinuousClock()
                     let deadline = clock.now.advanced(by: limit)
                     while clock.now < deadline {
-                        let step = giveUp == nil ? limit : min(Self.checkInterval, clock.now.duration(to: deadline))
+                        let step = giveUp == nil ? limit : min(checkInterval, clock.now.duration(to: deadline))
                         try? await Task.sleep(for: step)
                         guard !Task.isCancelled else { return }
                         if let reason = giveUp?() {

@@ -27,7 +27,7 @@ struct StalledEntries {
         let notInFlight = "NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)"
         let held = !atomic ? "" : """
             UNION ALL
-            SELECT at, 1, bytes, 0, 0, 1 FROM (
+            SELECT at, 1, bytes, 0, 1 FROM (
                 SELECT DISTINCT o.row_id, o.first_dirty_at AS at, o.bytes AS bytes FROM dally_object_uploads u
                 JOIN dally_object_refs f ON f.hash = u.hash
                 CROSS JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
@@ -49,10 +49,9 @@ struct StalledEntries {
         // A parked entry counts as an entry here only when it is not in flight (it was
         // counted above), and as parked either way.
         let sql = """
-            SELECT CASE WHEN at <= ?2 THEN at END AS near, SUM(counted), SUM(bytes), SUM(flying), SUM(parked),
-                SUM(held)
+            SELECT CASE WHEN at <= ?2 THEN at END AS near, SUM(counted), SUM(bytes), SUM(parked), SUM(held)
             FROM (
-                SELECT at, NOT flying AS counted, bytes * NOT flying AS bytes, 0 AS flying, 1 AS parked, 0 AS held
+                SELECT at, NOT flying AS counted, bytes * NOT flying AS bytes, 1 AS parked, 0 AS held
                 FROM (
                     SELECT o.first_dirty_at AS at, o.bytes AS bytes, NOT \(notInFlight) AS flying
                     FROM dally_outbox o INDEXED BY dally_outbox_parked WHERE o.tbl = ?1 AND o.parked IS NOT NULL)
@@ -60,7 +59,7 @@ struct StalledEntries {
             ) GROUP BY near
             """
         for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [table, countedThrough]) {
-            stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: row[3], parked: row[4], held: row[5])
+            stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: 0, parked: row[3], held: row[4])
         }
         return stalled
     }

@@ -72,7 +72,7 @@ extension OperationDeadlineTests {
         let (cancelled, signal) = AsyncStream<Void>.makeStream()
         // A deadline no test run reaches: only `giveUp` can end the wait, with its own error.
         await #expect(throws: ConnectionClosed.self) {
-            try await OperationDeadline(limit: .seconds(3_600)).run(
+            try await OperationDeadline(limit: .seconds(3_600), checkInterval: .milliseconds(1)).run(
                 onTimeout: { TimedOut() }, giveUp: { closed.withLock { $0 } ? ConnectionClosed() : nil }
             ) {
                 closed.withLock { $0 = true }
@@ -83,8 +83,15 @@ extension OperationDeadlineTests {
     }
 
     @Test func aReasonToGiveUpThatNeverAppearsLeavesTheOperationAlone() async throws {
-        let value = try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }, giveUp: { nil }) {
-            try await Task.sleep(for: OperationDeadline.checkInterval * 3)
+        // The operation ends only once `giveUp` has been asked three times and found nothing.
+        let (asked, tell) = AsyncStream<Void>.makeStream()
+        let deadline = OperationDeadline(limit: .seconds(600), checkInterval: .milliseconds(1))
+        let value = try await deadline.run(onTimeout: { TimedOut() }, giveUp: { tell.yield(); return nil }) {
+            var times = 0
+            for await _ in asked {
+                times += 1
+                if times == 3 { break }
+            }
             return 7
         }
         #expect(value == 7)
