@@ -343,6 +343,7 @@ let package = Package(
             dependencies: [
                 "DallySyncEngine", "DallyCompression", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
                 "DallySync", "DallyClocks",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),

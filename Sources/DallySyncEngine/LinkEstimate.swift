@@ -18,6 +18,10 @@ public struct LinkEstimate: Sendable, Equatable, Encodable {
     /// Bytes of cut chunk transfers not sent again: of uploads, what the cloud kept; of
     /// downloads, what the gateway kept and asked the rest of by `Range`.
     public var resumedBytes: Int64 = 0
+    /// Requests sent again on a fresh connection because the pooled one had closed before
+    /// they went (``StaleConnection``): after a cut, how many of its closed connections the
+    /// pool handed out before it learnt of them. Neither failures nor waste.
+    public var staleConnections: Int64 = 0
 
     public init() {}
 
@@ -32,5 +36,7 @@ public struct LinkEstimate: Sendable, Equatable, Encodable {
     }
 
     /// The counters that belong beside the uplink's others in `/stats` and `/metrics`.
-    var counters: [(String, Int64)] { [("wasted_bytes", wastedBytes), ("resumed_bytes", resumedBytes)] }
+    var counters: [(String, Int64)] {
+        [("wasted_bytes", wastedBytes), ("resumed_bytes", resumedBytes), ("stale_connections", staleConnections)]
+    }
 }

@@ -72,6 +72,11 @@ final class LinkModel: Sendable {
         state.withLock { $0.estimate.wastedBytes += Int64(bytes) }
     }
 
+    /// Counts a request sent again because its connection had closed before it went.
+    func staleConnection() {
+        state.withLock { $0.estimate.staleConnections += 1 }
+    }
+
     /// Counts bytes of a cut transfer that were kept, so that they were not sent again.
     func resumed(_ bytes: Int) {
         state.withLock { $0.estimate.resumedBytes += Int64(bytes) }

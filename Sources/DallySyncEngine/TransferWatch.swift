@@ -30,6 +30,9 @@ struct TransferWatch: Sendable {
         case answerTooLarge(Int)
         /// The client or the network failed.
         case transport(String)
+        /// The connection was closed before the request went (``StaleConnection``): sent again
+        /// on a fresh one, up to ``StaleConnection/retries`` times.
+        case staleConnection
 
         /// As the sync engine reports it: the cloud could not be reached (retried with backoff).
         var cloudError: CloudError {
@@ -37,6 +40,7 @@ struct TransferWatch: Sendable {
             case .stalled(let reason): .unreachable("transfer stalled: \(reason)")
             case .answerTooLarge(let limit): .badAnswer("the answer is larger than \(limit) bytes")
             case .transport(let reason): .unreachable(reason)
+            case .staleConnection: .unreachable("every connection tried had closed before the request went")
             }
         }
     }
@@ -47,10 +51,33 @@ struct TransferWatch: Sendable {
     ///   - allowance: the fixed part of the bound (`request_timeout`).
     ///   - quiet: how long the answer may rightly take once the body is sent (a long-poll).
     ///   - tap: given the answer's head and each piece of its body as they arrive.
+    ///   - http: what sends it; a request that meets a connection closed before it went
+    ///     (``StaleConnection``) is sent again on a fresh one, and counts as neither a failure
+    ///     nor waste.
     func exchange(
-        _ request: HTTPClientRequest, body: [UInt8]?, on http: HTTPClient, allowance: Duration, quiet: Duration,
-        maxAnswer: Int, tap: AnswerTap? = nil
+        _ request: HTTPClientRequest, body: [UInt8]?, on http: some RequestSender, allowance: Duration,
+        quiet: Duration, maxAnswer: Int, tap: AnswerTap? = nil
     ) async throws(Failure) -> Answer {
+        var stale = 0
+        while true {
+            switch await attempt(request, body: body, on: http, allowance: allowance, quiet: quiet, maxAnswer: maxAnswer, tap: tap) {
+            case .success(let answer):
+                return answer
+            case .failure(.staleConnection) where stale < StaleConnection.retries:
+                stale += 1
+                model.staleConnection()
+            case .failure(let failure):
+                throw failure
+            }
+        }
+    }
+
+    /// One try of ``exchange(_:body:on:allowance:quiet:maxAnswer:tap:)`` on the connection the
+    /// sender picks.
+    private func attempt(
+        _ request: HTTPClientRequest, body: [UInt8]?, on http: some RequestSender, allowance: Duration,
+        quiet: Duration, maxAnswer: Int, tap: AnswerTap?
+    ) async -> Result<Answer, Failure> {
         let timer = self.timer
         let progress = TransferProgress(bodyBytes: body?.count ?? 0, start: timer.elapsed())
         var request = request
@@ -73,7 +100,7 @@ struct TransferWatch: Sendable {
                 var going = measured
                 defer { if let going { _ = model.uploadEnded(going, at: timer.elapsed()) } }
                 do {
-                    let response = try await http.execute(watched, deadline: .distantFuture)
+                    let response = try await http.send(watched)
                     let head = timer.elapsed()
                     let sharing = going.map { model.uploadEnded($0, at: head) } ?? 1
                     going = nil
@@ -90,6 +117,7 @@ struct TransferWatch: Sendable {
                     }
                     return .success((Answer(response: response, body: collected), head, sharing))
                 } catch {
+                    if StaleConnection.isStale(error, handed: progress.handed) { return .failure(.staleConnection) }
                     return .failure(.transport(String(describing: error)))
                 }
             }
@@ -121,10 +149,10 @@ struct TransferWatch: Sendable {
                 sample.sharing = sharing
                 model.record(sample)
             }
-            return answer
+            return .success(answer)
         case .failure(let failure):
             model.wasted(progress.handed)
-            throw failure
+            return .failure(failure)
         }
     }
 }

@@ -130,7 +130,8 @@ struct LinkModelTests {
         model.wasted(1_000)
         model.wasted(500)
         model.resumed(70_000)
-        #expect(model.estimate.counters.map(\.1) == [1_500, 70_000])
-        #expect(model.estimate.counters.map(\.0) == ["wasted_bytes", "resumed_bytes"])
+        model.staleConnection()
+        #expect(model.estimate.counters.map(\.1) == [1_500, 70_000, 1])
+        #expect(model.estimate.counters.map(\.0) == ["wasted_bytes", "resumed_bytes", "stale_connections"])
     }
 }

@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import DallyClocks
+import DallyConfig
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import DallySyncEngine
+
+/// The watch's exchange with a sender that fails as AsyncHTTPClient's pool does when it hands
+/// out a connection the peer closed a moment before: `I/O on closed channel`, before anything
+/// went. That race cannot be lost on cue against a real server, so the sender stands in.
+@Suite("TransferWatch")
+struct TransferWatchTests {
+    /// Fails its first `staleFirst` requests as a stale pooled connection does, then answers
+    /// `{}`; counts what it was asked.
+    final class StalePool: RequestSender {
+        let staleFirst: Int
+        private let asked = Mutex(0)
+
+        init(staleFirst: Int) { self.staleFirst = staleFirst }
+
+        var requests: Int { asked.withLock { $0 } }
+
+        func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+            let number = asked.withLock { count in
+                count += 1
+                return count
+            }
+            guard number > staleFirst else { throw ChannelError.ioOnClosedChannel }
+            return HTTPClientResponse(status: .ok, body: .bytes(ByteBuffer(string: "{}")))
+        }
+    }
+
+    static func watch() -> TransferWatch {
+        TransferWatch(timings: LinkTimings(), model: LinkModel(), timer: TransferTimer(clock: ManualClock()))
+    }
+
+    static func exchange(_ watch: TransferWatch, on sender: StalePool) async throws(TransferWatch.Failure)
+        -> TransferWatch.Answer
+    {
+        try await watch.exchange(
+            HTTPClientRequest(url: "http://127.0.0.1:1/v1/batches"), body: [UInt8](repeating: 7, count: 100),
+            on: sender, allowance: .seconds(30), quiet: .zero, maxAnswer: 1_024)
+    }
+
+    @Test func aRequestMetByClosedConnectionsGoesAgainOnAFreshOneAsNoFailure() async throws {
+        let watch = Self.watch()
+        // A cut closed three pooled connections; the fourth tried is fresh.
+        let pool = StalePool(staleFirst: 3)
+        let answer = try await Self.exchange(watch, on: pool)
+        #expect(answer.response.status == .ok)
+        #expect(String(buffer: answer.body) == "{}")
+        #expect(pool.requests == 4)
+        #expect(watch.model.estimate.staleConnections == 3)
+        #expect(watch.model.estimate.wastedBytes == 0)
+    }
+
+    @Test func aPoolOfNothingButClosedConnectionsFailsTheRequestAfterItsRetries() async {
+        let watch = Self.watch()
+        let pool = StalePool(staleFirst: .max)
+        await #expect(throws: TransferWatch.Failure.self) { try await Self.exchange(watch, on: pool) }
+        #expect(pool.requests == 1 + StaleConnection.retries)
+        do {
+            _ = try await Self.exchange(watch, on: StalePool(staleFirst: .max))
+        } catch {
+            #expect(error.cloudError.cloudDidNotAnswer, "\(error.cloudError)")
+        }
+    }
+
+    @Test func onlyAConnectionClosedBeforeAnyOfTheBodyWentIsStale() {
+        #expect(StaleConnection.isStale(ChannelError.ioOnClosedChannel, handed: 0))
+        // Body bytes handed: a cut mid-transfer, which resumes where the cloud's copy ends
+        // instead of going again whole.
+        #expect(!StaleConnection.isStale(ChannelError.ioOnClosedChannel, handed: 1))
+        #expect(!StaleConnection.isStale(ChannelError.eof, handed: 0))
+        #expect(!StaleConnection.isStale(HTTPClientError.remoteConnectionClosed, handed: 0))
+    }
+}
