@@ -108,7 +108,6 @@ public final class LiveSystem: @unchecked Sendable {
         // The cloud comes back on its port while gateways retry it: outside the ephemeral
         // range, where no retry can take the port for itself (``FreePort``).
         let port = cloudRunner.port != 0 ? cloudRunner.port : try FreePort.outsideEphemeralRange()
-        let label = label
         try await cloudRunner.start { report in
             let cloud = try Cloud(config: config, logger: serverLogger(), now: now)
             locked { $0.cloud = cloud }
