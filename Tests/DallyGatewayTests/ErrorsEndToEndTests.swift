@@ -43,6 +43,8 @@ struct ErrorsEndToEndTests {
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{},"expected_seq":7}"#, status: 409, code: "version_mismatch"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"\#(String(repeating: "x", count: 3000))"}}"#, status: 413, code: "body_too_large"),
         Case(method: "POST", path: "/v1/tables/orders/batch", body: #"{"deleted":[\#((0..<51).map { "\"r\($0)\"" }.joined(separator: ","))]}"#, status: 413, code: "too_many_rows"),
+        Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{}}"#, headers: [("Content-Encoding", "gzip")], status: 415, code: "unsupported_encoding"),
+        Case(method: "POST", path: "/v1/tables/orders/batch", body: "not zstd", headers: [("Content-Encoding", "zstd")], status: 400, code: "bad_encoding"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"colour":"red"}}"#, status: 422, code: "unknown_column"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"qty":1.5}}"#, status: 422, code: "wrong_type"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"paid":"yes"}}"#, status: 422, code: "wrong_type"),

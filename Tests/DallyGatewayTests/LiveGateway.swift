@@ -95,11 +95,19 @@ struct LiveGateway: Sendable {
         _ method: HTTPMethod, _ path: String, token: String? = clientToken, body: String? = nil,
         headers: [(String, String)] = []
     ) async throws -> Reply {
+        try await send(method, path, token: token, bytes: body.map { Array($0.utf8) }, headers: headers)
+    }
+
+    /// ``send(_:_:token:body:headers:)`` with a body of bytes (a compressed one, say).
+    func send(
+        _ method: HTTPMethod, _ path: String, token: String? = clientToken, bytes: [UInt8]?,
+        headers: [(String, String)] = []
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        if let bytes { request.body = .bytes(ByteBuffer(bytes: bytes)) }
         let response = try await http.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 16 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))

@@ -1,3 +1,4 @@
+import DallyCompression
 import DallyCore
 import DallyHTTP
 import DallyStore
@@ -32,16 +33,24 @@ struct TableAccess: Sendable {
         return row
     }
 
-    /// The request body parsed as JSON, nil when it is empty.
+    /// The request body parsed as JSON, nil when it is empty. A body sent with
+    /// `Content-Encoding: zstd` or `deflate` is decompressed first, within the same limit.
     ///
-    /// - Throws: `body_too_large` past `limits.max_body_bytes`, `malformed_json` with the byte
-    ///   offset of the problem.
+    /// - Throws: `body_too_large` past `limits.max_body_bytes` (sent or decompressed),
+    ///   `unsupported_encoding` for another coding (a gzip body read as JSON would only say
+    ///   `malformed_json` at its first byte), `bad_encoding` for a body that does not
+    ///   decompress, `malformed_json` with the byte offset of the problem.
     func jsonBody(_ request: Request) async throws -> JSONValue? {
-        let buffer = try await BodyCoding.collect(request, maxBytes: maxBodyBytes)
-        guard buffer.readableBytes > 0 else { return nil }
+        let coded = request.headers[.contentEncoding].map { ContentCoding(header: $0) != .identity } ?? false
         do {
+            if coded {
+                let bytes = try await BodyCoding.body(of: request, maxBytes: maxBodyBytes, maxDecompressedBytes: maxBodyBytes)
+                return bytes.isEmpty ? nil : try JSONParser.parse(bytes)
+            }
+            let buffer = try await BodyCoding.collect(request, maxBytes: maxBodyBytes)
+            guard buffer.readableBytes > 0 else { return nil }
             return try buffer.withUnsafeReadableBytes { bytes throws(JSONParseError) in try JSONParser.parse(bytes) }
-        } catch {
+        } catch let error as JSONParseError {
             throw DallyError(.malformedJSON, error.description)
         }
     }
