@@ -43,7 +43,8 @@ extension CloudClient {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {
-                        let response = try await http.execute(watched, deadline: .distantFuture)
+                        let response = try await StaleConnection.retrying(
+                            { try await http.send(watched) }, stale: client.watch.model.staleConnection)
                         lastByte.set(timer.elapsed())
                         guard response.status == .ok else {
                             if Self.nodeDown(response.status) { client.nodeFailed(watched.url) }

@@ -220,7 +220,9 @@ struct CloudClient: Sendable {
             var request = HTTPClientRequest(url: base + "/healthz")
             request.method = .GET
             do {
-                let response = try await http.execute(request, timeout: .milliseconds(timeout.milliseconds))
+                let response = try await StaleConnection.retrying(
+                    { try await http.execute(request, timeout: .milliseconds(timeout.milliseconds)) },
+                    stale: watch.model.staleConnection)
                 _ = try await response.body.collect(upTo: 4096)
                 if response.status == .ok { return true }
             } catch {}

@@ -24,4 +24,25 @@ enum StaleConnection {
         guard handed == 0, let channel = error as? ChannelError else { return false }
         return channel == .ioOnClosedChannel
     }
+
+    /// Runs `attempt`, the sending of a request without a body (a probe, a notify stream), and
+    /// runs it again while it fails on a connection closed before it went, ``retries`` times
+    /// at most; `stale` is told of each. Without this, such a request after a cut told the
+    /// uplink the cloud was silent, and the probe's interval passed before it was asked again.
+    ///
+    /// ```swift
+    /// let response = try await StaleConnection.retrying({ try await http.execute(request, timeout: timeout) },
+    ///                                                   stale: model.staleConnection)
+    /// ```
+    static func retrying<T>(_ attempt: () async throws -> T, stale: () -> Void) async throws -> T {
+        var tries = 0
+        while true {
+            do {
+                return try await attempt()
+            } catch where tries < retries && isStale(error, handed: 0) {
+                tries += 1
+                stale()
+            }
+        }
+    }
 }

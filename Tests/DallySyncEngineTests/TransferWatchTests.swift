@@ -68,6 +68,41 @@ struct TransferWatchTests {
         }
     }
 
+    /// A probe or a notify stream (no body) met by closed connections goes again; a real
+    /// failure is not retried, and a pool of nothing but closed connections ends the retries.
+    @Test func aRequestWithoutABodyIsRetriedOnlyWhileItsConnectionWasStale() async throws {
+        final class Tries: Sendable {
+            let count = Mutex(0)
+            func next() -> Int { count.withLock { $0 += 1; return $0 } }
+        }
+        let tries = Tries()
+        let stale = Tries()
+        let answer = try await StaleConnection.retrying({ () async throws -> String in
+            if tries.next() <= 2 { throw ChannelError.ioOnClosedChannel }
+            return "answered"
+        }, stale: { _ = stale.next() })
+        #expect(answer == "answered")
+        #expect(tries.count.withLock { $0 } == 3 && stale.count.withLock { $0 } == 2)
+
+        let refused = Tries()
+        await #expect(throws: HTTPClientError.self) {
+            try await StaleConnection.retrying({ () async throws -> String in
+                _ = refused.next()
+                throw HTTPClientError.connectTimeout
+            }, stale: {})
+        }
+        #expect(refused.count.withLock { $0 } == 1)
+
+        let closed = Tries()
+        await #expect(throws: ChannelError.self) {
+            try await StaleConnection.retrying({ () async throws -> String in
+                _ = closed.next()
+                throw ChannelError.ioOnClosedChannel
+            }, stale: {})
+        }
+        #expect(closed.count.withLock { $0 } == 1 + StaleConnection.retries)
+    }
+
     @Test func onlyAConnectionClosedBeforeAnyOfTheBodyWentIsStale() {
         #expect(StaleConnection.isStale(ChannelError.ioOnClosedChannel, handed: 0))
         // Body bytes handed: a cut mid-transfer, which resumes where the cloud's copy ends
