@@ -33,6 +33,8 @@ struct CloudClient: Sendable {
     let watch: TransferWatch
     /// The uplink's cloud nodes (its own `url`, or `[cloud]`'s) and the one in use.
     let nodes: CloudNodes
+    /// The zstd level each table's large bodies go at (``LevelTrials``).
+    let levels: LevelTrials
 
     /// The base URL of the node in use, for the next request.
     var baseURL: String { nodes.current() }
@@ -110,11 +112,20 @@ struct CloudClient: Sendable {
                 return (try Compressor.compress(body, coding: coding, level: link.level), coding)
             }
             let segments = BatchSegments.cut(body).segments
-            let payload = try FramedZstd.compress(
-                segments: segments.map { segment in
-                    FramedZstd.Segment(body[segment.range], dictionary: segment.table.flatMap(book.dictionary(for:)))
-                },
-                level: link.level)
+            let framed = segments.map { segment in
+                FramedZstd.Segment(body[segment.range], dictionary: segment.table.flatMap(book.dictionary(for:)))
+            }
+            let tables = segments.compactMap(\.table)
+            let payload: [UInt8]
+            switch levels.plan(bytes: body.count, tables: tables) {
+            case .level(let level):
+                payload = try FramedZstd.compress(segments: framed, level: level)
+            case .trial:
+                let configured = try FramedZstd.compress(segments: framed, level: link.level)
+                let fast = try FramedZstd.compress(segments: framed, level: LevelTrials.fastLevel)
+                let level = levels.record(tables: tables, configuredBytes: configured.count, fastBytes: fast.count)
+                payload = level == LevelTrials.fastLevel ? fast : configured
+            }
             for segment in segments {
                 if let table = segment.table { book.record(table: table, section: body[segment.range]) }
             }

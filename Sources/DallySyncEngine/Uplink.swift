@@ -55,7 +55,8 @@ final class Uplink: Sendable {
         client = CloudClient(
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
             watch: TransferWatch(timings: config.timings, model: LinkModel(), timer: timer),
-            nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax))
+            nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax),
+            levels: LevelTrials(configured: link.level))
         state = Mutex(State())
     }
 
