@@ -13,7 +13,7 @@ final class CloudObjectCounters: Sendable {
         var bytesDeduplicated: Int64 = 0
         /// Manifests accepted, whether recorded now or held already.
         var manifestsReceived: Int64 = 0
-        /// Manifests that came (with `?wait=`) before all their chunks and waited for them.
+        /// Manifests that came (with `?wait=`) before all their chunks: counted as they find chunks missing.
         var manifestsWaited: Int64 = 0
         var gcRuns: Int64 = 0
         var objectsCollected: Int64 = 0
@@ -56,7 +56,7 @@ final class CloudObjectCounters: Sendable {
     func manifestWaited() {
         counts.withLock { $0.manifestsWaited += 1 }
         registry.counter(
-            "dally_cloud_manifests_waited_total", help: "Object manifests that arrived before their last chunks and waited for them."
+            "dally_cloud_manifests_waited_total", help: "Object manifests that came with a wait before their last chunks."
         ).increment()
     }
 

@@ -26,8 +26,10 @@ import Synchronization
 final class LevelTrials: Sendable {
     /// The level tried against the configured one.
     static let fastLevel = 1
-    /// Bodies smaller than this go at the configured level, untried.
-    static let minimumBytes = 16 * 1024
+    /// Bodies smaller than this go at the configured level, untried: their CPU is little, and a
+    /// wake's opening batch on an unmeasured link is sized to compress to just over what
+    /// measures the link (``LinkModel/openingBatchRows(_:)``), which level 1 could take under.
+    static let minimumBytes = 64 * 1024
     /// A table's level is tried again after this many large bodies went at its verdict.
     static let retrialEvery = 16
 

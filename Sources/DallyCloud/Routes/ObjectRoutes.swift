@@ -246,13 +246,14 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
             defer { if let watch { arrivals.end(watch) } }
             let present = try await store.chunks.present(missing)
             missing.removeAll { present.contains($0) }
-            guard let watch, !missing.isEmpty, clock.now < deadline, !Task.isCancelled, !arrivals.closed else {
-                return missing
-            }
+            guard let watch, !missing.isEmpty, !Task.isCancelled, !arrivals.closed else { return missing }
+            // Counted once it finds chunks missing, whether or not its wait has run out by
+            // then: a short wait can end while the store is read.
             if !waited {
                 counters.manifestWaited()
                 waited = true
             }
+            guard clock.now < deadline else { return missing }
             _ = await watch.wait(upTo: min(Self.waitSlice, clock.now.duration(to: deadline)), on: clock)
         }
     }
