@@ -18,17 +18,21 @@ public struct ReplicaSnapshot: Sendable {
     public let objectTotals: ObjectTotals
     /// Per table, the objects waiting to go up.
     public let objectUploads: [ObjectUploadSummary]
+    /// Per synced table, the cloud version its pulls have reached (0 before the first).
+    public let cloudCursors: [String: Int64]
 }
 
 extension ReplicaStore {
     /// The replica's figures for `/stats` and `/metrics`, read in one snapshot.
     public func snapshot() async throws -> ReplicaSnapshot {
         let atomicTables = self.atomicTables
+        let tables = self.tables
         return try await pool.read { db in
             ReplicaSnapshot(
                 outbox: try Outbox.summaries(db: db, atomicTables: atomicTables),
                 openConflicts: try Self.openConflictCounts(db: db), lifecycle: try LifecycleLedger.all(db: db),
-                objectTotals: try Self.objectTotals(db: db), objectUploads: try Self.objectUploadSummaries(db: db))
+                objectTotals: try Self.objectTotals(db: db), objectUploads: try Self.objectUploadSummaries(db: db),
+                cloudCursors: Dictionary(uniqueKeysWithValues: try Self.cloudCursors(tables: tables, db: db).entries.map { ($0.table, $0.version) }))
         }
     }
 }

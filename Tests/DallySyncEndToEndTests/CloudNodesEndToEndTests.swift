@@ -26,12 +26,22 @@ import Testing
         }
         if !converged {
             var report: [String] = []
+            let database = (try? system.databaseRows()) ?? [:]
             for id in CloudNodesSystem.gatewayIDs {
                 let unacknowledged = (try? await system.unacknowledged(id)).map(String.init) ?? "?"
                 let held = (try? await system.rowIDs(id)) ?? []
+                let missing = expected.subtracting(held).sorted()
+                // Where the gateway's pulls stand against the versions of what it lacks: a cursor
+                // past them means a page skipped rows; one behind, that it was never told.
+                let table = try? await system.call(id, .GET, "/stats", nil, token: system.config.gatewayAdminToken)
+                    .json["tables"]?["orders"]
+                let versions = missing.compactMap { database[$0] }
                 report.append(
                     "\(id): \(unacknowledged) unacknowledged, \(held.count) rows of \(expected.count) "
-                        + "(missing \(expected.subtracting(held).sorted().prefix(5)), extra \(held.subtracting(expected).sorted().prefix(5)))")
+                        + "(missing \(missing.count): \(missing.prefix(5)) at versions \(versions.min() ?? 0)…\(versions.max() ?? 0); "
+                        + "extra \(held.subtracting(expected).sorted().prefix(5))); cloud_version "
+                        + "\(table?["cloud_version"]?.int.map(String.init) ?? "?"), resyncs \(table?["resyncs"]?.int.map(String.init) ?? "?"), "
+                        + "database at \(database.values.max() ?? 0)")
                 report.append(contentsOf: Self.warnings(system.gateways[id]?.log ?? "").map { "  \(id) | \($0)" })
             }
             for (n, node) in system.nodes.enumerated() {

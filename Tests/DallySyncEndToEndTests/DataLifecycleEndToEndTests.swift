@@ -106,6 +106,9 @@ struct DataLifecycleEndToEndTests {
                 .GET, "/stats", as: nil, headers: [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")])
             #expect(cloudStats.json["tables"]?["orders"]?["horizon"]?.int == 5)
             #expect(cloudStats.json["gateways"]?["gw-b"]?["cursor_lag"]?["orders"]?.int == 0)
+            // The gateway's own view of the same: its pulls reached the cloud's version.
+            let cloudVersion = try #require(cloudStats.json["tables"]?["orders"]?["version"]?.int)
+            #expect(stats.json["tables"]?["orders"]?["cloud_version"]?.int == cloudVersion)
         }
     }
 

@@ -45,7 +45,7 @@ struct GatewayStats: Sendable {
                 (table, TableStats(
                     counts: counts[table] ?? TableCounts(), outbox: outbox[table], schedule: schedules[table],
                     lifecycle: lifecycle[table] ?? LifecycleLedger(), bound: store.schema(table)?.lifecycle ?? TableLifecycle(),
-                    now: now))
+                    cloudVersion: syncer == nil ? nil : snapshot.cloudCursors[table], now: now))
             },
             objects: ObjectStats(
                 totals: snapshot.objectTotals, chunks: try await objects.chunkStore.totals(),
@@ -95,6 +95,9 @@ struct GatewayStats: Sendable {
             counters.counter(
                 "dally_table_resyncs_total", help: "Pulls of the table from scratch after a resync page.",
                 labels: labels, value: ledger.resyncs)
+            if syncer != nil, let version = snapshot.cloudCursors[table] {
+                gauge("dally_table_cloud_version", "The cloud version the table's pulls have reached.").set(version)
+            }
             if let schedule = schedules[table] {
                 counters.counter(
                     "dally_table_deadline_misses_total", help: "Deadlines that passed with no allowed uplink available.",

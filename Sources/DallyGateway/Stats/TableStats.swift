@@ -10,6 +10,8 @@ struct TableStats: Encodable {
     let schedule: TableSchedule?
     let lifecycle: LifecycleLedger
     let bound: TableLifecycle
+    /// The cloud version the table's pulls have reached; nil for a table that does not sync.
+    let cloudVersion: Int64?
     /// ms since 1970, for ages and deadlines.
     let now: Int64
 
@@ -25,6 +27,7 @@ struct TableStats: Encodable {
             ("cloud_removed", lifecycle.cloudRemoved),
         ])
         // The bound the outbox is weighed against (all its entries: waiting, in flight, parked).
+        try object.encode(cloudVersion, for: "cloud_version")
         try object.encode(bound.maxPendingRows, for: "outbox_max_rows")
         try object.encode(bound.maxPendingBytes, for: "outbox_max_bytes")
         let oldest = outbox?.oldestFirstDirtyAt
