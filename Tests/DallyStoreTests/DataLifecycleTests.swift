@@ -172,6 +172,33 @@ struct DataLifecycleTests {
         let ledger = try #require(try await store.lifecycle()["orders"])
         #expect((ledger.resyncs, ledger.cloudRemoved) == (1, 1))
     }
+
+    /// A resync page read before a row was committed, applied after a page that brought the row
+    /// (two answers for the table crossed on the way): the resync ends by removing the row, which
+    /// its page did not bring, but the next pull, from the resync page's version, brings it back.
+    @Test func aRowThatCameAfterTheResyncPageWasReadComesBackWithTheNextPull() async throws {
+        let store = try open()
+        _ = try await store.applyChanges([
+            ordersPage(version: 3, [
+                ordersRow("a", version: 1, ["Ada", 1, true]),
+                ordersRow("b", version: 2, ["Bea", 2, true]),
+                ordersRow("c", version: 3, ["Cy", 3, true]),
+            ])
+        ])
+        var resync = ordersPage(since: 0, version: 2, [
+            ordersRow("a", version: 1, ["Ada", 1, true]), ordersRow("b", version: 2, ["Bea", 2, true]),
+        ])
+        resync.resync = true
+        _ = try await store.applyChanges([resync])
+        #expect(try await store.resyncingTables().isEmpty)
+        #expect(try await store.cloudCursors() == TableVersions([("orders", 2)]))
+        #expect(try await store.row(table: "orders", id: "c")?.deleted == true)
+
+        _ = try await store.applyChanges([ordersPage(since: 2, version: 3, [ordersRow("c", version: 3, ["Cy", 3, true])])])
+        #expect(try await store.row(table: "orders", id: "c")?.deleted == false)
+        #expect(try await store.row(table: "orders", id: "c")?.version == 3)
+        #expect(try await store.outboxEntries(table: "orders").isEmpty)
+    }
 }
 
 @Test func aNewReplicaReturnsFreedPagesToTheFilesystem() throws {

@@ -102,6 +102,35 @@ import Testing
         }
     }
 
+    /// A line the gateway never read (its stream was cut as the line went) does not move the
+    /// cursor the cloud knows it by: its next pull, from the cursor it holds, is answered from
+    /// there, not with a resync of the whole table as if its data directory had gone back.
+    @Test func aPageCarriedOnACutStreamDoesNotMakeTheNextPullAResync() async throws {
+        try await NotifyInlineTests.cloudOnly { system in
+            try await Self.post(system, id: "b1", gateway: "gw-b", row: #"["o1",null,1000,"put","Ada",1.5]"#)
+            let pull = Array(
+                #"{"batch":"p1","gateway":"gw-a","replica":"r-test","since":{"orders":1},"sections":[]}"#.utf8)
+            #expect(try await system.cloudRequest(.POST, "/v1/batches", as: "gw-a", body: pull).status == 200)
+
+            let (lines, reader) = Self.open(
+                system, "/v1/notify?versions=orders:1&replica=r-test&inline=orders&wait=30&stream=1", as: "gw-a")
+            var next = lines.makeAsyncIterator()
+            try await Self.post(system, id: "b2", gateway: "gw-b", row: #"["o2",null,1000,"put","Bo",2]"#)
+            let carried = try #require(try await next.next())
+            #expect(carried["changes"]?.array?.first?["version"]?.int == 2)
+            reader.cancel()
+
+            let again = Array(
+                #"{"batch":"p2","gateway":"gw-a","replica":"r-test","since":{"orders":1},"sections":[]}"#.utf8)
+            let answer = try await system.cloudRequest(.POST, "/v1/batches", as: "gw-a", body: again)
+            #expect(answer.status == 200)
+            let page = try #require(answer.json["changes"]?.array?.first)
+            #expect(page["resync"] == nil, "\(answer.body)")
+            #expect(page["since"]?.int == 1)
+            #expect(page["rows"]?.array?.map { $0.array?.first?.string } == ["o2"])
+        }
+    }
+
     @Test func aChangeTooLargeForAStreamLineIsNamedForAPull() async throws {
         try await NotifyInlineTests.cloudOnly { system in
             let (lines, reader) = Self.open(

@@ -52,7 +52,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// replicas past the versions given, at once or as soon as there are; `{"versions":{}}`
     /// at the timeout. A table named in `inline` whose changes fit one page comes with that
     /// page (`"changes":[…]`), so the gateway need not pull it. With `stream=1` the answer
-    /// goes on: a line per notification until the wait ends (``stream(gateway:watch:until:context:)``).
+    /// goes on: a line per notification until the wait ends (``stream(watch:until:context:)``).
     func notify(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
         // Polls held when the cloud began to stop were answered; one asked after is refused
@@ -72,7 +72,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
         // must answer with a resync instead.
         watch.takeNotInline(Set(try await compaction.regressed(gateway: gateway, cursors: watch.inlineCursors)))
         compaction.saw(gateway: gateway, since: TableVersions(watch.inlineCursors))
-        if streamed { return stream(gateway: gateway, watch: watch, until: deadline, context: context) }
+        if streamed { return stream(watch: watch, until: deadline, context: context) }
 
         while true {
             if let news = try await watch.look() {
@@ -94,7 +94,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// until `deadline`, which ends it with `{"versions":{}}` (PROTOCOL.md §7.3.1). The gateway
     /// keeps one request open for many changes: per change and gateway the cloud writes a line
     /// instead of answering one request and parsing the next.
-    private func stream(gateway: String, watch: NotifyWatch, until deadline: C.Instant, context: DallyRequestContext)
+    private func stream(watch: NotifyWatch, until deadline: C.Instant, context: DallyRequestContext)
         -> Response
     {
         Response(
@@ -105,10 +105,12 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
                     var watch = watch
                     while true {
                         if let news = try await watch.look() {
-                            if !news.pages.isEmpty {
-                                counters.recordInline(pages: news.pages.count)
-                                compaction.saw(gateway: gateway, since: TableVersions(watch.inlineCursors))
-                            }
+                            // The pages' versions are not taken as the gateway's cursors: a line
+                            // cut on its way is never applied, and the gateway's next pull, from
+                            // the cursor it holds, would look like a data directory gone back
+                            // and be answered with a resync of the whole table. The gateway
+                            // says where it stands when it next asks.
+                            if !news.pages.isEmpty { counters.recordInline(pages: news.pages.count) }
                             try await writer.write(
                                 LineStream.line(NotifyAnswer.encode(versions: news.versions, pages: news.pages)))
                             continue

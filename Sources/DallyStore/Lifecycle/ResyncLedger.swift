@@ -38,14 +38,21 @@ enum ResyncLedger {
 
     /// Turns the rows the pull did not bring into local tombstones and ends the resync;
     /// returns how many rows it removed.
-    static func finish(_ table: TableSQL, db: Database, context: inout CommitContext) throws -> Int {
+    ///
+    /// A tombstone takes the row's version or `reached` (the last page's version), whichever is
+    /// lower. A row can be missing from the pages because it was committed after they were read
+    /// and came down first in another answer; the pulls go on from `reached`, bring it again,
+    /// and the lower version lets it back in (a tombstone at the row's own version would shut it
+    /// out for good). A row the cloud has lost never comes again, and stays removed.
+    static func finish(_ table: TableSQL, reached: Int64, db: Database, context: inout CommitContext) throws -> Int {
         let name = table.schema.name
         var removed = 0
         for id in try String.fetchAll(db, sql: "SELECT row_id FROM dally_resync_rows WHERE tbl = ?", arguments: [name]) {
             // A row written locally since the resync began is dirty now and keeps its change.
             guard let old = try CloudRowWriter.current(id, table: table, db: db), let version = old.version, !old.deleted
             else { continue }
-            let gone = ChangePage.ChangedRow(id: id, version: version, updatedAt: context.now, deleted: true, values: [])
+            let gone = ChangePage.ChangedRow(
+                id: id, version: min(version, reached), updatedAt: context.now, deleted: true, values: [])
             try CloudRowWriter.write(gone, columns: [], table: table, old: old, db: db, context: &context)
             removed += 1
         }

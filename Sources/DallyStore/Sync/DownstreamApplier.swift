@@ -69,7 +69,7 @@ enum DownstreamApplier {
                 """,
             arguments: [page.table, cursor])
         if resyncing, !page.more, rows.endIndex == page.rows.endIndex {
-            applied += try ResyncLedger.finish(table, db: db, context: &context)
+            applied += try ResyncLedger.finish(table, reached: cursor, db: db, context: &context)
         }
         return applied
     }
