@@ -41,6 +41,7 @@ import Testing
                         + "(missing \(missing.count): \(missing.prefix(5)) at versions \(versions.min() ?? 0)…\(versions.max() ?? 0); "
                         + "extra \(held.subtracting(expected).sorted().prefix(5))); cloud_version "
                         + "\(table?["cloud_version"]?.int.map(String.init) ?? "?"), resyncs \(table?["resyncs"]?.int.map(String.init) ?? "?"), "
+                        + "cloud_removed \(table?["cloud_removed"]?.int.map(String.init) ?? "?"), "
                         + "database at \(database.values.max() ?? 0)")
                 report.append(contentsOf: Self.warnings(system.gateways[id]?.log ?? "").map { "  \(id) | \($0)" })
             }
