@@ -133,10 +133,30 @@ if [ "${OUTAGE_SECONDS:-0}" -gt 0 ]; then
 fi
 before=$(pending)
 log "drain: $before rows pending; starting the cloud"
+# When the cloud was up (its first /healthz answer, polled every 10 ms by a poller started
+# before the cloud, so that its own start-up is not in the figure): a real outage's end as the
+# gateway meets it, a cloud that answers again, without the cloud process's start-up.
+python3 - "$CLOUD" >"$TMP/up_at" <<'PY' &
+import sys, time, urllib.request
+deadline = time.time() + 60
+while time.time() < deadline:
+    try:
+        urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=1).read()
+        print(f"{time.time():.3f}")
+        break
+    except OSError:
+        time.sleep(0.01)
+else:
+    print("-")
+PY
+UP_POLLER=$!
+sleep 0.3
 "${CLOUD_CORE[@]}" "$DALLY_BIN" cloud --config "$TMP/cloud.toml" >>"$TMP/cloud.log" 2>&1 &
 CLOUD_PID=$!
 drain_start=$(date +%s.%N)
 gw_cpu_start=$(cpu_seconds "$GW_PID")
+wait "$UP_POLLER"
+up_at=$(cat "$TMP/up_at")
 wait_healthy "$CLOUD" "$CLOUD_PID" cloud
 # Until the first batch is accepted the gateway is finding out that the cloud is back (its
 # retry backoff and probe: retry_max and probe_interval 1 s here unless RETRY_MAX and
@@ -148,6 +168,13 @@ echo "RESULT drain rows=$before seconds=$drain_s rows_per_s=$(python3 -c "print(
 if [ "$first_at" != - ]; then
   echo "RESULT drain_phases first_batch_after_s=$(python3 -c "print(f'{$first_at - $drain_start:.2f}')")" \
     "rows_per_s_after_first=$(python3 -c "print(round(($first_left - $left) / max($drain_end - $first_at, 0.001)))")" | tee -a "$RESULTS"
+fi
+# The drain from the moment the cloud answered: the catch-up after an outage as a gateway
+# lives it (the probe finding the cloud back, then the rows), without the cloud's start-up.
+if [ "$up_at" != - ]; then
+  echo "RESULT drain_up up_after_s=$(python3 -c "print(f'{$up_at - $drain_start:.2f}')")" \
+    "seconds=$(python3 -c "print(f'{$drain_end - $up_at:.2f}')")" \
+    "rows_per_s=$(python3 -c "print(round(($before - $left) / max($drain_end - $up_at, 0.001)))")" | tee -a "$RESULTS"
 fi
 # The drain once the gateway knew its cloud was back (its probe's answer, `down_probe_interval`
 # after the cloud's start at most): the pipeline's own rate, beside the store's, which is timed
@@ -194,6 +221,20 @@ if [ -x "$DALLY_BENCH_BIN" ]; then
     done
   fi
 fi
+
+# Each drain figure against the store's rate in this run (the median when APPLY_RUNS > 1).
+python3 - "$RESULTS" <<'PY' | tee -a "$RESULTS"
+import re, sys
+text = open(sys.argv[1]).read()
+def rate(name):
+    found = re.findall(rf"^RESULT {name} .*?rows_per_s=(\d+)", text, re.M)
+    return int(found[-1]) if found else None
+store = rate("apply_store_median") or rate("apply_store")
+if store:
+    parts = [f"{label}={rate(name) / store:.3f}" for label, name in
+             (("from_launch", "drain"), ("from_up", "drain_up"), ("from_found", "drain_found")) if rate(name)]
+    print(f"RESULT drain_to_store store_rows_per_s={store} " + " ".join(parts))
+PY
 
 echo
 echo "Backlog ($DALLY_BIN; $CORES cores$([ "${PIN_CORES:-0}" = 1 ] && echo ", gateway on core 0 and cloud on core 1"); synchronous=$SYNCHRONOUS; ids=$IDS; results in $RESULTS_DIR)"
