@@ -93,15 +93,22 @@ public struct ErrorMiddleware: RouterMiddleware {
             request.body = RequestBody(asyncSequence: body)
             unread = body
         }
-        let response: Response
+        var response: Response
         do {
             response = try await next(request, context)
         } catch {
             response = try Self.answer(error, request: request, context: context, routes: routes)
         }
-        if let unread, await !unread.drain(upTo: maxDrainBytes) {
+        switch await unread?.drain(upTo: maxDrainBytes) {
+        case .tooLong?:
             context.logger.debug("closing a connection whose request body went past what is drained")
             context.channel.close(promise: nil)
+        case .brokenOff?:
+            // A client that closed its side mid-body (a refusal decided before the body was
+            // read) still gets its answer, and the connection ends after it.
+            response.headers[.connection] = "close"
+        case .ended?, nil:
+            break
         }
         return response
     }

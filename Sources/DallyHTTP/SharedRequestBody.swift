@@ -39,18 +39,28 @@ final class SharedRequestBody: AsyncSequence, @unchecked Sendable {
         }
     }
 
-    /// Reads and drops the rest of the body, at most `limit` bytes; false when more was left
-    /// or the read failed.
-    func drain(upTo limit: Int) async -> Bool {
+    /// How a drain ended.
+    enum Drained {
+        /// The body was read to its end.
+        case ended
+        /// More than the limit was left: the connection must close without reading it.
+        case tooLong
+        /// The body broke off (its client closed its side mid-body): nothing more comes, and
+        /// the answer can still go out on the connection's open half.
+        case brokenOff
+    }
+
+    /// Reads and drops the rest of the body, at most `limit` bytes.
+    func drain(upTo limit: Int) async -> Drained {
         var dropped = 0
         do {
             while let part = try await next() {
                 dropped += part.readableBytes
-                if dropped > limit { return false }
+                if dropped > limit { return .tooLong }
             }
-            return true
+            return .ended
         } catch {
-            return false
+            return .brokenOff
         }
     }
 }

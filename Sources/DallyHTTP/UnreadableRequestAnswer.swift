@@ -74,6 +74,7 @@ public final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChann
             case .invalidContentLength, .unexpectedContentLength: "the Content-Length is not valid"
             case .invalidChunkSize: "a chunk size of the chunked body is not valid"
             case .invalidVersion: "the HTTP version is not valid"
+            case .invalidEOFState: "the connection's input ended before the body its head announced (Content-Length or chunks)"
             default: "\(error)"
             }
         return "the request could not be read as HTTP/1.1: \(what)"

@@ -133,6 +133,33 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// A client that closes its side with its body short of its `Content-Length` gets a JSON
+    /// answer on the half still open: the refusal decided before the body was read (a wrong
+    /// token, `401`), or `400 bad_request` naming the short body; nothing is written.
+    @Test func aBodyCutShortByItsClientIsAnsweredInJSON() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let short = "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"values\":{\"customer\":\"Ada\""
+            let refused = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port,
+                "PUT /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer not-a-token-0123456789\r\n" + short,
+                halfClose: true)
+            #expect(refused.closed)
+            #expect(refused.received.hasPrefix("HTTP/1.1 401 Unauthorized"), "\(refused.received)")
+            #expect(refused.received.contains(#""code":"unauthorized""#), "\(refused.received)")
+
+            let cut = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port,
+                "PUT /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(LiveGateway.clientToken)\r\n"
+                    + short,
+                halfClose: true)
+            #expect(cut.closed)
+            #expect(cut.received.hasPrefix("HTTP/1.1 400 Bad Request"), "\(cut.received)")
+            #expect(cut.received.contains(#""code":"bad_request""#) && cut.received.contains("input ended before the body"), "\(cut.received)")
+            let stats = try await gw.stats()
+            #expect(stats["store"]?["last_seq"]?.int == 0)
+        }
+    }
+
     /// HTTP/1.0 without `Connection: keep-alive` ends the connection after the answer, as an
     /// HTTP/1.0 client that reads to the end expects, and with it is told the connection stays;
     /// HEAD answers wherever GET does.

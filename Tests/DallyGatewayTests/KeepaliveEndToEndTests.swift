@@ -32,12 +32,16 @@ struct KeepaliveEndToEndTests {
     /// Connects, sends `text`, and reads until the server closes the connection (true) or 30 s
     /// pass (false); what was received. On a thread of its own: blocking calls must not hold
     /// the threads the server's tasks run on.
-    static func sendThenWaitForClose(port: Int, _ text: String) async -> (closed: Bool, received: String) {
+    /// - Parameter halfClose: closes the sending half after `text` (a client that stops there).
+    static func sendThenWaitForClose(port: Int, _ text: String, halfClose: Bool = false) async
+        -> (closed: Bool, received: String)
+    {
         await withCheckedContinuation { continuation in
             Thread {
                 let connection = RawConnection(port: port, receiveTimeout: 30)
                 defer { connection.close() }
                 connection.send(text)
+                if halfClose { connection.finishSending() }
                 let (closed, received) = connection.receiveUntilClosed()
                 continuation.resume(returning: (closed, received))
             }.start()

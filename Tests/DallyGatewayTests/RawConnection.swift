@@ -40,6 +40,10 @@ struct RawConnection {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Closes the sending half (a client that sent all it will): the server reads the end of
+    /// its input, and its answer can still come back.
+    func finishSending() { _ = shutdown(fd, Int32(SHUT_WR)) }
+
     func receive() -> Received {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
