@@ -177,7 +177,9 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
-            server: .dally(tls: certificates, keepaliveTimeout: config.server.keepaliveTimeout),
+            server: .dally(
+                tls: certificates, keepaliveTimeout: config.server.keepaliveTimeout,
+                bodyTimeout: config.server.bodyTimeout),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port), serverName: "dally-cloud",
                 backlog: config.server.backlog),

@@ -23,6 +23,10 @@ public struct ServerSettings: Sendable, Equatable {
     /// clients keep pooled connections (the gateway's uplinks, curl, browsers), so that the
     /// server is not the one to close a connection a client is about to reuse.
     public var keepaliveTimeout: Duration = .seconds(75)
+    /// How long a request's body may stop coming (no byte of it) before the request is
+    /// answered `408 body_timeout` and its connection closed: nginx's `client_body_timeout`.
+    /// Each byte restarts it, so a slow link that keeps moving is never cut.
+    public var bodyTimeout: Duration = .seconds(60)
     /// `tls_cert` and `tls_key`: PEM paths of the server's certificate chain and private key;
     /// nil serves plain HTTP. Reloaded on SIGHUP.
     public var tls: CertificateFiles?
@@ -54,8 +58,8 @@ public struct ServerSettings: Sendable, Equatable {
         guard let section = try root.section("server") else { return server }
         try section.refuseUnknownKeys(
             [
-                "host", "port", "data_dir", "log_level", "log_format", "backlog", "keepalive_timeout", "tls_cert", "tls_key",
-                "tls_client_ca",
+                "host", "port", "data_dir", "log_level", "log_format", "backlog", "keepalive_timeout", "body_timeout",
+                "tls_cert", "tls_key", "tls_client_ca",
             ])
         server.host = try section.string("host", default: server.host)
         server.port = try section.int("port", default: server.port, range: 0...65535)
@@ -71,6 +75,8 @@ public struct ServerSettings: Sendable, Equatable {
         server.backlog = try section.int("backlog", default: server.backlog, range: 1...65535)
         server.keepaliveTimeout = try section.duration(
             "keepalive_timeout", default: server.keepaliveTimeout, minimum: .seconds(1), maximum: .seconds(3_600))
+        server.bodyTimeout = try section.duration(
+            "body_timeout", default: server.bodyTimeout, minimum: .seconds(1), maximum: .seconds(3_600))
         server.tls = try TLSFiles.pair(section, "tls_cert", "tls_key")
         server.tlsClientCA = try TLSFiles.path(section, "tls_client_ca")
         if server.tlsClientCA != nil, server.tls == nil {

@@ -146,7 +146,9 @@ public struct Gateway {
     ) -> some ApplicationProtocol {
         Application(
             router: router,
-            server: .dally(tls: certificates, keepaliveTimeout: config.server.keepaliveTimeout),
+            server: .dally(
+                tls: certificates, keepaliveTimeout: config.server.keepaliveTimeout,
+                bodyTimeout: config.server.bodyTimeout),
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port),
                 serverName: "dally",

@@ -21,6 +21,7 @@ extension DallyError.Code {
             .unprocessableContent
         case .rangeNotSatisfiable: .rangeNotSatisfiable
         case .headersTooLarge: .requestHeaderFieldsTooLarge
+        case .bodyTimeout: .requestTimeout
         case .tooManyWaiters, .shuttingDown, .objectUnavailable, .storeUnavailable: .serviceUnavailable
         case .objectFetchTimeout: .gatewayTimeout
         case .insufficientStorage: .init(code: 507, reasonPhrase: "Insufficient Storage")

@@ -33,14 +33,20 @@ extension HTTPServerBuilder {
     /// (``ExpectContinueHandler``), a request that is not valid HTTP told why in JSON
     /// (``UnreadableRequestAnswer``), an HTTP/1.0 connection closed after its answer unless
     /// it asked to be kept, and then told so (``HTTP10Connections``), a connection with no
-    /// request under way for `keepaliveTimeout` closed, over TLS when `tls` is given.
-    public static func dally(tls: ServerCertificates?, keepaliveTimeout: Duration) -> HTTPServerBuilder {
+    /// request under way for `keepaliveTimeout` closed, a body that stops coming for
+    /// `bodyTimeout` answered `408` (``StalledBodyAnswer``), over TLS when `tls` is given.
+    public static func dally(tls: ServerCertificates?, keepaliveTimeout: Duration, bodyTimeout: Duration = .seconds(60))
+        -> HTTPServerBuilder
+    {
         HTTPServerBuilder { responder in
             let http = DallyHTTPChannel(
                 base: HTTP1Channel(
                     responder: responder,
                     configuration: .init(
-                        additionalChannelHandlers: [ExpectContinueHandler(), UnreadableRequestAnswer()],
+                        additionalChannelHandlers: [
+                            ExpectContinueHandler(), UnreadableRequestAnswer(),
+                            StalledBodyAnswer(limit: TimeAmount(bodyTimeout)),
+                        ],
                         idleTimeout: TimeAmount(keepaliveTimeout))))
             guard let tls else { return http }
             return ReloadingTLSChannel(base: http, certificates: tls)

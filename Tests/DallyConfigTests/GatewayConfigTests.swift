@@ -40,6 +40,7 @@ struct GatewayConfigValidTests {
         log_level = "debug"
         backlog = 128
         keepalive_timeout = "2m"
+        body_timeout = "90s"
 
         [store]
         synchronous = "normal"
@@ -109,6 +110,7 @@ struct GatewayConfigValidTests {
         #expect(config.server.logLevel == "debug")
         #expect(config.server.backlog == 128)
         #expect(config.server.keepaliveTimeout == .seconds(120))
+        #expect(config.server.bodyTimeout == .seconds(90))
 
         #expect(config.store.synchronousFull == false)
         #expect(config.store.syncPieceRows == 64)
@@ -184,6 +186,7 @@ struct GatewayConfigValidTests {
         #expect(config.server.logLevel == "info")
         #expect(config.server.backlog == 4096)
         #expect(config.server.keepaliveTimeout == .seconds(75))
+        #expect(config.server.bodyTimeout == .seconds(60))
         #expect(config.store.synchronousFull == true)
         #expect(config.store.syncPieceRows == 256)
         #expect(config.limits.maxBodyBytes == 4 * 1024 * 1024)

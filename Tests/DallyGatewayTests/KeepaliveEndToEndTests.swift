@@ -21,6 +21,53 @@ struct KeepaliveEndToEndTests {
         }
     }
 
+    /// `[server] body_timeout`: a body that stops coming is answered `408 body_timeout` in JSON
+    /// and its connection closed, nothing written; one that keeps coming, however slowly, is not
+    /// cut.
+    @Test func aBodyThatStopsComingIsAnswered408AndOneThatKeepsComingIsNot() async throws {
+        var config = try LiveGateway.config()
+        config.server.bodyTimeout = .seconds(2)
+        try await LiveGateway.run(config) { gw in
+            let head =
+                "PUT /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(LiveGateway.clientToken)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 29\r\n\r\n"
+            let (closed, received) = await Self.sendThenWaitForClose(port: gw.port, head + #"{"values":{"#)
+            #expect(closed)
+            #expect(received.hasPrefix("HTTP/1.1 408 Request Timeout"), "\(received)")
+            #expect(received.contains(#""code":"body_timeout""#), "\(received)")
+            let stats = try await gw.stats()
+            #expect(stats["store"]?["last_seq"]?.int == 0)
+
+            // The same 29 bytes, a few at a time, a quarter of a second apart.
+            let body = Array(#"{"values":{"customer":"Ada"}}"#)
+            let pieces = stride(from: 0, to: body.count, by: 4).map { String(body[$0..<min($0 + 4, body.count)]) }
+            let answer = await Self.sendSlowly(port: gw.port, [head] + pieces, pause: 0.25)
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK"), "\(answer)")
+            let saved = try await gw.send(.GET, "/v1/tables/orders/rows/o1")
+            #expect(saved.status == 200)
+        }
+    }
+
+    /// Sends `pieces` one after another, `pause` seconds apart, then reads the answer (it is
+    /// whole once its body's closing brace came).
+    static func sendSlowly(port: Int, _ pieces: [String], pause: Double) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let connection = RawConnection(port: port, receiveTimeout: 30)
+                defer { connection.close() }
+                for (index, piece) in pieces.enumerated() {
+                    if index > 0 { Thread.sleep(forTimeInterval: pause) }
+                    connection.send(piece)
+                }
+                var received: [UInt8] = []
+                while received.last != UInt8(ascii: "}"), case .bytes(let bytes) = connection.receive() {
+                    received += bytes
+                }
+                continuation.resume(returning: String(decoding: received, as: UTF8.self))
+            }.start()
+        }
+    }
+
     @Test func aLongPollOutlastsTheTimeout() async throws {
         try await LiveGateway.run(try Self.config()) { gw in
             let poll = try await gw.send(.GET, "/v1/tables/orders/changes?since=0&wait=3")
