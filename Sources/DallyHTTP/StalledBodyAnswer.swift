@@ -24,8 +24,11 @@ public final class StalledBodyAnswer: ChannelDuplexHandler, RemovableChannelHand
     public typealias OutboundOut = HTTPResponsePart
 
     private let limit: TimeAmount
-    /// The watch over the body now awaited; nil between requests and once it has ended.
-    private var watch: Scheduled<Void>?
+    /// When the body now awaited last moved; nil between requests and once it has ended.
+    private var lastMoved: NIODeadline?
+    /// One check per connection, a few times per `limit`, started with its first body: a
+    /// timer set and cancelled for every request would cost the hot path more than it guards.
+    private var checks: RepeatedTask?
     /// Whether an answer's head has gone out and its end not yet.
     private var answering = false
 
@@ -36,13 +39,14 @@ public final class StalledBodyAnswer: ChannelDuplexHandler, RemovableChannelHand
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head) where Self.announcesBody(head):
-            restart(context: context)
-        case .body where watch != nil:
-            restart(context: context)
+            lastMoved = .now()
+            if checks == nil { startChecks(context: context) }
+        case .body where lastMoved != nil:
+            lastMoved = .now()
         case .head, .body:
             break
         case .end:
-            stop()
+            lastMoved = nil
         }
         context.fireChannelRead(data)
     }
@@ -57,39 +61,40 @@ public final class StalledBodyAnswer: ChannelDuplexHandler, RemovableChannelHand
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
-        stop()
+        stopChecks()
         context.fireChannelInactive()
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
-        stop()
+        stopChecks()
     }
 
-    /// Whether a body follows the head: most requests (GETs, long-polls) have none, and pay
-    /// for no watch.
+    /// Whether a body follows the head: most requests (GETs, long-polls) have none.
     static func announcesBody(_ head: HTTPRequest) -> Bool {
         if head.headerFields[.transferEncoding] != nil { return true }
         guard let length = head.headerFields[.contentLength] else { return false }
         return length != "0"
     }
 
-    private func restart(context: ChannelHandlerContext) {
-        watch?.cancel()
+    private func startChecks(context: ChannelHandlerContext) {
+        // A body that stops is answered within a quarter of `limit` after its limit passed.
+        let period = TimeAmount.nanoseconds(max(limit.nanoseconds / 4, 1_000_000))
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        watch = context.eventLoop.scheduleTask(in: limit) {
+        checks = context.eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
             let (handler, context) = loopBound.value
-            handler.stalled(context: context)
+            handler.check(context: context)
         }
     }
 
-    private func stop() {
-        watch?.cancel()
-        watch = nil
+    private func stopChecks() {
+        checks?.cancel()
+        checks = nil
     }
 
-    private func stalled(context: ChannelHandlerContext) {
-        watch = nil
-        guard !answering, context.channel.isActive else { return }
+    private func check(context: ChannelHandlerContext) {
+        guard let lastMoved, NIODeadline.now() - lastMoved >= limit, !answering, context.channel.isActive else { return }
+        self.lastMoved = nil
+        stopChecks()
         let nanoseconds = limit.nanoseconds
         let waited = nanoseconds % 1_000_000_000 == 0 ? "\(nanoseconds / 1_000_000_000) s" : "\(nanoseconds / 1_000_000) ms"
         let refusal = DallyError(
