@@ -117,13 +117,15 @@ struct CloudClient: Sendable {
             }
             let tables = segments.compactMap(\.table)
             let payload: [UInt8]
-            switch levels.plan(bytes: body.count, tables: tables) {
+            let rate = watch.model.estimate.bytesPerSecondUp
+            switch levels.plan(bytes: body.count, tables: tables, linkBytesPerSecond: rate) {
             case .level(let level):
                 payload = try FramedZstd.compress(segments: framed, level: level)
             case .trial:
                 let configured = try FramedZstd.compress(segments: framed, level: link.level)
                 let fast = try FramedZstd.compress(segments: framed, level: LevelTrials.fastLevel)
-                let level = levels.record(tables: tables, configuredBytes: configured.count, fastBytes: fast.count)
+                let level = levels.record(
+                    tables: tables, configuredBytes: configured.count, fastBytes: fast.count, linkBytesPerSecond: rate)
                 payload = level == LevelTrials.fastLevel ? fast : configured
             }
             for segment in segments {

@@ -56,7 +56,7 @@ final class Uplink: Sendable {
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
             watch: TransferWatch(timings: config.timings, model: LinkModel(), timer: timer),
             nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax),
-            levels: LevelTrials(configured: link.level))
+            levels: LevelTrials(configured: link.level, cheapestClass: cost == 0))
         state = Mutex(State())
     }
 

@@ -33,6 +33,27 @@ struct LevelTrialsTests {
         #expect(trials.plan(bytes: Self.large, tables: ["ids", "telemetry"]) == .trial)
     }
 
+    /// On a LAN (the cheapest class, measured fast) a near tie goes to level 1; on a slow or
+    /// unmeasured link, or another class, level 1 must be no larger. The verdict follows the
+    /// link as it is measured at each body.
+    @Test func onALANLevelOneWinsANearTie() {
+        let lan = LevelTrials(configured: 6, cheapestClass: true)
+        let fast = LevelTrials.lanBytesPerSecond
+        // The first trial, before the link is measured: strict.
+        #expect(lan.record(tables: ["orders"], configuredBytes: 131_925, fastBytes: 132_462) == 6)
+        #expect(lan.plan(bytes: Self.large, tables: ["orders"]) == .level(6))
+        // Measured as a LAN now: the same verdict sends level 1.
+        #expect(lan.plan(bytes: Self.large, tables: ["orders"], linkBytesPerSecond: fast) == .level(1))
+        #expect(lan.plan(bytes: Self.large, tables: ["orders"], linkBytesPerSecond: 128_000) == .level(6))
+        // More than 1 % larger: the configured level, however fast the link.
+        #expect(lan.record(tables: ["items"], configuredBytes: 100_000, fastBytes: 101_001, linkBytesPerSecond: fast) == 6)
+        #expect(lan.plan(bytes: Self.large, tables: ["items"], linkBytesPerSecond: fast) == .level(6))
+
+        let dearer = LevelTrials(configured: 6)
+        #expect(dearer.record(tables: ["orders"], configuredBytes: 131_925, fastBytes: 131_926, linkBytesPerSecond: fast) == 6)
+        #expect(dearer.record(tables: ["orders"], configuredBytes: 131_925, fastBytes: 131_925, linkBytesPerSecond: fast) == 1)
+    }
+
     @Test func smallBodiesAndAConfiguredLevelOneAreNeverTried() {
         let trials = LevelTrials(configured: 6)
         #expect(trials.plan(bytes: Self.large - 1, tables: ["orders"]) == .level(6))
