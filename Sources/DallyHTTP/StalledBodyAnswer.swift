@@ -100,14 +100,7 @@ public final class StalledBodyAnswer: ChannelDuplexHandler, RemovableChannelHand
         let refusal = DallyError(
             .bodyTimeout,
             "no byte of the request's body came for \(waited) (server.body_timeout); nothing of it was saved: send it again, without pausing")
-        let body = (try? DocumentEncoder.encode(ErrorDocument(refusal))) ?? Array(#"{"error":{"code":"body_timeout"}}"#.utf8)
-        let head = HTTPResponse(
-            status: refusal.code.status,
-            headerFields: [.contentType: "application/json", .contentLength: "\(body.count)", .connection: "close"])
         answering = true
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        ClosingAnswer.write(refusal, context: context)
     }
 }

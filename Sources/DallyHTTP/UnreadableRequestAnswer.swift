@@ -47,15 +47,7 @@ public final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChann
         }
         // Not passed on: Hummingbird would write its own empty 400 after this one. Closing the
         // connection once the answer is out ends Hummingbird's read loop.
-        let refusal = Self.refusal(for: error)
-        let body = (try? DocumentEncoder.encode(ErrorDocument(refusal))) ?? Array(#"{"error":{"code":"bad_request"}}"#.utf8)
-        let head = HTTPResponse(
-            status: refusal.code.status,
-            headerFields: [.contentType: "application/json", .contentLength: "\(body.count)", .connection: "close"])
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        ClosingAnswer.write(Self.refusal(for: error), context: context)
     }
 
     /// `headers_too_large` (431) for a head over the parser's bounds, else `bad_request`.

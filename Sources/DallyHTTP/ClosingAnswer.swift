@@ -1,0 +1,25 @@
+import DallyCore
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// The JSON answer a channel handler writes itself, ahead of the routes, to a request it ends:
+/// one the parser cannot read (``UnreadableRequestAnswer``), a body that stopped coming
+/// (``StalledBodyAnswer``). The connection is closed once the answer is out.
+///
+/// ```swift
+/// ClosingAnswer.write(DallyError(.bodyTimeout, "no byte of the body came for 60 s"), context: context)
+/// ```
+enum ClosingAnswer {
+    static func write(_ refusal: DallyError, context: ChannelHandlerContext) {
+        let body = (try? DocumentEncoder.encode(ErrorDocument(refusal)))
+            ?? Array(#"{"error":{"code":"\#(refusal.code.rawValue)"}}"#.utf8)
+        let head = HTTPResponse(
+            status: refusal.code.status,
+            headerFields: [.contentType: "application/json", .contentLength: "\(body.count)", .connection: "close"])
+        context.write(NIOAny(HTTPResponsePart.head(head)), promise: nil)
+        context.write(NIOAny(HTTPResponsePart.body(ByteBuffer(bytes: body))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
