@@ -8,10 +8,11 @@ import NIOHTTPTypes
 ///
 /// Without it a client that stops mid-body (a crashed app, a cut Wi-Fi that never resets the
 /// connection) holds its connection, and the handler that waits for the body, until the
-/// connection is found dead. The clock restarts with every piece of the body, so a slow link
-/// that keeps moving bytes (the gateway's uploads over a 2 kbit/s satellite uplink) is never
-/// cut; only silence is. A request whose answer has begun (a refusal decided before the body
-/// was read) is left to it.
+/// connection is found dead. The clock runs only while the server asks for more of the body
+/// and restarts with every piece, so a slow link that keeps moving bytes (the gateway's uploads
+/// over a 2 kbit/s satellite uplink) is never cut, nor a client whose bytes wait in the socket
+/// while the server is busy; only the client's silence is. A request whose answer has begun (a
+/// refusal decided before the body was read) is left to it.
 ///
 /// ```swift
 /// HTTP1Channel(responder: responder, configuration: .init(
@@ -24,8 +25,12 @@ public final class StalledBodyAnswer: ChannelDuplexHandler, RemovableChannelHand
     public typealias OutboundOut = HTTPResponsePart
 
     private let limit: TimeAmount
-    /// When the body now awaited last moved; nil between requests and once it has ended.
-    private var lastMoved: NIODeadline?
+    /// Whether a request's body is under way: its head came, its end not yet.
+    private var bodyUnderWay = false
+    /// Since when the server has asked for more of that body and got none; nil while it is not
+    /// asking. Only the server's own asking counts: a handler that stops reading (backpressure,
+    /// a busy box) leaves the bytes in the socket, and that is not the client's stall.
+    private var waitingSince: NIODeadline?
     /// One check per connection, a few times per `limit`, started with its first body: a
     /// timer set and cancelled for every request would cost the hot path more than it guards.
     private var checks: RepeatedTask?
@@ -39,16 +44,24 @@ public final class StalledBodyAnswer: ChannelDuplexHandler, RemovableChannelHand
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head) where Self.announcesBody(head):
-            lastMoved = .now()
+            bodyUnderWay = true
+            waitingSince = nil
             if checks == nil { startChecks(context: context) }
-        case .body where lastMoved != nil:
-            lastMoved = .now()
-        case .head, .body:
+        case .body:
+            waitingSince = nil
+        case .head:
             break
         case .end:
-            lastMoved = nil
+            bodyUnderWay = false
+            waitingSince = nil
         }
         context.fireChannelRead(data)
+    }
+
+    /// The server asks for more bytes: from now, while a body is under way, the client owes them.
+    public func read(context: ChannelHandlerContext) {
+        if bodyUnderWay, waitingSince == nil { waitingSince = .now() }
+        context.read()
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -92,8 +105,11 @@ public final class StalledBodyAnswer: ChannelDuplexHandler, RemovableChannelHand
     }
 
     private func check(context: ChannelHandlerContext) {
-        guard let lastMoved, NIODeadline.now() - lastMoved >= limit, !answering, context.channel.isActive else { return }
-        self.lastMoved = nil
+        guard bodyUnderWay, let waitingSince, NIODeadline.now() - waitingSince >= limit, !answering,
+            context.channel.isActive
+        else { return }
+        bodyUnderWay = false
+        self.waitingSince = nil
         stopChecks()
         let nanoseconds = limit.nanoseconds
         let waited = nanoseconds % 1_000_000_000 == 0 ? "\(nanoseconds / 1_000_000_000) s" : "\(nanoseconds / 1_000_000) ms"
