@@ -1,3 +1,4 @@
+import DallySync
 import GRDB
 
 /// What `/stats` and `/metrics` read of the replica, from one read transaction: a consistent
@@ -19,7 +20,7 @@ public struct ReplicaSnapshot: Sendable {
     /// Per table, the objects waiting to go up.
     public let objectUploads: [ObjectUploadSummary]
     /// Per synced table, the cloud version its pulls have reached (0 before the first).
-    public let cloudCursors: [String: Int64]
+    public let cloudCursors: TableVersions
 }
 
 extension ReplicaStore {
@@ -32,7 +33,7 @@ extension ReplicaStore {
                 outbox: try Outbox.summaries(db: db, atomicTables: atomicTables),
                 openConflicts: try Self.openConflictCounts(db: db), lifecycle: try LifecycleLedger.all(db: db),
                 objectTotals: try Self.objectTotals(db: db), objectUploads: try Self.objectUploadSummaries(db: db),
-                cloudCursors: Dictionary(uniqueKeysWithValues: try Self.cloudCursors(tables: tables, db: db).entries.map { ($0.table, $0.version) }))
+                cloudCursors: try Self.cloudCursors(tables: tables, db: db))
         }
     }
 }
