@@ -61,4 +61,71 @@ struct SettleStatementTests {
         try await store.pool.write { db in try Outbox.remove(table: "orders", rowID: "o3", db: db) }
         #expect(try await store.pool.read(state) == [0, 0, 0, 0, 0])
     }
+
+    /// A settle asks the table once whether any row was written since the batch was built, and
+    /// reads each row's sequence number only when one was. Both ways settle alike: a row written
+    /// again stays pending on the new version, a row gone from the table keeps its entry, and
+    /// every other row takes its version and leaves the outbox, its totals and its ages.
+    @Test func aPieceSettlesAlikeWhetherOrNotARowWasWrittenSince() async throws {
+        for written in ["none", "a row of the piece", "another row", "a row gone"] {
+            let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders], synchronousFull: false)
+            defer { try? store.close() }
+            _ = try await store.writeBatch(
+                (1...4).map { put("o\($0)", [(0, .text("x"))]) }, table: "orders", allOrNothing: true)
+            let batch = try #require(try await store.nextBatch(gateway: "g", maxRows: 4))
+            #expect(batch.rows == 4)
+            switch written {
+            case "a row of the piece":
+                _ = try await store.writeBatch([put("o2", [(0, .text("y"))])], table: "orders", allOrNothing: true)
+            case "another row":
+                _ = try await store.writeBatch([put("o9", [(0, .text("y"))])], table: "orders", allOrNothing: true)
+            case "a row gone":
+                try await store.pool.write { db in try db.execute(sql: "DELETE FROM t_orders WHERE id = 'o2'") }
+            default: break
+            }
+            let table = try #require(store.tables["orders"])
+            let accepted: [(id: String, version: Int64)] = [("o1", 11), ("o2", 12), ("o3", 13), ("o4", 14)]
+            let settled = try await store.pool.write { db in
+                try AcceptedRows.settle(accepted, table: table, batchCreatedAt: 0, db: db)
+            }
+            #expect(settled == 4, "\(written)")
+            let state = try await store.pool.read { db in
+                (
+                    versions: try Row.fetchAll(db, sql: "SELECT id, version FROM t_orders WHERE id < 'o9' ORDER BY id")
+                        .map { "\($0["id"] as String)=\(($0["version"] as Int64?) ?? -1)" },
+                    pending: try Row.fetchAll(db, sql: "SELECT row_id, base_version FROM dally_outbox ORDER BY row_id")
+                        .map { "\($0["row_id"] as String)@\(($0["base_version"] as Int64?) ?? -1)" },
+                    totals: try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
+                    ages: try Int.fetchOne(db, sql: "SELECT TOTAL(entries) FROM dally_outbox_ages WHERE tbl = 'orders'") ?? -1,
+                    inFlight: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight_rows") ?? -1
+                )
+            }
+            switch written {
+            case "a row of the piece":
+                #expect(state.versions == ["o1=11", "o2=-1", "o3=13", "o4=14"])
+                #expect(state.pending == ["o2@12"])
+            case "another row":
+                #expect(state.versions == ["o1=11", "o2=12", "o3=13", "o4=14"])
+                #expect(state.pending == ["o9@-1"])
+            case "a row gone":
+                #expect(state.versions == ["o1=11", "o3=13", "o4=14"])
+                #expect(state.pending == ["o2@12"])
+            default:
+                #expect(state.versions == ["o1=11", "o2=12", "o3=13", "o4=14"])
+                #expect(state.pending == [])
+            }
+            #expect(state.totals == state.pending.count && state.ages == state.pending.count, "\(written): \(state)")
+            #expect(state.inFlight == 0)
+            // The same piece again (an answer applied once more after an interruption) finds
+            // no record and changes nothing.
+            let again = try await store.pool.write { db in
+                try AcceptedRows.settle(accepted, table: table, batchCreatedAt: 0, db: db)
+            }
+            #expect(again == 0)
+            let totalsAfter = try await store.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1
+            }
+            #expect(totalsAfter == state.totals)
+        }
+    }
 }

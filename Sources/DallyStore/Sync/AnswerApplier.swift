@@ -81,8 +81,9 @@ enum AnswerApplier {
             sql: "DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id = ?", arguments: [name, result.id])
         report.sent += 1
         let current = try CloudRowWriter.current(result.id, table: table, db: db)
-        // The record holds the batch's highest sequence number (the row's own in records
-        // written before 2026-11-27): a write since took a higher one.
+        // The record holds the highest sequence number the batch's tables had when it was read
+        // (lower in records written before 2026-11-29, ``AcceptedRows``): a write since took a
+        // higher one.
         let unchanged = current.map { $0.seq <= sentSeq } ?? false
         switch result {
         case .accepted(let id, let version):

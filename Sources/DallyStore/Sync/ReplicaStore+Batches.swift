@@ -56,9 +56,11 @@ extension ReplicaStore {
         let batch: OutgoingBatch
         /// Per table, the ids of the rows it carries, a JSON array (``JSONRows/strings(_:)``).
         let ids: [(table: String, json: String)]
-        /// The highest local sequence number among the rows it carries: a row is unchanged since
-        /// the batch was read while its sequence number is not above it (sequence numbers are
-        /// one counter, and every later write takes a higher one).
+        /// The highest local sequence number its tables held when it was read: a row is
+        /// unchanged since while its sequence number is not above it (sequence numbers are one
+        /// counter, and every later write takes a higher one). The tables' highest, not the
+        /// rows': a settle then tells a table with no write since from one seek
+        /// (``AcceptedRows``).
         let highestSeq: Int64
         let carriesObjects: Bool
         let createdAt: Int64
@@ -226,7 +228,8 @@ extension ReplicaStore {
 
     /// The waiting rows of one table as a batch section (every column, in schema order), in id
     /// order, from just after `cursor` (the last id the previous batch took), wrapping around
-    /// to the first id; `highestSeq` rises to the highest local sequence number among them.
+    /// to the first id; `highestSeq` rises to the table's highest local sequence number when
+    /// the section holds a row.
     ///
     /// Id order, not the order rows became dirty, because the replica's row table and the
     /// outbox are both ordered by id: a batch of neighbouring ids is read from, and settled
@@ -246,12 +249,15 @@ extension ReplicaStore {
             db.cachedStatement(sql: "SELECT MAX(row_id) FROM dally_inflight_rows WHERE tbl = ?"),
             arguments: [schema.name])
         try pendingRows(
-            table, limit: limit, from: "o.row_id > ?", cursor ?? "", aboveFlight: aboveFlight, into: &changes,
-            &highestSeq, db: db)
+            table, limit: limit, from: "o.row_id > ?", cursor ?? "", aboveFlight: aboveFlight, into: &changes, db: db)
         if changes.count < limit, let cursor {
             try pendingRows(
                 table, limit: limit - changes.count, from: "o.row_id <= ?", cursor, aboveFlight: aboveFlight,
-                into: &changes, &highestSeq, db: db)
+                into: &changes, db: db)
+        }
+        if !changes.isEmpty {
+            let top = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM \(table.sqlTable)")) ?? 0
+            highestSeq = max(highestSeq, top)
         }
         return BatchRequest.Section(table: schema.name, columns: schema.columns.map(\.name), changes: changes)
     }
@@ -262,7 +268,7 @@ extension ReplicaStore {
     /// flight; nil: none is) without looking.
     private static func pendingRows(
         _ table: TableSQL, limit: Int, from range: String, _ bound: String, aboveFlight: String?,
-        into changes: inout [BatchRequest.Change], _ highestSeq: inout Int64, db: Database
+        into changes: inout [BatchRequest.Change], db: Database
     ) throws {
         let schema = table.schema
         let sql = """
@@ -293,7 +299,6 @@ extension ReplicaStore {
                     id: Statement.text(row, at: 1),
                     baseVersion: sqlite3_column_type(row, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(row, 0),
                     updatedAt: sqlite3_column_int64(row, 3), deleted: deleted, values: values))
-            highestSeq = max(highestSeq, sqlite3_column_int64(row, 2))
         }
     }
 }
