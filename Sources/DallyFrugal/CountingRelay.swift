@@ -118,6 +118,18 @@ public final class CountingRelay: Sendable {
         throttle?.clear()
     }
 
+    /// Holds every relayed connection, as a link that stalls without dropping: nothing more is
+    /// read from either end until ``release()`` (what the link already carries still
+    /// arrives), and connections accepted meanwhile are held too. Each end sees its peer fall
+    /// silent; a server's timeout for a stalled body, say, runs out as it would.
+    public func hold() { ledger.setHolding(true) }
+
+    /// Lets held connections move again.
+    public func release() {
+        ledger.setHolding(false)
+        for channel in ledger.openChannels { channel.read() }
+    }
+
     /// Stops listening and closes every relayed connection at once (what is in flight is
     /// dropped); waits until all are closed. A stopped relay cannot start again. Stopping twice,
     /// or before starting, does nothing.

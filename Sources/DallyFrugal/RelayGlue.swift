@@ -12,6 +12,10 @@ import NIOCore
 /// once what was read before has been written; when both directions have ended, or one side
 /// closes outright, the other side is closed as soon as it has written what it holds.
 ///
+/// Holding: while the relay holds (``CountingRelay/hold()``), neither side asks to read, and
+/// what a read asked for before brings in waits, uncounted; releasing asks each channel to
+/// read again, which passes on what waited first.
+///
 /// Shaping: with a ``RelayThrottle``, each write waits for its turn on the shared link and its
 /// delay, and a side reads only while its partner holds less than the shape's queue limit, so
 /// that the sender's own buffers fill as they would on the slow link. Bytes are then counted
@@ -32,6 +36,9 @@ final class RelayGlue: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     /// A read the pipeline asked for while the partner could not take more.
     private var pendingRead = false
+    /// What one read brought in while the relay held: at most one read's worth, since no other
+    /// is asked for until the release.
+    private var held: [ByteBuffer] = []
     /// The peer has finished sending.
     private var inputEnded = false
     /// How this side's output is to end once its queued writes are done, if it is.
@@ -100,10 +107,28 @@ final class RelayGlue: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = Self.unwrapInboundIn(data)
+        // A read asked for before the hold may still complete: its bytes wait for the release.
+        if ledger.isHolding || !held.isEmpty {
+            held.append(buffer)
+            return
+        }
+        forward(buffer)
+    }
+
+    private func forward(_ buffer: ByteBuffer) {
         // A shaped link counts bytes as it carries them (``partnerWrite(_:carrying:)``): what
         // waits for the link when a cut comes never crossed it.
         if throttle == nil { ledger.read(direction, bytes: buffer.readableBytes, connection: connection, at: now()) }
         partner?.partnerWrite(buffer, carrying: direction)
+    }
+
+    /// Passes on what was read while the relay held.
+    private func forwardHeld() {
+        guard !held.isEmpty else { return }
+        let buffers = held
+        held = []
+        for buffer in buffers { forward(buffer) }
+        partner?.partnerFlush()
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -116,6 +141,8 @@ final class RelayGlue: ChannelDuplexHandler {
             return context.fireUserInboundEventTriggered(event)
         }
         inputEnded = true
+        // What came before the end goes first, held or not: the peer is done with it.
+        forwardHeld()
         partner?.endOutput(.half)
         // Both directions over on this socket: nothing more can move.
         if outputClosed, !closed {
@@ -125,6 +152,7 @@ final class RelayGlue: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        forwardHeld()
         partner?.endOutput(.full)
         context.fireChannelInactive()
     }
@@ -139,9 +167,10 @@ final class RelayGlue: ChannelDuplexHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// Reads only while the partner can take what is read.
+    /// Reads only while the partner can take what is read, and the relay does not hold.
     func read(context: ChannelHandlerContext) {
-        if partner?.canTakeMore == true {
+        if !ledger.isHolding { forwardHeld() }
+        if partner?.canTakeMore == true, !ledger.isHolding {
             context.read()
         } else {
             pendingRead = true
@@ -157,7 +186,7 @@ final class RelayGlue: ChannelDuplexHandler {
     }
 
     private func partnerCanTakeMore() {
-        guard pendingRead, partner?.canTakeMore == true, let context else { return }
+        guard pendingRead, partner?.canTakeMore == true, !ledger.isHolding, let context else { return }
         pendingRead = false
         context.read()
     }

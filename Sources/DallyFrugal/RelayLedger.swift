@@ -65,8 +65,16 @@ final class RelayLedger: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Whether the relay holds its connections (``CountingRelay/hold()``): read at every read
+    /// either side asks for, so apart from the mutex.
+    private let holding = Atomic<Bool>(false)
 
     var counts: RelayCounts { state.withLock { $0.counts } }
+
+    /// Whether no side may read now.
+    var isHolding: Bool { holding.load(ordering: .acquiring) }
+
+    func setHolding(_ held: Bool) { holding.store(held, ordering: .releasing) }
 
     /// Numbers and counts a new connection.
     func accept(_ channel: any Channel) -> Int {

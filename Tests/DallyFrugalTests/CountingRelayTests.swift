@@ -188,6 +188,49 @@ struct CountingRelayTests {
         listener.close()
     }
 
+    /// A held relay reads nothing from either end, and after its release the held bytes cross
+    /// whole, on the same connection.
+    @Test func aHeldRelayPassesNothingUntilItIsReleased() async throws {
+        let listener = try TestListener()
+        let relay = CountingRelay(name: "test", now: Clock().now)
+        let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
+        let server = PeerThread {
+            let socket = try listener.accept()
+            defer { socket.close() }
+            for _ in 1...2 {
+                let request = try socket.receiveFrame()
+                try socket.send(framed(Array(request.reversed())))
+            }
+            _ = try socket.receiveUntilEnd()
+        }
+        let socket = try await onThread { try TestSocket.connect(port: port) }
+        // One exchange crosses before the hold: the connection is relayed both ways.
+        let first = try await onThread {
+            try socket.send(framed([7, 8]))
+            return try socket.receiveFrame()
+        }
+        #expect(first == [8, 7])
+        relay.hold()
+        try await onThread { try socket.send(framed([1, 2, 3])) }
+        // Bounded polling for what must not happen: nothing more crosses however long the hold.
+        for _ in 0..<10 {
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(relay.counts.bytesUp == 6)
+        }
+        relay.release()
+        let second = try await onThread {
+            let answer = try socket.receiveFrame()
+            socket.close()
+            return answer
+        }
+        try await server.value
+        #expect(second == [3, 2, 1])
+        #expect(relay.counts.bytesUp == 13)
+        #expect(relay.counts.bytesDown == 13)
+        try await relay.stop()
+        listener.close()
+    }
+
     @Test func stopClosesOpenConnectionsAndAStartedRelayCannotStartAgain() async throws {
         let listener = try TestListener()
         let relay = CountingRelay(name: "cellular", now: { 0 })

@@ -118,6 +118,44 @@ import Testing
         }
     }
 
+    /// A link that stalls in the middle of a chunk for longer than the cloud's `body_timeout`:
+    /// the cloud gives up on the body (its 408, the connection closed) and keeps what arrived,
+    /// and the gateway, whose own idle limit is far off, resumes from there once the link moves
+    /// again: the object crosses once.
+    @Test func aStallLongerThanTheCloudsBodyTimeoutEndsInAResumeNotAResend() async throws {
+        let lines = [#"request_timeout = "1s""#, #"idle_timeout = "30s""#, #"target_request_time = "60s""#]
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: lines, cloudBodyTimeout: .seconds(1)) { system in
+            let object = TestObject(size: 320_000, seed: 12)
+            try await system.putPhoto("p12", object)
+            let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
+            // Bounded polling on the relay's count: stall once half the object has crossed.
+            for _ in 0..<600 where system.relay.counts.bytesUp < object.size / 2 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            system.relay.hold()
+            let crossedBeforeTheStall = system.relay.counts.bytesUp
+            #expect(crossedBeforeTheStall >= object.size / 2)
+            // Three times the cloud's body_timeout, a tenth of the gateway's idle_timeout.
+            try await Task.sleep(for: .seconds(3))
+            system.relay.release()
+            _ = try await syncing.value
+            try await system.syncUntil("photos") { try await system.syncCounter("objects_uploaded") == 1 }
+
+            let uplink = try await system.uplink()
+            // Only the cloud can have ended the transfer: the gateway would have waited 30 s.
+            #expect((uplink["failures"]?.int ?? 0) >= 1, "the stall did not end a transfer: \(uplink)")
+            // What crossed before the stall (less the requests' heads, a few hundred bytes) was
+            // kept and not sent again: the resumed frame began at or after it.
+            #expect((uplink["resumed_bytes"]?.int ?? 0) >= crossedBeforeTheStall - 2_000, "\(uplink)")
+            #expect(try await system.syncCounter("object_bytes_not_resent") >= crossedBeforeTheStall - 2_000)
+            // Once the link moved, what the gateway's socket still held went up towards a cloud
+            // that had closed (a real link: until the cloud's reset came back); the object's
+            // done half did not go again.
+            let up = system.relay.counts.bytesUp
+            #expect(up < object.size * 3 / 2, "\(up) bytes up for \(object.size); \(uplink)")
+        }
+    }
+
     /// A wake that resumes a cut object and has no rows to send pulls beside the walk: on a
     /// long link the pull's round trip after the last chunk's would delay the sync-now's answer.
     @Test func aWakeResumingAnObjectPullsBesideTheWalk() async throws {

@@ -47,13 +47,21 @@ final class SlowLinkSystem: Sendable {
     ///     a failure (a sync-now tries at once whatever they say).
     ///   - probeInterval: the `sat` uplink's `probe_interval` (off: no probes, and so no down
     ///     probes either; on, the cheapest class probes every 250 ms while the cloud is silent).
+    ///   - cloudBodyTimeout: the cloud's `[server] body_timeout`, when not its default.
     static func run(
         shape: LinkShape, cloudLines: [String], notify: Bool = false, retry: (min: String, max: String) = ("100ms", "500ms"),
-        probeInterval: String = "off", _ body: (SlowLinkSystem) async throws -> Void
+        probeInterval: String = "off", cloudBodyTimeout: Duration? = nil, _ body: (SlowLinkSystem) async throws -> Void
     ) async throws {
         let system = SlowLinkSystem(shape: shape, cloudLines: cloudLines)
         do {
-            try await system.base.startCloud()
+            if let cloudBodyTimeout {
+                let live = system.base.live
+                var config = try live.config.cloud(dataDirectory: live.directory("cloud"), extra: system.base.cloudExtra)
+                config.server.bodyTimeout = cloudBodyTimeout
+                try await live.startCloud(config)
+            } else {
+                try await system.base.startCloud()
+            }
             let cloudPort = system.base.cloudServer.port
             let port = try await system.relay.start(upstreamHost: "127.0.0.1", upstreamPort: cloudPort)
             let config = try system.base.config.gateway(
