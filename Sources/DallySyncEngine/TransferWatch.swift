@@ -7,8 +7,8 @@ import NIOCore
 /// (``TransferProgress``), never because a slow link needs longer than a fixed total.
 ///
 /// The body streams in slices (``BodyFrames``) and the answer is read as it arrives, so both
-/// directions count as progress. A transfer cut by the watchdog or by the network has its
-/// handed body bytes counted as wasted on the uplink.
+/// directions count as progress. A transfer cut by the watchdog or by the network, or whose body
+/// the cloud gave up waiting for, has its handed body bytes counted as wasted on the uplink.
 struct TransferWatch: Sendable {
     let timings: LinkTimings
     let model: LinkModel
@@ -142,6 +142,9 @@ struct TransferWatch: Sendable {
         }
         switch outcome {
         case .success(let (answer, head, sharing)):
+            // A body the cloud stopped waiting for (`408 body_timeout`: the link stalled) failed
+            // as a cut one does, with an answer: its handed bytes count as wasted alike.
+            if answer.response.status == .requestTimeout { model.wasted(progress.handed) }
             // A long-poll's answer comes when the cloud has news, not a round trip later: its
             // time says nothing of the link.
             if quiet == .zero {

@@ -144,6 +144,8 @@ import Testing
             let uplink = try await system.uplink()
             // Only the cloud can have ended the transfer: the gateway would have waited 30 s.
             #expect((uplink["failures"]?.int ?? 0) >= 1, "the stall did not end a transfer: \(uplink)")
+            // The frame the cloud gave up on counts as wasted, as a cut one does.
+            #expect((uplink["wasted_bytes"]?.int ?? 0) > 0, "\(uplink)")
             // What crossed before the stall (less the requests' heads, a few hundred bytes) was
             // kept and not sent again: the resumed frame began at or after it.
             #expect((uplink["resumed_bytes"]?.int ?? 0) >= crossedBeforeTheStall - 2_000, "\(uplink)")
