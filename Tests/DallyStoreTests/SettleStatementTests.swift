@@ -97,6 +97,7 @@ struct SettleStatementTests {
                         .map { "\($0["row_id"] as String)@\(($0["base_version"] as Int64?) ?? -1)" },
                     totals: try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
                     ages: try Int.fetchOne(db, sql: "SELECT TOTAL(entries) FROM dally_outbox_ages WHERE tbl = 'orders'") ?? -1,
+                    emptyAges: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_outbox_ages WHERE entries <= 0") ?? -1,
                     inFlight: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight_rows") ?? -1
                 )
             }
@@ -116,6 +117,7 @@ struct SettleStatementTests {
             }
             #expect(state.totals == state.pending.count && state.ages == state.pending.count, "\(written): \(state)")
             #expect(state.inFlight == 0)
+            #expect(state.emptyAges == 0, "an age left with no entry: \(written)")
             // The same piece again (an answer applied once more after an interruption) finds
             // no record and changes nothing.
             let again = try await store.pool.write { db in
