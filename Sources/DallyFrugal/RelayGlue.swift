@@ -169,8 +169,9 @@ final class RelayGlue: ChannelDuplexHandler {
 
     /// Reads only while the partner can take what is read, and the relay does not hold.
     func read(context: ChannelHandlerContext) {
-        if !ledger.isHolding { forwardHeld() }
-        if partner?.canTakeMore == true, !ledger.isHolding {
+        let holding = ledger.isHolding
+        if !holding { forwardHeld() }
+        if !holding, partner?.canTakeMore == true {
             context.read()
         } else {
             pendingRead = true

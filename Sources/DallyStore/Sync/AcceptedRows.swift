@@ -47,8 +47,10 @@ enum AcceptedRows {
         let name = table.schema.name
         let rows = table.sqlTable
         try run("DELETE FROM temp.dally_accepted", db: db)
-        try run(read(accepted, table: name), db: db)
-        let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM temp.dally_accepted")) ?? 0
+        let (readSQL, readArguments) = read(accepted, table: name)
+        try run(readSQL, readArguments, db: db)
+        // The rows just read in: those whose record was still there.
+        let count = db.changesCount
         guard count > 0 else { return 0 }
         // A write since the batch was read took a higher sequence number than any its records
         // hold (one counter). They hold the highest the batch's tables had then (the batch's
@@ -157,9 +159,5 @@ enum AcceptedRows {
     /// Runs one statement, prepared once per connection.
     private static func run(_ sql: String, _ arguments: StatementArguments = [], db: Database) throws {
         try db.cachedStatement(sql: sql).execute(arguments: arguments)
-    }
-
-    private static func run(_ statement: (sql: String, arguments: StatementArguments), db: Database) throws {
-        try run(statement.sql, statement.arguments, db: db)
     }
 }

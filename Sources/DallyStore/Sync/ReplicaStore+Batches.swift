@@ -256,6 +256,8 @@ extension ReplicaStore {
                 into: &changes, db: db)
         }
         if !changes.isEmpty {
+            // From this read's snapshot, not the commit ledger's latest: a number taken by a
+            // write after the snapshot would count that write's row as unchanged.
             let top = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM \(table.sqlTable)")) ?? 0
             highestSeq = max(highestSeq, top)
         }
