@@ -155,6 +155,23 @@ public struct BatchRequest: Sendable, Equatable {
 
     // MARK: - Decoding
 
+    /// Decodes a batch body: read straight from the bytes when it is well formed
+    /// (``BatchBodyReader``), else parsed and checked step by step, which names what is wrong.
+    ///
+    /// ```swift
+    /// let batch = try BatchRequest.decode(body: bytes, maxRows: 10_000)
+    /// ```
+    public static func decode(body: [UInt8], maxRows: Int) throws(DallyError) -> BatchRequest {
+        if let request = BatchBodyReader.read(body, maxRows: maxRows) { return request }
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(body)
+        } catch {
+            throw DallyError(.malformedJSON, error.description)
+        }
+        return try decode(document, maxRows: maxRows)
+    }
+
     /// Reads and checks the structure of a batch. Problems with the shape of the message are
     /// errors for the whole batch (`bad_request`); problems with a row's content (an unknown
     /// table or column, a wrong type, a bad id) are the store's to report per row.

@@ -14,18 +14,26 @@ func json(_ bytes: [UInt8]) throws -> JSONValue {
 }
 
 /// The error `BatchRequest.decode` raises for `text`, or nil (recorded as an issue) when it
-/// accepts it.
+/// accepts it. The cloud's entry point from the body's bytes (``BatchRequest/decode(body:maxRows:)``,
+/// read straight from them when well formed) must raise the same error, word for word.
 func batchRefusal(_ text: String, maxRows: Int = 100, sourceLocation: SourceLocation = #_sourceLocation) throws
     -> DallyError?
 {
     let document = try json(text)
+    var refusal: DallyError?
     do {
         let request = try BatchRequest.decode(document, maxRows: maxRows)
         Issue.record("accepted a malformed batch: \(request)", sourceLocation: sourceLocation)
-        return nil
     } catch {
-        return error
+        refusal = error
     }
+    do {
+        let request = try BatchRequest.decode(body: Array(text.utf8), maxRows: maxRows)
+        Issue.record("accepted a malformed batch from its bytes: \(request)", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error == refusal, "the body's bytes and its tree refused alike", sourceLocation: sourceLocation)
+    }
+    return refusal
 }
 
 /// A minimal, valid batch with the given sections (JSON text of the `sections` array).

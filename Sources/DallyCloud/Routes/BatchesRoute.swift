@@ -82,7 +82,7 @@ struct BatchesRoute: Sendable {
                 of: request, maxBytes: limits.maxBodyBytes, maxDecompressedBytes: limits.maxDecompressedBytes,
                 dictionaries: dictionaries)
         }
-        var batch = try BatchRequest.decode(try BodyCoding.json(body), maxRows: limits.maxRowsPerBatch)
+        var batch = try BatchRequest.decode(body: body, maxRows: limits.maxRowsPerBatch)
         guard batch.gateway == gateway else {
             throw DallyError(
                 .forbidden, "the batch names gateway '\(batch.gateway)' but the credentials are for '\(gateway)'",

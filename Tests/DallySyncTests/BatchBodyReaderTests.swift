@@ -1,0 +1,97 @@
+import DallyCore
+import Testing
+
+@testable import DallySync
+
+@Suite("A batch body read straight from its bytes")
+struct BatchBodyReaderTests {
+    /// A seeded generator: the same batches every run.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let texts = ["", "Ada \"q\" \\ / ü ✓ 🚢", "line\nbreak\ttab\u{01}", "x", String(repeating: "long ", count: 40)]
+
+    static func value(_ random: inout SplitMix, depth: Int = 0) -> JSONValue {
+        switch Int.random(in: 0..<(depth < 2 ? 8 : 6), using: &random) {
+        case 0: .null
+        case 1: .bool(Bool.random(using: &random))
+        case 2: .int([0, -1, 42, Int64.min, Int64.max, 1_700_000_000_000].randomElement(using: &random) ?? 0)
+        case 3: .double([0.5, -12.25, 1e300, 3.141592653589793, -0.0].randomElement(using: &random) ?? 0)
+        case 4, 5: .string(texts.randomElement(using: &random) ?? "")
+        case 6: .array((0..<Int.random(in: 0..<3, using: &random)).map { _ in value(&random, depth: depth + 1) })
+        default:
+            .object((0..<Int.random(in: 0..<3, using: &random)).map { JSONMember("k\($0)", value(&random, depth: depth + 1)) })
+        }
+    }
+
+    static func request(_ random: inout SplitMix) -> BatchRequest {
+        let sections = (0..<Int.random(in: 0..<4, using: &random)).map { s in
+            let columns = (0..<Int.random(in: 0..<5, using: &random)).map { "c\($0)" }
+            let changes = (0..<Int.random(in: 0..<20, using: &random)).map { r in
+                let deleted = Int.random(in: 0..<5, using: &random) == 0
+                return BatchRequest.Change(
+                    id: r % 3 == 0 ? "row-\(s)-\(r)-✓" : "\(s)-\(r)", baseVersion: Bool.random(using: &random) ? nil : Int64(r),
+                    updatedAt: 1_700_000_000_000 + Int64(r), deleted: deleted,
+                    values: deleted ? [] : columns.map { _ in value(&random) })
+            }
+            return BatchRequest.Section(table: "table_\(s)", columns: columns, changes: changes)
+        }
+        var request = BatchRequest(
+            batchID: "b-\(random.next() % 1000)", gateway: "gw-1", replica: "replica_1",
+            since: TableVersions(sections.map { ($0.table, Int64($0.changes.count)) }), sections: sections)
+        if Bool.random(using: &random) { request.resyncing = sections.prefix(1).map(\.table) }
+        return request
+    }
+
+    @Test func theGatewaysOwnBodiesAreReadStraightFromTheBytesAsTheTreeReadsThem() throws {
+        var random = SplitMix(state: 7)
+        for _ in 0..<200 {
+            let request = Self.request(&random)
+            let body = request.encode()
+            let read = try #require(BatchBodyReader.read(body, maxRows: 1_000))
+            #expect(read == request)
+            #expect(read == (try BatchRequest.decode(json(body), maxRows: 1_000)))
+        }
+    }
+
+    /// Bodies another client may write: white space, members in another order, members the
+    /// protocol does not know, rows before their columns. Each reads as the tree reads it; those
+    /// the reader leaves to the careful decoder (an escaped op, a member named twice) too.
+    @Test func bodiesWrittenOtherwiseReadAsTheTreeReadsThem() throws {
+        let row = #"["r1", 3, 10, "put", "x", [1, {"a": null}]]"#
+        let cases: [(text: String, straight: Bool)] = [
+            (#" { "sections" : [ { "rows" : [ \#(row) ] , "columns" : [ "a" , "b" ] , "table" : "t" } ] , "replica" : "r" , "gateway" : "g" , "batch" : "b" } "#, true),
+            (#"{"batch":"b","gateway":"g","replica":"r","future":{"x":[1,2]},"sections":[{"table":"t","note":"hi","columns":["a","b"],"rows":[\#(row)]}]}"#, true),
+            (#"{"batch":"b","gateway":"g","replica":"r","sections":[{"table":"t","columns":[],"rows":[["r1",null,10,"delete"]]}],"resyncing":["t"]}"#, true),
+            (#"{"batch":"b","gateway":"g","replica":"r","sections":[{"table":"t","columns":["a"],"rows":[["r1",null,10,"p\u0075t",1]]}]}"#, false),
+            (#"{"batch":"b","batch":"c","gateway":"g","replica":"r","sections":[]}"#, false),
+            (#"{"batch":"b","gateway":"g","replica":"r","sections":[{"table":"t","columns":["a"],"rows":[["r\u0031",null,10,"put",1]]}]}"#, true),
+        ]
+        for (text, straight) in cases {
+            let body = Array(text.utf8)
+            let tree = try BatchRequest.decode(json(text), maxRows: 10)
+            #expect((BatchBodyReader.read(body, maxRows: 10) != nil) == straight, "\(text)")
+            #expect(try BatchRequest.decode(body: body, maxRows: 10) == tree, "\(text)")
+        }
+    }
+
+    /// Nesting: a value in a row nests as deeply as the tree allows it, and no deeper.
+    @Test func aRowsValuesNestAsDeeplyAsInTheTree() throws {
+        // A row's value opens the document's sixth level: 59 levels of it are the most.
+        for extra in [59, 60] {
+            let nested = String(repeating: "[", count: extra) + String(repeating: "]", count: extra)
+            let text = #"{"batch":"b","gateway":"g","replica":"r","sections":[{"table":"t","columns":["a"],"rows":[["r1",null,1,"put",\#(nested)]]}]}"#
+            let treeAccepts = (try? JSONParser.parse(text)) != nil
+            #expect(treeAccepts == (extra == 59))
+            #expect((BatchBodyReader.read(Array(text.utf8), maxRows: 10) != nil) == treeAccepts)
+        }
+    }
+}
