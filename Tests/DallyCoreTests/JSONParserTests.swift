@@ -99,6 +99,26 @@ struct JSONParserValidTests {
         #expect(try JSONParser.parse("1e-400") == .double(0))
     }
 
+    /// Decimals read without a string for `Double(_:)` (an exact significand and power of ten)
+    /// come out as `Double(_:)` reads them, bit for bit; so do those beside the shortcut.
+    @Test func decimalsReadAsDoubleReadsThem() throws {
+        var random = SplitMix64(seed: 11)
+        for _ in 0..<20_000 {
+            let integer = String(random.int64(in: 0...Int64(random.pick([9, 99_999, 9_007_199_254_740_993]))))
+            let fraction = String(repeating: "0", count: random.int(in: 0...3)) + String(random.int64(in: 0...999_999))
+            var text = (random.chance(50) ? "-" : "") + integer
+            if random.chance(80) { text += "." + fraction }
+            if random.chance(40) { text += random.pick(["e", "E"]) + random.pick(["", "+", "-"]) + String(random.int(in: 0...30)) }
+            guard text.contains(where: { ".eE".contains($0) }) else { continue }
+            let expected = try #require(Double(text))
+            guard case .double(let read) = try JSONParser.parse(text) else {
+                Issue.record("\(text) did not read as a double")
+                continue
+            }
+            #expect(read.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     @Test func negativeZero() throws {
         // As a fraction, -0.0 keeps its sign.
         let fraction = try JSONParser.parse("-0.0")

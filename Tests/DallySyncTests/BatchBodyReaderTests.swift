@@ -5,40 +5,28 @@ import Testing
 
 @Suite("A batch body read straight from its bytes")
 struct BatchBodyReaderTests {
-    /// A seeded generator: the same batches every run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let texts = ["", "Ada \"q\" \\ / ü ✓ 🚢", "line\nbreak\ttab\u{01}", "x", String(repeating: "long ", count: 40)]
 
-    static func value(_ random: inout SplitMix, depth: Int = 0) -> JSONValue {
-        switch Int.random(in: 0..<(depth < 2 ? 8 : 6), using: &random) {
+    static func value(_ random: inout SplitMix64, depth: Int = 0) -> JSONValue {
+        switch random.int(in: 0...(depth < 2 ? 7 : 5)) {
         case 0: .null
-        case 1: .bool(Bool.random(using: &random))
-        case 2: .int([0, -1, 42, Int64.min, Int64.max, 1_700_000_000_000].randomElement(using: &random) ?? 0)
-        case 3: .double([0.5, -12.25, 1e300, 3.141592653589793, -0.0].randomElement(using: &random) ?? 0)
-        case 4, 5: .string(texts.randomElement(using: &random) ?? "")
-        case 6: .array((0..<Int.random(in: 0..<3, using: &random)).map { _ in value(&random, depth: depth + 1) })
+        case 1: .bool(random.chance(50))
+        case 2: .int(random.pick([0, -1, 42, Int64.min, Int64.max, 1_700_000_000_000]))
+        case 3: .double(random.pick([0.5, -12.25, 1e300, 3.141592653589793, -0.0]))
+        case 4, 5: .string(random.pick(texts))
+        case 6: .array((0..<random.int(in: 0...2)).map { _ in value(&random, depth: depth + 1) })
         default:
-            .object((0..<Int.random(in: 0..<3, using: &random)).map { JSONMember("k\($0)", value(&random, depth: depth + 1)) })
+            .object((0..<random.int(in: 0...2)).map { JSONMember("k\($0)", value(&random, depth: depth + 1)) })
         }
     }
 
-    static func request(_ random: inout SplitMix) -> BatchRequest {
-        let sections = (0..<Int.random(in: 0..<4, using: &random)).map { s in
-            let columns = (0..<Int.random(in: 0..<5, using: &random)).map { "c\($0)" }
-            let changes = (0..<Int.random(in: 0..<20, using: &random)).map { r in
-                let deleted = Int.random(in: 0..<5, using: &random) == 0
+    static func request(_ random: inout SplitMix64) -> BatchRequest {
+        let sections = (0..<random.int(in: 0...3)).map { s in
+            let columns = (0..<random.int(in: 0...4)).map { "c\($0)" }
+            let changes = (0..<random.int(in: 0...19)).map { r in
+                let deleted = random.chance(20)
                 return BatchRequest.Change(
-                    id: r % 3 == 0 ? "row-\(s)-\(r)-✓" : "\(s)-\(r)", baseVersion: Bool.random(using: &random) ? nil : Int64(r),
+                    id: r % 3 == 0 ? "row-\(s)-\(r)-✓" : "\(s)-\(r)", baseVersion: random.chance(50) ? nil : Int64(r),
                     updatedAt: 1_700_000_000_000 + Int64(r), deleted: deleted,
                     values: deleted ? [] : columns.map { _ in value(&random) })
             }
@@ -47,12 +35,12 @@ struct BatchBodyReaderTests {
         var request = BatchRequest(
             batchID: "b-\(random.next() % 1000)", gateway: "gw-1", replica: "replica_1",
             since: TableVersions(sections.map { ($0.table, Int64($0.changes.count)) }), sections: sections)
-        if Bool.random(using: &random) { request.resyncing = sections.prefix(1).map(\.table) }
+        if random.chance(50) { request.resyncing = sections.prefix(1).map(\.table) }
         return request
     }
 
     @Test func theGatewaysOwnBodiesAreReadStraightFromTheBytesAsTheTreeReadsThem() throws {
-        var random = SplitMix(state: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<200 {
             let request = Self.request(&random)
             let body = request.encode()

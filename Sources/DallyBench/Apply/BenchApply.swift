@@ -6,7 +6,8 @@ import DallyTestSupport
 import Foundation
 
 /// `dally-bench apply`: the cloud's batch apply rate, in rows per second, four ways in one run,
-/// each into its own fresh database in a temporary directory:
+/// each into its own fresh database in a temporary directory, after the bodies' decoding alone
+/// (``ApplyDecode``: from their bytes, as the cloud decodes, and through a `JSONValue` tree):
 ///
 /// 1. `store`: `SQLiteCloudStore.apply` on batches built beforehand (no HTTP, no JSON);
 /// 2. `http x1`: a real cloud on 127.0.0.1 receiving `POST /v1/batches` (zstd bodies, HTTP
@@ -87,6 +88,8 @@ struct BenchApply: AsyncParsableCommand {
                 ids: ids, synchronousFull: synchronous == "full", gateways: gateways, level: level, logLevel: logLevel)
             printHeader(setup)
             let prebuilt = setup.prebuiltBatches()
+            results.append(try ApplyDecode.tree(prebuilt))
+            results.append(try ApplyDecode.straight(prebuilt))
             results.append(try await ApplyStore.store(prebuilt, setup: setup))
             results.append(try await ApplyOverHTTP(setup: setup).sequential(prebuilt))
             results.append(try await ApplyOverHTTP(setup: setup).concurrent())
