@@ -7,7 +7,9 @@
 /// let names = try JSONScanner.scan(Array(#"["a", "b"]"#.utf8)) { scanner throws(JSONParseError) in
 ///     var names: [String] = []
 ///     try scanner.expect(UInt8(ascii: "["))
-///     repeat { names.append(try scanner.string()) } while try scanner.next(closing: UInt8(ascii: "]"))
+///     if !scanner.take(UInt8(ascii: "]")) {
+///         repeat { names.append(try scanner.string()) } while try scanner.next(closing: UInt8(ascii: "]"))
+///     }
 ///     try scanner.end()
 ///     return names
 /// }
