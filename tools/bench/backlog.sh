@@ -22,8 +22,10 @@
 #   the defaults)
 #   IDS [uuid]: row ids random (uuid, v4-like) or time-ordered (ordered, v7-like); the cloud's
 #   apply rate is measured with the same kind
-#   APPLY_RUNS [1]: runs of `dally-bench apply`; above 1, the median of the store's and of
-#   `http x1`'s rates is printed too (RESULT apply_store_median, apply_http_1_median)
+#   APPLY_RUNS [3 up to 200,000 rows, else 1]: runs of `dally-bench apply`; above 1, the median
+#   of the store's and of `http x1`'s rates is printed too (RESULT apply_store_median,
+#   apply_http_1_median) and is the reference the drain is held to (one run's rate moves by
+#   ±10 % with the box; a million rows' runs take a minute each)
 #   PIN_CORES [0]: 1 runs the gateway (and this script's clients) on core 0 and the cloud, and
 #   the store's own apply rate, on core 1 (taskset): each process on a core of its own, as on two
 #   machines, instead of the two sharing both cores
@@ -202,7 +204,7 @@ stop "$CLOUD_PID"; CLOUD_PID=
 if [ -x "$DALLY_BENCH_BIN" ]; then
   batches=$(( (BACKLOG_ROWS + SYNC_BATCH_ROWS - 1) / SYNC_BATCH_ROWS ))
   [ "$batches" -gt 200 ] && batches=200
-  runs=${APPLY_RUNS:-1}
+  runs=${APPLY_RUNS:-$([ "$BACKLOG_ROWS" -le 200000 ] && echo 3 || echo 1)}
   for run in $(seq "$runs"); do
     log "the cloud's own apply rate ($run of $runs): dally-bench apply, $batches batches of $SYNC_BATCH_ROWS rows"
     out="$RESULTS_DIR/apply.txt"
