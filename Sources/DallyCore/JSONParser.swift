@@ -40,3 +40,9 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public let reason: String
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
+
+extension DallyError {
+    /// A body that is not valid JSON, as every route refuses it: `400 malformed_json`, naming
+    /// the byte and what was expected there.
+    public init(_ error: JSONParseError) { self.init(.malformedJSON, error.description) }
+}

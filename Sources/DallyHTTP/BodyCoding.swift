@@ -89,7 +89,7 @@ public enum BodyCoding {
         do {
             return try JSONParser.parse(bytes)
         } catch {
-            throw DallyError(.malformedJSON, error.description)
+            throw DallyError(error)
         }
     }
 

@@ -167,7 +167,7 @@ public struct BatchRequest: Sendable, Equatable {
         do {
             document = try JSONParser.parse(body)
         } catch {
-            throw DallyError(.malformedJSON, error.description)
+            throw DallyError(error)
         }
         return try decode(document, maxRows: maxRows)
     }

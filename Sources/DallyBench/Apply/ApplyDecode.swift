@@ -21,7 +21,7 @@ enum ApplyDecode {
             do throws(JSONParseError) {
                 document = try JSONParser.parse(body)
             } catch {
-                throw DallyError(.malformedJSON, error.description)
+                throw DallyError(error)
             }
             return try BatchRequest.decode(document, maxRows: .max)
         }

@@ -51,7 +51,7 @@ struct TableAccess: Sendable {
             guard buffer.readableBytes > 0 else { return nil }
             return try buffer.withUnsafeReadableBytes { bytes throws(JSONParseError) in try JSONParser.parse(bytes) }
         } catch let error as JSONParseError {
-            throw DallyError(.malformedJSON, error.description)
+            throw DallyError(error)
         }
     }
 }
