@@ -71,6 +71,38 @@ struct BatchBodyReaderTests {
         }
     }
 
+    /// Bodies broken at random (a byte changed to one JSON cares about, dropped, or a stretch
+    /// repeated): whatever the tree makes of each, accepted or refused, the bytes' path makes the
+    /// same, error for error.
+    @Test func brokenBodiesEndAsTheTreeEndsThem() throws {
+        var random = SplitMix64(seed: 21)
+        let significant = Array(#"{}[],:"\ 0123456789-.etrufalsnputdelete"#.utf8)
+        var accepted = 0
+        for _ in 0..<3_000 {
+            var body = Self.request(&random).encode()
+            guard body.count > 2 else { continue }
+            let at = random.int(in: 0...body.count - 1)
+            switch random.int(in: 0...2) {
+            case 0: body[at] = random.pick(significant)
+            case 1: body.remove(at: at)
+            default: body.insert(contentsOf: body[at..<min(body.count, at + random.int(in: 1...12))], at: at)
+            }
+            let tree: Result<BatchRequest, DallyError>
+            do throws(DallyError) {
+                let document: JSONValue
+                do throws(JSONParseError) { document = try JSONParser.parse(body) } catch { throw DallyError(error) }
+                tree = .success(try BatchRequest.decode(document, maxRows: 1_000))
+            } catch {
+                tree = .failure(error)
+            }
+            let bytes = Result { () throws(DallyError) in try BatchRequest.decode(body: body, maxRows: 1_000) }
+            #expect(bytes == tree, "\(String(decoding: body, as: UTF8.self))")
+            if case .success = tree { accepted += 1 }
+        }
+        // Some breaks leave a valid batch (a digit for a digit, a space): both paths met those too.
+        #expect(accepted > 0)
+    }
+
     /// Nesting: a value in a row nests as deeply as the tree allows it, and no deeper.
     @Test func aRowsValuesNestAsDeeplyAsInTheTree() throws {
         // A row's value opens the document's sixth level: 59 levels of it are the most.
