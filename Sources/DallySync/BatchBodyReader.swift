@@ -46,22 +46,17 @@ struct BatchBodyReader {
         var scopes: JSONValue?
         var resyncing: JSONValue?
         var sections: [BatchRequest.Section]?
-        try scanner.expect(UInt8(ascii: "{"))
-        if !scanner.take(UInt8(ascii: "}")) {
-            repeat {
-                let key = try scanner.string()
-                try scanner.expect(UInt8(ascii: ":"))
-                switch key {
-                case "batch": try Self.once(&batchID, try scanner.string())
-                case "gateway": try Self.once(&gateway, try scanner.string())
-                case "replica": try Self.once(&replica, try scanner.string())
-                case "since": try Self.once(&since, try scanner.value(depth: 1))
-                case "scopes": try Self.once(&scopes, try scanner.value(depth: 1))
-                case "resyncing": try Self.once(&resyncing, try scanner.value(depth: 1))
-                case "sections": try Self.once(&sections, try self.sections(&scanner))
-                default: _ = try scanner.value(depth: 1)  // read as the careful decoder would: ignored
-                }
-            } while try scanner.next(closing: UInt8(ascii: "}"))
+        try Self.members(&scanner) { scanner, key in
+            switch key {
+            case "batch": try Self.once(&batchID, try scanner.string())
+            case "gateway": try Self.once(&gateway, try scanner.string())
+            case "replica": try Self.once(&replica, try scanner.string())
+            case "since": try Self.once(&since, try scanner.value(depth: 1))
+            case "scopes": try Self.once(&scopes, try scanner.value(depth: 1))
+            case "resyncing": try Self.once(&resyncing, try scanner.value(depth: 1))
+            case "sections": try Self.once(&sections, try self.sections(&scanner))
+            default: _ = try scanner.value(depth: 1)  // read as the careful decoder would: ignored
+            }
         }
         try scanner.end()
         guard let batchID, BatchRequest.isValidToken(batchID), let gateway, let replica,
@@ -83,13 +78,11 @@ struct BatchBodyReader {
     private mutating func sections(_ scanner: inout JSONScanner) throws -> [BatchRequest.Section] {
         var sections: [BatchRequest.Section] = []
         var tables: Set<String> = []
-        try scanner.expect(UInt8(ascii: "["))
-        if scanner.take(UInt8(ascii: "]")) { return sections }
-        repeat {
+        try Self.elements(&scanner) { scanner in
             let section = try self.section(&scanner)
             guard tables.insert(section.table).inserted else { throw GaveUp() }
             sections.append(section)
-        } while try scanner.next(closing: UInt8(ascii: "]"))
+        }
         return sections
     }
 
@@ -97,18 +90,13 @@ struct BatchBodyReader {
         var table: String?
         var columns: [String]?
         var changes: [BatchRequest.Change]?
-        try scanner.expect(UInt8(ascii: "{"))
-        if !scanner.take(UInt8(ascii: "}")) {
-            repeat {
-                let key = try scanner.string()
-                try scanner.expect(UInt8(ascii: ":"))
-                switch key {
-                case "table": try Self.once(&table, try WireError.tableName(.string(try scanner.string()), path: ""))
-                case "columns": try Self.once(&columns, try Self.columns(&scanner))
-                case "rows": try Self.once(&changes, try self.changes(&scanner, columns: columns?.count))
-                default: _ = try scanner.value(depth: 3)
-                }
-            } while try scanner.next(closing: UInt8(ascii: "}"))
+        try Self.members(&scanner) { scanner, key in
+            switch key {
+            case "table": try Self.once(&table, try WireError.tableName(.string(try scanner.string()), path: ""))
+            case "columns": try Self.once(&columns, try Self.columns(&scanner))
+            case "rows": try Self.once(&changes, try self.changes(&scanner, columns: columns?.count))
+            default: _ = try scanner.value(depth: 3)
+            }
         }
         guard let table, let columns, let changes else { throw GaveUp() }
         // Rows read before their columns are checked against them now.
@@ -118,28 +106,24 @@ struct BatchBodyReader {
 
     private static func columns(_ scanner: inout JSONScanner) throws -> [String] {
         var columns: [String] = []
-        try scanner.expect(UInt8(ascii: "["))
-        if scanner.take(UInt8(ascii: "]")) { return columns }
-        repeat {
+        try elements(&scanner) { scanner in
             let column = try scanner.string()
             guard !columns.contains(column) else { throw GaveUp() }
             columns.append(column)
-        } while try scanner.next(closing: UInt8(ascii: "]"))
+        }
         return columns
     }
 
     private mutating func changes(_ scanner: inout JSONScanner, columns: Int?) throws -> [BatchRequest.Change] {
         var changes: [BatchRequest.Change] = []
         var ids: Set<String> = []
-        try scanner.expect(UInt8(ascii: "["))
-        if scanner.take(UInt8(ascii: "]")) { return changes }
-        repeat {
+        try Self.elements(&scanner) { scanner in
             rows += 1
             guard rows <= maxRows else { throw GaveUp() }
             let change = try Self.change(&scanner, columns: columns)
             guard ids.insert(change.id).inserted else { throw GaveUp() }
             changes.append(change)
-        } while try scanner.next(closing: UInt8(ascii: "]"))
+        }
         return changes
     }
 
@@ -164,6 +148,27 @@ struct BatchBodyReader {
         while try scanner.next(closing: UInt8(ascii: "]")) { values.append(try scanner.value(depth: 5)) }
         if let columns, values.count != columns { throw GaveUp() }
         return BatchRequest.Change(id: id, baseVersion: base, updatedAt: updatedAt, deleted: false, values: values)
+    }
+
+    /// Reads the object that comes next, calling `member` with each member's name and the
+    /// scanner at its value.
+    private static func members(
+        _ scanner: inout JSONScanner, _ member: (inout JSONScanner, String) throws -> Void
+    ) throws {
+        try scanner.expect(UInt8(ascii: "{"))
+        if scanner.take(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try scanner.string()
+            try scanner.expect(UInt8(ascii: ":"))
+            try member(&scanner, key)
+        } while try scanner.next(closing: UInt8(ascii: "}"))
+    }
+
+    /// Reads the array that comes next, calling `element` with the scanner at each element.
+    private static func elements(_ scanner: inout JSONScanner, _ element: (inout JSONScanner) throws -> Void) throws {
+        try scanner.expect(UInt8(ascii: "["))
+        if scanner.take(UInt8(ascii: "]")) { return }
+        repeat { try element(&scanner) } while try scanner.next(closing: UInt8(ascii: "]"))
     }
 
     /// Sets `slot` to `value`; a member named twice is the careful decoder's to judge.
