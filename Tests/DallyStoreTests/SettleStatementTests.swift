@@ -130,4 +130,51 @@ struct SettleStatementTests {
             #expect(totalsAfter == state.totals)
         }
     }
+
+    /// A piece's leaving entries are taken off their ages one keyed statement per first-dirty
+    /// time while it holds few times, and in a set-based statement when it holds many (rows
+    /// written one commit apiece): either way the ages and totals are the outbox's own.
+    @Test func theAgesFollowASettleOfFewOrManyFirstDirtyTimes() async throws {
+        for commits in [3, AcceptedRows.fewAges + 8] {
+            let clock = FixedClock(1_000_000)
+            let store = try ReplicaStore.open(
+                directory: temporaryDirectory(), tables: [orders], synchronousFull: false, now: { clock.now })
+            defer { try? store.close() }
+            for i in 0..<commits {
+                // Two rows a commit, and one more a little later: the batch below empties the
+                // first time and leaves the second.
+                _ = try await store.writeBatch(
+                    [put("a\(i)", [(0, .text("x"))]), put("b\(i)", [(0, .text(String(repeating: "y", count: i)))])],
+                    table: "orders", allOrNothing: true)
+                clock.advance(3)
+                _ = try await store.writeBatch([put("c\(i)", [(0, .text("z"))])], table: "orders", allOrNothing: true)
+                clock.advance(4)
+            }
+            // The batch takes the a and b rows (the lowest ids); one of them is written again
+            // while it flies, and stays pending.
+            let batch = try #require(try await store.nextBatch(gateway: "g", maxRows: 2 * commits))
+            _ = try await store.writeBatch([put("a1", [(0, .text("again"))])], table: "orders", allOrNothing: true)
+            let sent = try sentRequest(batch).sections[0].changes
+            _ = try await store.applyAnswer(
+                replicaAnswer(batch, sent.enumerated().map { .accepted(id: $1.id, version: Int64($0 + 1)) }))
+            let (ages, outboxAges, totals, outboxTotals) = try await store.pool.read { db in
+                (
+                    try Row.fetchAll(db, sql: "SELECT at, entries FROM dally_outbox_ages WHERE tbl = 'orders' ORDER BY at")
+                        .map { "\($0[0] as Int64):\($0[1] as Int64)" },
+                    try Row.fetchAll(
+                        db,
+                        sql: "SELECT first_dirty_at, COUNT(*) FROM dally_outbox WHERE tbl = 'orders' GROUP BY 1 ORDER BY 1"
+                    ).map { "\($0[0] as Int64):\($0[1] as Int64)" },
+                    try Row.fetchOne(db, sql: "SELECT entries, bytes FROM dally_outbox_totals WHERE tbl = 'orders'")
+                        .map { "\($0[0] as Int64)/\($0[1] as Int64)" },
+                    try Row.fetchOne(db, sql: "SELECT COUNT(*), SUM(bytes) FROM dally_outbox WHERE tbl = 'orders'")
+                        .map { "\($0[0] as Int64)/\($0[1] as Int64)" }
+                )
+            }
+            #expect(sent.count == 2 * commits)
+            #expect(ages == outboxAges, "\(commits) commits")
+            #expect(totals == outboxTotals, "\(commits) commits")
+            #expect(outboxAges.count == commits + 1, "every c row's time, and a1's")
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import DallyCore
 import DallySync
 import GRDB
+import GRDBSQLite
 
 /// Settles the accepted rows of one piece of an answer with a handful of set-based statements
 /// instead of five per row: the common case of an answer, kept cheap so that a piece holds the
@@ -22,8 +23,8 @@ import GRDB
 ///
 /// The unchanged rows leave the outbox in one statement (the outbox has no delete trigger since
 /// schema v14; ``Outbox/remove(table:rowID:db:)`` uncounts the entries deleted one at a time):
-/// the totals and the ages lose the same entries in set-based statements, from the mirrored
-/// times and bytes, instead of four statements a row.
+/// the totals and the ages lose the same entries, from the mirrored times and bytes, in a
+/// statement per first-dirty time the piece holds, instead of four statements a row.
 enum AcceptedRows {
     /// Creates the temporary table a piece is settled through, once, on the writer's connection
     /// as it opens (``DatabaseFiles/openPool(directory:name:synchronousFull:pragmas:writerStatements:)``).
@@ -133,28 +134,57 @@ enum AcceptedRows {
     }
 
     /// Takes the unchanged rows' entries off the outbox's totals and ages, from the times and
-    /// bytes their records mirror, in set-based statements.
+    /// bytes their records mirror.
+    ///
+    /// One pass over the piece groups its leaving entries by first-dirty time. Entries written
+    /// together share a time (a commit's), so a piece nearly always has a few: each is one
+    /// keyed update of its age, and the totals one update of known amounts. Only a piece of
+    /// many times (rows written one commit apiece) updates the ages in a set-based statement,
+    /// cheaper than a statement a time there. Three passes over the piece went to the same end
+    /// before (docs/BENCHMARKS.md, "The outbox's ages from one pass").
     private static func uncount(table: String, db: Database) throws {
+        // Scanned and grouped here, not by SQLite's GROUP BY: its sorter cost three times the scan.
+        let scan = try db.cachedStatement(
+            sql: "SELECT at, bytes FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL")
+        let cursor = try Row.fetchCursor(scan)
+        let row = scan.sqliteStatement
+        var groups: [Int64: Int64] = [:]
+        var entries: Int64 = 0
+        var bytes: Int64 = 0
+        while try cursor.next() != nil {
+            groups[sqlite3_column_int64(row, 0), default: 0] += 1
+            entries += 1
+            bytes += sqlite3_column_int64(row, 1)
+        }
+        guard entries > 0 else { return }
         try run(
-            """
-            UPDATE dally_outbox_totals SET
-                entries = entries - (SELECT COUNT(*) FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL),
-                bytes = bytes - (SELECT TOTAL(bytes) FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL)
-            WHERE tbl = ?
-            """, [table], db: db)
-        try run(
-            """
-            UPDATE dally_outbox_ages SET entries = dally_outbox_ages.entries - gone.leaving
-            FROM (SELECT at, COUNT(*) AS leaving FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL GROUP BY at)
-                AS gone
-            WHERE dally_outbox_ages.tbl = ? AND dally_outbox_ages.at = gone.at
-            """, [table], db: db)
-        try run(
-            """
-            DELETE FROM dally_outbox_ages WHERE tbl = ? AND entries <= 0
-                AND at IN (SELECT at FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL)
-            """, [table], db: db)
+            "UPDATE dally_outbox_totals SET entries = entries - ?, bytes = bytes - ? WHERE tbl = ?",
+            [entries, bytes, table], db: db)
+        guard groups.count <= fewAges else {
+            try run(
+                """
+                UPDATE dally_outbox_ages SET entries = dally_outbox_ages.entries - gone.leaving
+                FROM (SELECT at, COUNT(*) AS leaving FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL GROUP BY at)
+                    AS gone
+                WHERE dally_outbox_ages.tbl = ? AND dally_outbox_ages.at = gone.at
+                """, [table], db: db)
+            try run(
+                """
+                DELETE FROM dally_outbox_ages WHERE tbl = ? AND entries <= 0
+                    AND at IN (SELECT at FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL)
+                """, [table], db: db)
+            return
+        }
+        let age = try db.cachedStatement(sql: "UPDATE dally_outbox_ages SET entries = entries - ? WHERE tbl = ? AND at = ?")
+        let emptied = try db.cachedStatement(sql: "DELETE FROM dally_outbox_ages WHERE tbl = ? AND at = ? AND entries <= 0")
+        for (at, leaving) in groups {
+            try age.execute(arguments: [leaving, table, at])
+            try emptied.execute(arguments: [table, at])
+        }
     }
+
+    /// Up to how many first-dirty times a piece's ages are updated one keyed statement each.
+    static let fewAges = 32
 
     /// Runs one statement, prepared once per connection.
     private static func run(_ sql: String, _ arguments: StatementArguments = [], db: Database) throws {
