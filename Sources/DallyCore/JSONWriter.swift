@@ -32,21 +32,30 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends a quoted, escaped string.
+    public mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { string(utf8: $0) }
+    }
+
+    /// Appends a quoted, escaped string from its UTF-8 bytes, which must be valid UTF-8 (text
+    /// read straight from storage, with no `String` made for it).
     ///
     /// The runs between bytes that need escaping are copied whole: most text (ids, names,
     /// keys) has none, and appended byte by byte it was 2 % of `dally-bench drain`'s CPU.
-    public mutating func string(_ text: String) {
+    ///
+    /// ```swift
+    /// var writer = JSONWriter()
+    /// Array("a\"b".utf8).withUnsafeBufferPointer { writer.string(utf8: $0) }  // "a\"b"
+    /// ```
+    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var run = 0
-            for index in utf8.indices where Self.needsEscape(utf8[index]) {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
-                escape(utf8[index])
-                run = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
+        var run = 0
+        for index in utf8.indices where Self.needsEscape(utf8[index]) {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+            escape(utf8[index])
+            run = index + 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
         bytes.append(UInt8(ascii: "\""))
     }
 

@@ -96,7 +96,14 @@ public struct BatchRequest: Sendable, Equatable {
     // MARK: - Encoding
 
     public func encode() -> [UInt8] {
-        var writer = JSONWriter(capacity: 256 + rowCount * 64)
+        encode(writtenSections: sections.map(BatchSectionWriter.init))
+    }
+
+    /// The body of this batch with `writtenSections` as its sections, in their order: for a
+    /// sender that writes its rows straight from storage, with ``sections`` left empty (they
+    /// are not written).
+    public func encode(writtenSections: [BatchSectionWriter]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256 + writtenSections.reduce(0) { $0 + $1.byteCount })
         writer.raw("{\"batch\":")
         writer.string(batchID)
         writer.raw(",\"gateway\":")
@@ -118,36 +125,9 @@ public struct BatchRequest: Sendable, Equatable {
             writer.raw("]")
         }
         writer.raw(",\"sections\":[")
-        for (s, section) in sections.enumerated() {
+        for (s, section) in writtenSections.enumerated() {
             if s > 0 { writer.raw(",") }
-            writer.raw("{\"table\":")
-            writer.string(section.table)
-            writer.raw(",\"columns\":[")
-            for (i, column) in section.columns.enumerated() {
-                if i > 0 { writer.raw(",") }
-                writer.string(column)
-            }
-            writer.raw("],\"rows\":[")
-            for (r, change) in section.changes.enumerated() {
-                if r > 0 { writer.raw(",") }
-                writer.raw("[")
-                writer.string(change.id)
-                writer.raw(",")
-                if let base = change.baseVersion { writer.int(base) } else { writer.null() }
-                writer.raw(",")
-                writer.int(change.updatedAt)
-                if change.deleted {
-                    writer.raw(",\"delete\"")
-                } else {
-                    writer.raw(",\"put\"")
-                    for value in change.values {
-                        writer.raw(",")
-                        writer.value(value)
-                    }
-                }
-                writer.raw("]")
-            }
-            writer.raw("]}")
+            section.append(to: &writer)
         }
         writer.raw("]}")
         return writer.bytes

@@ -67,4 +67,34 @@ struct BatchValuesTests {
             #expect(values[row.id] == row.values.map(\.wireJSON), "row \(row.id)")
         }
     }
+
+    /// The build writes each row into the body as it reads it (``BatchSectionWriter``), not
+    /// through a ``BatchRequest``: the body is the one the request it decodes to encodes, byte
+    /// for byte, text that needs escaping, is not ASCII, holds a NUL or is not UTF-8 included.
+    @Test func theBodyIsWrittenAsItsRequestEncodes() async throws {
+        let texts = [
+            "plain", #"quote " and \ backslash"#, "line\nbreak\ttab\r", "\u{01}\u{1F}control", "Zoë 東京 🚢", "",
+        ]
+        for (i, text) in texts.enumerated() {
+            _ = try await store.write(
+                put("t\(i)", [(0, .text(text)), (1, .integer(Int64(i) - 3)), (2, .real(Double(i) / 3)), (3, .boolean(i % 2 == 0))]),
+                table: "kinds")
+        }
+        _ = try await store.write(put("z", [(4, .json(#"{"a":"\u00e9"}"#))]), table: "kinds")
+        _ = try await store.write(put("y", [(0, .text("soon gone"))]), table: "kinds")
+        _ = try await store.write(delete("y"), table: "kinds")
+        try await store.pool.write { db in
+            try db.execute(sql: "UPDATE t_kinds SET c_t = 'ab' || char(0) || 'cd' WHERE id = 't0'")
+            try db.execute(sql: "UPDATE t_kinds SET c_t = CAST(X'61FF62' AS TEXT) WHERE id = 't1'")
+        }
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))
+        let request = try sentRequest(batch)
+        #expect(request.encode() == batch.body)
+        #expect(batch.rows == texts.count + 2)
+        #expect(batch.outline == request.outline)
+        let values = Dictionary(uniqueKeysWithValues: request.sections[0].changes.map { ($0.id, $0.values.first) })
+        #expect(values["t0"] == "ab")
+        #expect(values["t1"] == .string("a\u{FFFD}b"))
+        #expect(values["t4"] == "Zoë 東京 🚢")
+    }
 }

@@ -91,7 +91,7 @@ extension ReplicaStore {
                             pulls: flight.pulls, outline: outline)), [:]
                 )
             }
-            var sections: [BatchRequest.Section] = []
+            var sections: [BatchSectionWriter] = []
             var ids: [(table: String, json: String)] = []
             var highestSeq: Int64 = 0
             var budget = maxRows
@@ -103,10 +103,10 @@ extension ReplicaStore {
             for name in pendingTables where budget > 0 && scope.allowsUpload(name) {
                 guard let table = tables[name], !table.schema.policy.localOnly else { continue }
                 let section = try Self.pendingSection(table, limit: budget, after: cursors[name], highestSeq: &highestSeq, db: db)
-                guard let last = section.changes.last else { continue }
-                reached[name] = last.id
-                ids.append((name, JSONRows.strings(section.changes.map(\.id))))
-                budget -= section.changes.count
+                guard let last = section.ids.last else { continue }
+                reached[name] = last
+                ids.append((name, JSONRows.strings(section.ids)))
+                budget -= section.rows
                 sections.append(section)
             }
             guard !sections.isEmpty else { return nil }
@@ -114,13 +114,16 @@ extension ReplicaStore {
             let since = try Self.cloudCursors(tables: tables, db: db).entries.filter {
                 scope.allowsPull($0.table) && riding?.contains($0.table) != false
             }
+            // The header only: the sections were written as their rows were read.
             var request = BatchRequest(
                 batchID: UUID().uuidString.lowercased(), gateway: gateway, replica: replicaID,
-                since: TableVersions(since), scopes: scopes.restricted(to: since.map(\.table)), sections: sections)
+                since: TableVersions(since), scopes: scopes.restricted(to: since.map(\.table)), sections: [])
             request.resyncing = try ResyncLedger.tables(db: db).filter { table in since.contains { $0.table == table } }
             let batch = OutgoingBatch(
-                batchID: request.batchID, body: request.encode(), rows: request.rowCount, resent: false,
-                uploads: sections.map(\.table), pulls: since.map(\.table), outline: request.outline)
+                batchID: request.batchID, body: request.encode(writtenSections: sections),
+                rows: sections.reduce(0) { $0 + $1.rows }, resent: false, uploads: sections.map(\.table),
+                pulls: since.map(\.table),
+                outline: BatchOutline(sections: sections.map { BatchOutline.Section(table: $0.table, ids: $0.ids) }))
             return (
                 .new(
                     NewBatch(
@@ -240,37 +243,39 @@ extension ReplicaStore {
     /// waiting row is taken within one pass over the table's outbox, so none waits for ever.
     private static func pendingSection(
         _ table: TableSQL, limit: Int, after cursor: String?, highestSeq: inout Int64, db: Database
-    ) throws -> BatchRequest.Section {
+    ) throws -> BatchSectionWriter {
         let schema = table.schema
-        var changes: [BatchRequest.Change] = []
+        var section = BatchSectionWriter(
+            table: schema.name, columns: schema.columns.map(\.name), expectedRows: min(limit, 1_024))
         // No row above the highest id in flight is in flight: past it (where a drain's next
         // batch reads, after the ones on the wire) a row needs no lookup in the in-flight rows.
         let aboveFlight = try String.fetchOne(
             db.cachedStatement(sql: "SELECT MAX(row_id) FROM dally_inflight_rows WHERE tbl = ?"),
             arguments: [schema.name])
         try pendingRows(
-            table, limit: limit, from: "o.row_id > ?", cursor ?? "", aboveFlight: aboveFlight, into: &changes, db: db)
-        if changes.count < limit, let cursor {
+            table, limit: limit, from: "o.row_id > ?", cursor ?? "", aboveFlight: aboveFlight, into: &section, db: db)
+        if section.rows < limit, let cursor {
             try pendingRows(
-                table, limit: limit - changes.count, from: "o.row_id <= ?", cursor, aboveFlight: aboveFlight,
-                into: &changes, db: db)
+                table, limit: limit - section.rows, from: "o.row_id <= ?", cursor, aboveFlight: aboveFlight,
+                into: &section, db: db)
         }
-        if !changes.isEmpty {
+        if section.rows > 0 {
             // From this read's snapshot, not the commit ledger's latest: a number taken by a
             // write after the snapshot would count that write's row as unchanged.
             let top = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM \(table.sqlTable)")) ?? 0
             highestSeq = max(highestSeq, top)
         }
-        return BatchRequest.Section(table: schema.name, columns: schema.columns.map(\.name), changes: changes)
+        return section
     }
 
     /// Appends up to `limit` waiting rows of `table` whose id meets `range` (bound to `bound`),
     /// in id order: the outbox's own order, so SQLite walks its primary key and sorts nothing.
     /// Rows in flight are left out; those with an id above `aboveFlight` (the highest in
-    /// flight; nil: none is) without looking.
+    /// flight; nil: none is) without looking. Each row is written into `section` as it is
+    /// stepped (``WireColumn/write(_:at:type:into:)``).
     private static func pendingRows(
         _ table: TableSQL, limit: Int, from range: String, _ bound: String, aboveFlight: String?,
-        into changes: inout [BatchRequest.Change], db: Database
+        into section: inout BatchSectionWriter, db: Database
     ) throws {
         let schema = table.schema
         let sql = """
@@ -291,16 +296,16 @@ extension ReplicaStore {
         let types = schema.columns.map(\.type)
         while try rows.next() != nil {
             let deleted = sqlite3_column_int64(row, 4) != 0
-            var values: [JSONValue] = []
+            section.beginRow(
+                id: Statement.text(row, at: 1),
+                baseVersion: sqlite3_column_type(row, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(row, 0),
+                updatedAt: sqlite3_column_int64(row, 3), deleted: deleted)
             if !deleted {
-                values.reserveCapacity(types.count)
-                for (i, type) in types.enumerated() { values.append(WireColumn.value(row, at: Int32(6 + i), type: type)) }
+                for (i, type) in types.enumerated() {
+                    section.value { WireColumn.write(row, at: Int32(6 + i), type: type, into: &$0) }
+                }
             }
-            changes.append(
-                BatchRequest.Change(
-                    id: Statement.text(row, at: 1),
-                    baseVersion: sqlite3_column_type(row, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(row, 0),
-                    updatedAt: sqlite3_column_int64(row, 3), deleted: deleted, values: values))
+            section.endRow()
         }
     }
 }
