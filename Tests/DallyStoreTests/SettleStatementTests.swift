@@ -177,4 +177,52 @@ struct SettleStatementTests {
             #expect(outboxAges.count == commits + 1, "every c row's time, and a1's")
         }
     }
+
+    /// A settle deletes its piece's records and entries by walking the stretch of ids from the
+    /// piece's lowest to its highest: what else lies in the stretch stays, whether another
+    /// batch's records, rows written since, or a parked entry (then the entries are searched
+    /// for one by one), and a piece whose ids do not rise (a wrapped section) settles alike.
+    @Test func whatLiesBetweenAPiecesIdsStays() async throws {
+        for between in ["another batch", "written since", "parked", "wrapped"] {
+            let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders], synchronousFull: false)
+            defer { try? store.close() }
+            _ = try await store.writeBatch(
+                ["r1", "r3", "r5"].map { put($0, [(0, .text("x"))]) }, table: "orders", allOrNothing: true)
+            let first = try #require(try await store.nextBatch(gateway: "g", maxRows: 10))
+            #expect(first.rows == 3)
+            _ = try await store.writeBatch(
+                ["r2", "r4"].map { put($0, [(0, .text("y"))]) }, table: "orders", allOrNothing: true)
+            var second: OutgoingBatch?
+            switch between {
+            case "another batch":
+                second = try #require(try await store.nextBatch(gateway: "g", maxRows: 10, excluding: [first.batchID]))
+                #expect(second?.rows == 2)
+            case "parked":
+                try await store.pool.write { db in
+                    try db.execute(sql: "UPDATE dally_outbox SET parked = 'error' WHERE row_id = 'r4'")
+                }
+            default: break
+            }
+            let table = try #require(store.tables["orders"])
+            let accepted: [(id: String, version: Int64)] =
+                between == "wrapped" ? [("r3", 12), ("r5", 13), ("r1", 11)] : [("r1", 11), ("r3", 12), ("r5", 13)]
+            let settled = try await store.pool.write { db in
+                try AcceptedRows.settle(accepted, table: table, batchCreatedAt: 0, db: db)
+            }
+            #expect(settled == 3, "\(between)")
+            let state = try await store.pool.read { db in
+                (
+                    pending: try String.fetchAll(db, sql: "SELECT row_id FROM dally_outbox ORDER BY row_id"),
+                    inFlight: try String.fetchAll(db, sql: "SELECT row_id FROM dally_inflight_rows ORDER BY row_id"),
+                    totals: try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
+                    versions: try Row.fetchAll(db, sql: "SELECT id, version FROM t_orders ORDER BY id")
+                        .map { "\($0["id"] as String)=\(($0["version"] as Int64?) ?? -1)" }
+                )
+            }
+            #expect(state.pending == ["r2", "r4"], "\(between)")
+            #expect(state.inFlight == (second == nil ? [] : ["r2", "r4"]), "\(between)")
+            #expect(state.totals == 2, "\(between)")
+            #expect(state.versions == ["r1=11", "r2=-1", "r3=12", "r4=-1", "r5=13"], "\(between)")
+        }
+    }
 }

@@ -83,15 +83,21 @@ enum AcceptedRows {
                 """, db: db)
             allUnchanged = false
         }
+        // The piece's records lie in one stretch of the in-flight rows (a batch takes neighbouring
+        // ids, and only a few batches fly): SQLite walks the stretch and keeps the piece's own,
+        // instead of searching from the root for each (docs/BENCHMARKS.md, "Deleted by stretch").
         try run(
-            "DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted)",
+            "DELETE FROM dally_inflight_rows WHERE tbl = ?\(stretch) AND row_id IN (SELECT id FROM temp.dally_accepted)",
             [name], db: db)
         try uncount(table: name, db: db)
-        // Every row unchanged: the scratch table's own key is the list (no list built and sorted).
+        // The outbox's stretch holds more than the piece only where entries wait that the batch
+        // did not take: parked ones, rows held for their objects, rows written since, a section
+        // that wrapped round to the table's first ids. Walked where none of the first two can be
+        // and the piece is in id order; else each entry is searched for.
+        let walk = try ascending(accepted) && !table.schema.policy.atomicSync && !hasParked(name, db: db)
+        let leaving = allUnchanged ? "" : " WHERE unchanged"
         try run(
-            allUnchanged
-                ? "DELETE FROM dally_outbox WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted)"
-                : "DELETE FROM dally_outbox WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE unchanged)",
+            "DELETE FROM dally_outbox WHERE tbl = ?\(walk ? stretch : "") AND row_id IN (SELECT id FROM temp.dally_accepted\(leaving))",
             [name], db: db)
         if !allUnchanged {
             try run(
@@ -185,6 +191,26 @@ enum AcceptedRows {
 
     /// Up to how many first-dirty times a piece's ages are updated one keyed statement each.
     static let fewAges = 32
+
+    /// Bounds a delete to the stretch of ids from the piece's lowest to its highest.
+    private static let stretch = """
+         AND row_id BETWEEN (SELECT MIN(id) FROM temp.dally_accepted) AND (SELECT MAX(id) FROM temp.dally_accepted)
+        """
+
+    /// Whether the piece's ids rise throughout, as a section's do unless it wrapped round.
+    private static func ascending(_ accepted: [(id: String, version: Int64)]) -> Bool {
+        zip(accepted, accepted.dropFirst()).allSatisfy { $0.id < $1.id }
+    }
+
+    private static func hasParked(_ table: String, db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM dally_outbox INDEXED BY dally_outbox_parked
+                        WHERE tbl = ? AND parked IS NOT NULL)
+                    """),
+            arguments: [table]) ?? true
+    }
 
     /// Runs one statement, prepared once per connection.
     private static func run(_ sql: String, _ arguments: StatementArguments = [], db: Database) throws {
