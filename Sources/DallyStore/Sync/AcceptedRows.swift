@@ -144,10 +144,11 @@ enum AcceptedRows {
     ///
     /// One pass over the piece groups its leaving entries by first-dirty time. Entries written
     /// together share a time (a commit's), so a piece nearly always has a few: each is one
-    /// keyed update of its age, and the totals one update of known amounts. Only a piece of
-    /// many times (rows written one commit apiece) updates the ages in a set-based statement,
-    /// cheaper than a statement a time there. Three passes over the piece went to the same end
-    /// before (docs/BENCHMARKS.md, "The outbox's ages from one pass").
+    /// keyed update of its age, the ages left empty go in one statement, and the totals take
+    /// one update of known amounts. Only a piece of many times (rows written one commit apiece)
+    /// updates the ages in a set-based statement, cheaper than a statement a time there. Three
+    /// passes over the piece went to the same end before (docs/BENCHMARKS.md, "Deleted by
+    /// stretch").
     private static func uncount(table: String, db: Database) throws {
         // Scanned and grouped here, not by SQLite's GROUP BY: its sorter cost three times the scan.
         let scan = try db.cachedStatement(
@@ -182,11 +183,15 @@ enum AcceptedRows {
             return
         }
         let age = try db.cachedStatement(sql: "UPDATE dally_outbox_ages SET entries = entries - ? WHERE tbl = ? AND at = ?")
-        let emptied = try db.cachedStatement(sql: "DELETE FROM dally_outbox_ages WHERE tbl = ? AND at = ? AND entries <= 0")
+        var times: [Int64] = []
         for (at, leaving) in groups {
-            try age.execute(arguments: [leaving, table, at])
-            try emptied.execute(arguments: [table, at])
+            try age.execute(values: [leaving.databaseValue, table.databaseValue, at.databaseValue])
+            times.append(at)
         }
+        // The times flat, `[t, …]`: `json_each` hands each as its value, with no path to read.
+        try run(
+            "DELETE FROM dally_outbox_ages WHERE tbl = ? AND at IN (SELECT value FROM json_each(?)) AND entries <= 0",
+            [table, "[" + times.map(String.init).joined(separator: ",") + "]"], db: db)
     }
 
     /// Up to how many first-dirty times a piece's ages are updated one keyed statement each.
