@@ -150,7 +150,7 @@ enum AcceptedRows {
     /// passes over the piece went to the same end before (docs/BENCHMARKS.md, "Deleted by
     /// stretch").
     private static func uncount(table: String, db: Database) throws {
-        // Scanned and grouped here, not by SQLite's GROUP BY: its sorter cost three times the scan.
+        // Scanned and grouped here: SQLite's GROUP BY sorter cost several times the scan itself.
         let scan = try db.cachedStatement(
             sql: "SELECT at, bytes FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL")
         let cursor = try Row.fetchCursor(scan)
