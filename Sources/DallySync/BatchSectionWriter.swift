@@ -6,7 +6,8 @@ import DallyCore
 ///
 /// The gateway's replica writes each pending row's columns from SQLite into the section as it
 /// steps (no ``BatchRequest/Change`` and no ``JSONValue`` per row): a drain builds a batch of
-/// thousands of rows at a time, and the values made on the way cost more than the JSON.
+/// thousands of rows at a time, and without the values made on the way the build cost 7 % less
+/// (docs/BENCHMARKS.md, "Deleted by stretch, written as read").
 ///
 /// ```swift
 /// var section = BatchSectionWriter(table: "orders", columns: ["customer", "qty"])
