@@ -20,38 +20,26 @@ import GRDBSQLite
 /// ```
 enum WireColumn {
     /// Writes column `index` of the row `statement` stands on as JSON, exactly as
-    /// ``value(_:at:type:)``'s value writes: ASCII text (ids, codes, most names) is copied from
-    /// SQLite's buffer with no `String` made for it, numbers are written as read.
+    /// ``value(_:at:type:)``'s value writes. ASCII text (ids, codes, most names) is copied from
+    /// SQLite's buffer with no `String` made for it; any other value goes through
+    /// ``value(_:at:type:)`` (a number or a flag makes no allocation there).
     static func write(_ statement: SQLiteStatement, at index: Int32, type: ColumnType, into json: inout JSONWriter) {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_INTEGER:
-            let int = sqlite3_column_int64(statement, index)
-            switch type {
-            case .boolean: json.bool(int != 0)
-            case .real: json.double(Double(int))
-            default: json.int(int)
-            }
-        case SQLITE_FLOAT:
-            json.double(sqlite3_column_double(statement, index))
-        case SQLITE_TEXT where type != .json && type != .object:
-            guard let text = sqlite3_column_text(statement, index) else { return json.string("") }
-            // As `String(cString:)` reads it (``Statement/text(_:at:)``): up to a first NUL.
-            let stored = Int(sqlite3_column_bytes(statement, index))
-            var length = 0
-            var ascii = true
-            while length < stored, text[length] != 0 {
-                if text[length] >= 0x80 { ascii = false }
-                length += 1
-            }
-            if ascii {
-                json.string(utf8: UnsafeBufferPointer(start: text, count: length))
-            } else {
-                // Not ASCII: made a `String`, which repairs any invalid UTF-8 as the value would.
-                json.string(String(cString: text))
-            }
-        default:
-            json.value(value(statement, at: index, type: type))
+        guard sqlite3_column_type(statement, index) == SQLITE_TEXT, type != .json, type != .object,
+            let text = sqlite3_column_text(statement, index)
+        else { return json.value(value(statement, at: index, type: type)) }
+        // As `String(cString:)` reads it (``Statement/text(_:at:)``): up to a first NUL.
+        let stored = Int(sqlite3_column_bytes(statement, index))
+        var length = 0
+        var ascii = true
+        while length < stored, text[length] != 0 {
+            if text[length] >= 0x80 { ascii = false }
+            length += 1
         }
+        guard ascii else {
+            // Not ASCII: made a `String`, which repairs any invalid UTF-8 as the value would.
+            return json.string(String(cString: text))
+        }
+        json.string(utf8: UnsafeBufferPointer(start: text, count: length))
     }
 
     /// Column `index` of the row `statement` stands on, read for a column of type `type`.
