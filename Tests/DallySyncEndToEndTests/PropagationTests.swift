@@ -144,7 +144,14 @@ import Testing
             #expect(queued.json["status"]?.string == "queued")
 
             try await system.startCloud()
-            let synced = try await system.sync("gw-a", table: "notes")
+            var synced = try await system.sync("gw-a", table: "notes")
+            if synced.status == 202 {
+                // As in `aCloudBackAfterManyFailedConnectionsIsReachedAtOnce`: a retry under way
+                // as the cloud came back may have connected a moment before it listened, and
+                // the sync-now is answered with that failure (seen once in a full run under
+                // load: "Connection refused"). The next one must get everything through.
+                synced = try await system.sync("gw-a", table: "notes")
+            }
             #expect(synced.status == 200, "\(synced.json)")
             #expect(synced.json["accepted"]?.int == 20)
             #expect(try await system.sync("gw-a", table: "notes").json["sent"]?.int == 0)
