@@ -13,7 +13,7 @@ import DallyCore
 /// url = "http://10.0.0.5:8090"     # default: [cloud] url
 /// proxy = "http://10.0.0.1:3128"   # optional HTTP proxy
 /// probe_interval = "30s"           # default 60s; "off" never probes
-/// down_probe_interval = "5s"       # while the cloud gives no answer; default 250ms on the
+/// down_probe_interval = "5s"       # while the cloud gives no answer; default 100ms on the
 ///                                  # cheapest class, else probe_interval
 /// eager = true                     # default false
 /// idle_timeout = "2m"              # and min_rate, min_rate_window, target_request_time:
@@ -67,9 +67,12 @@ public struct UplinkConfig: Sendable, Equatable {
     /// How often an uplink of the cheapest class is probed while the cloud does not answer,
     /// when its block does not say. On a LAN a failed probe is a refused connection, which
     /// costs nothing; a metered class keeps its `probe_interval`, because each probe there
-    /// is paid for. A quarter second: the wait for the first batch after an outage is half
-    /// of it on average, which a small backlog's whole drain otherwise spends a tenth on.
-    public static let defaultCheapestDownProbeInterval: Duration = .milliseconds(250)
+    /// is paid for. A tenth of a second, the shortest a block may set: the wait for the first
+    /// batch after an outage is half of it on average (a quarter second's left a 100,000-row
+    /// drain waiting 80 ms more on average, 3 % of it), for a knock that costs the gateway
+    /// ~0.7 ms of CPU (8 ms a second while the cloud is down, against 4 at a quarter second;
+    /// docs/BENCHMARKS.md).
+    public static let defaultCheapestDownProbeInterval: Duration = .milliseconds(100)
     /// The shortest `down_probe_interval` a block may set.
     public static let shortestDownProbeInterval: Duration = .milliseconds(100)
 

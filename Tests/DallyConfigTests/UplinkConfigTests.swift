@@ -74,12 +74,12 @@ struct UplinkValidTests {
         #expect(only.url == cloudURL)
         #expect(only.proxy == nil)
         #expect(only.probeInterval == .seconds(60))
-        #expect(only.downProbeInterval == .milliseconds(250))
+        #expect(only.downProbeInterval == .milliseconds(100))
         #expect(only.eager == false)
         #expect(
             only
                 == UplinkConfig(
-                    name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL, downProbeInterval: .milliseconds(250)))
+                    name: UplinkConfig.defaultName, networkClass: "wired", url: cloudURL, downProbeInterval: .milliseconds(100)))
     }
 
     @Test func implicitDefaultTakesTheCheapestDeclaredClassAndTheCloudURL() throws {
@@ -89,7 +89,7 @@ struct UplinkValidTests {
             try uplinks(text) == [
                 UplinkConfig(
                     name: "default", networkClass: "lte", url: "https://cloud.example.com/dally",
-                    downProbeInterval: .milliseconds(250))
+                    downProbeInterval: .milliseconds(100))
             ])
     }
 
@@ -129,14 +129,14 @@ struct UplinkValidTests {
         #expect(read.probeInterval == nil)
     }
 
-    /// The cheapest class looks for a silent cloud every quarter second (never less often than
+    /// The cheapest class looks for a silent cloud every tenth of a second (never less often than
     /// its `probe_interval`); a dearer class keeps its `probe_interval` unless told.
     @Test func downProbeIntervalDefaultsByClass() throws {
         let read = try uplinks(
             withCloud(
                 uplink(name: "wire", class: "wired") + uplink(#"probe_interval = "1s""#, name: "wire2", class: "wired")
                     + uplink(name: "lte", class: "cellular") + uplink(#"probe_interval = "off""#, name: "wire3", class: "wired")))
-        #expect(read.map(\.downProbeInterval) == [.milliseconds(250), .milliseconds(250), nil, nil])
+        #expect(read.map(\.downProbeInterval) == [.milliseconds(100), .milliseconds(100), nil, nil])
     }
 
     @Test func downProbeIntervalLimits() throws {

@@ -223,10 +223,10 @@ import Testing
         }
     }
 
-    /// A cut's retry that goes at once asks the cloud itself: the down probe (every 250 ms on
+    /// A cut's retry that goes at once asks the cloud itself: the down probe (every 100 ms on
     /// the cheapest class while the cloud is silent) leaves it be instead of adding a request
-    /// and a connection of its own to a metered link. The round trip (600 ms) holds two of the
-    /// probe's ticks between the cut and the retry's first answer.
+    /// and a connection of its own to a metered link. The round trip (600 ms) holds several of
+    /// the probe's ticks between the cut and the retry's first answer.
     @Test func aCutsRetryAtOnceIsNotDoubledByTheDownProbe() async throws {
         let shape = LinkShape(bytesPerSecond: Self.rate, roundTrip: .milliseconds(600))
         try await SlowLinkSystem.run(shape: shape, cloudLines: Self.lines, retry: ("60s", "60s"), probeInterval: "60s") {

@@ -46,7 +46,7 @@ final class SlowLinkSystem: Sendable {
     ///   - retry: `gw-a`'s `retry_min` and `retry_max`: how soon it tries again by itself after
     ///     a failure (a sync-now tries at once whatever they say).
     ///   - probeInterval: the `sat` uplink's `probe_interval` (off: no probes, and so no down
-    ///     probes either; on, the cheapest class probes every 250 ms while the cloud is silent).
+    ///     probes either; on, the cheapest class probes every 100 ms while the cloud is silent).
     ///   - cloudBodyTimeout: the cloud's `[server] body_timeout`, when not its default.
     static func run(
         shape: LinkShape, cloudLines: [String], notify: Bool = false, retry: (min: String, max: String) = ("100ms", "500ms"),

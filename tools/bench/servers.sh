@@ -94,6 +94,7 @@ ${GW_CLOUD_EXTRA:-}
 name = "lan"
 class = "wired"
 probe_interval = "${PROBE_INTERVAL:-1s}"
+${DOWN_PROBE_INTERVAL:+down_probe_interval = \"$DOWN_PROBE_INTERVAL\"}
 $TABLE
 EOF
 }
