@@ -20,6 +20,7 @@
 #   outage, after which the gateway's retry backoff and probe run at their longest)
 #   PROBE_INTERVAL [1s] RETRY_MAX [1s]: the uplink's probe_interval and retry_max (60s each:
 #   the defaults)
+#   DOWN_PROBE_INTERVAL [unset: the default, 100ms on this wired uplink]: its down_probe_interval
 #   IDS [uuid]: row ids random (uuid, v4-like) or time-ordered (ordered, v7-like); the cloud's
 #   apply rate is measured with the same kind
 #   APPLY_RUNS [3 up to 200,000 rows, else 1]: runs of `dally-bench apply`; above 1, the median

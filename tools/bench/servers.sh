@@ -45,7 +45,8 @@ pending() {  # rows waiting in the gateway's outbox
 # write_configs: $TMP/cloud.toml and $TMP/gateway.toml for one bench table ($TABLE): the cloud
 # on $CLOUD_PORT, the gateway `bench-gw` on $GW_PORT with one wired uplink to it, both on $HOST
 # with `synchronous = $SYNCHRONOUS` and bodies up to $MAX_BODY_BYTES. Optional lines:
-# $GW_STORE_EXTRA (the gateway's [store]), $GW_CLOUD_EXTRA (its [cloud]).
+# $GW_STORE_EXTRA (the gateway's [store]), $GW_CLOUD_EXTRA (its [cloud]); the uplink's
+# probe_interval is $PROBE_INTERVAL [1s], its down_probe_interval $DOWN_PROBE_INTERVAL if set.
 write_configs() {
   cat >"$TMP/cloud.toml" <<EOF
 [server]
