@@ -66,7 +66,7 @@ public struct UplinkConfig: Sendable, Equatable {
     public static let defaultProbeInterval: Duration = .seconds(60)
     /// How often an uplink of the cheapest class is probed while the cloud does not answer,
     /// when its block does not say. On a LAN a failed probe is a refused connection, which
-    /// costs nothing; a metered class keeps its `probe_interval`, because each probe there
+    /// costs little; a metered class keeps its `probe_interval`, because each probe there
     /// is paid for. A tenth of a second, the shortest a block may set: the wait for the first
     /// batch after an outage is half of it on average (a quarter second's left a 100,000-row
     /// drain waiting 80 ms more on average, 3 % of it), for a knock that costs the gateway
