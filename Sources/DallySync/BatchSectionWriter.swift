@@ -53,6 +53,9 @@ public struct BatchSectionWriter: Sendable {
 
     public var rows: Int { ids.count }
 
+    /// The section's part of its batch's outline.
+    public var outline: BatchOutline.Section { BatchOutline.Section(table: table, ids: ids) }
+
     /// The bytes written so far.
     var byteCount: Int { json.bytes.count + 2 }
 
@@ -83,13 +86,6 @@ public struct BatchSectionWriter: Sendable {
 
     public mutating func endRow() {
         json.raw("]")
-    }
-
-    /// The section's JSON object.
-    public func finished() -> [UInt8] {
-        var json = JSONWriter(capacity: self.json.bytes.count + 2)
-        append(to: &json)
-        return json.bytes
     }
 
     /// Appends the section's JSON object to `writer`.

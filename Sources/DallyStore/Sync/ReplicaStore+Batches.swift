@@ -123,7 +123,7 @@ extension ReplicaStore {
                 batchID: request.batchID, body: request.encode(writtenSections: sections),
                 rows: sections.reduce(0) { $0 + $1.rows }, resent: false, uploads: sections.map(\.table),
                 pulls: since.map(\.table),
-                outline: BatchOutline(sections: sections.map { BatchOutline.Section(table: $0.table, ids: $0.ids) }))
+                outline: BatchOutline(sections: sections.map(\.outline)))
             return (
                 .new(
                     NewBatch(

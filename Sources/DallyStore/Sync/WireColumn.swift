@@ -24,22 +24,25 @@ enum WireColumn {
     /// SQLite's buffer with no `String` made for it; any other value goes through
     /// ``value(_:at:type:)`` (a number or a flag makes no allocation there).
     static func write(_ statement: SQLiteStatement, at index: Int32, type: ColumnType, into json: inout JSONWriter) {
-        guard sqlite3_column_type(statement, index) == SQLITE_TEXT, type != .json, type != .object,
-            let text = sqlite3_column_text(statement, index)
-        else { return json.value(value(statement, at: index, type: type)) }
-        // As `String(cString:)` reads it (``Statement/text(_:at:)``): up to a first NUL.
-        let stored = Int(sqlite3_column_bytes(statement, index))
+        if sqlite3_column_type(statement, index) == SQLITE_TEXT, type != .json, type != .object,
+            let text = sqlite3_column_text(statement, index),
+            let length = asciiLength(text, stored: Int(sqlite3_column_bytes(statement, index)))
+        {
+            return json.string(utf8: UnsafeBufferPointer(start: text, count: length))
+        }
+        // Text not ASCII among them: its `String` repairs any invalid UTF-8, as the value does.
+        json.value(value(statement, at: index, type: type))
+    }
+
+    /// The length of `text` as `String(cString:)` reads it (``Statement/text(_:at:)``): up to a
+    /// first NUL, within the `stored` bytes; nil when a byte up to there is not ASCII.
+    private static func asciiLength(_ text: UnsafePointer<UInt8>, stored: Int) -> Int? {
         var length = 0
-        var ascii = true
         while length < stored, text[length] != 0 {
-            if text[length] >= 0x80 { ascii = false }
+            guard text[length] < 0x80 else { return nil }
             length += 1
         }
-        guard ascii else {
-            // Not ASCII: made a `String`, which repairs any invalid UTF-8 as the value would.
-            return json.string(String(cString: text))
-        }
-        json.string(utf8: UnsafeBufferPointer(start: text, count: length))
+        return length
     }
 
     /// Column `index` of the row `statement` stands on, read for a column of type `type`.
