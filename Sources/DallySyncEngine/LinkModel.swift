@@ -140,6 +140,20 @@ final class LinkModel: Sendable {
         return seconds < Self.pipelineRoundTrips * roundTripMs / 1000 ? 2 : 1
     }
 
+    /// Whether a batch of `rows` rows crosses the measured link in under
+    /// ``quickTransferSeconds``; false while the throughput or the row size is not measured.
+    ///
+    /// There the two ends' work bounds a drain, not the link: a batch built while two are on
+    /// the wire goes the moment an answer makes room, instead of the cloud waiting for its
+    /// build (a 100,000-row drain on loopback ~1.04x as fast, docs/BENCHMARKS.md, "Built while
+    /// two fly"). On a slower link a batch is built only when it can go, so that its rows are
+    /// not held in flight, nor its size fixed, while an earlier one still crosses.
+    func crossesQuickly(rows: Int) -> Bool {
+        let (rowBytes, rate) = state.withLock { ($0.rowBytes, $0.estimate.bytesPerSecondUp) }
+        guard let rowBytes, let rate, rate > 0 else { return false }
+        return rowBytes * Double(rows) / rate < Self.quickTransferSeconds
+    }
+
     /// ``transfersAtOnce(bodyBytes:)`` for batches of `rows` rows at the measured row size.
     /// Before any batch was measured, its size does not matter while the throughput is not
     /// known either (the round trip alone decides); once the throughput is, one at a time.

@@ -40,7 +40,11 @@ extension SyncCycle {
     /// outage then neither builds its second batch while the cloud waits for it nor waits for
     /// a whole first batch's apply before two go at once. When that answer shows the ready
     /// batch too large for the link (``LinkModel/batchRows(limit:target:)``), it is set aside
-    /// unsent and built again at the measured size.
+    /// unsent and built again at the measured size. Once the link is measured, a batch is
+    /// built ahead beside a full window where batches cross quickly
+    /// (``LinkModel/crossesQuickly(rows:)``): the gateway's reader builds the batch after next
+    /// while its writer settles an answer, and the cloud, given it as soon as that answer
+    /// came, does not wait for a build.
     func sendBatches(
         on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
     ) async throws -> Bool {
@@ -88,8 +92,10 @@ extension SyncCycle {
                 let sized = model.batchRows(limit: rowLimit, target: target)
                 let maxRows = batches == 0 && flying.isEmpty ? model.openingBatchRows(sized) : sized
                 let onWire = flying.isEmpty || flying.count < model.transfersAtOnce(rows: maxRows)
-                // Built ahead only beside a lone batch, and only one.
-                if !onWire, ready != nil || flying.count > 1 || model.measuresThroughput { break }
+                // One built ahead: beside the opening batch on an unmeasured link, and beside a
+                // full window on a link a batch crosses quickly.
+                let ahead = flying.count == 1 && !model.measuresThroughput || model.crossesQuickly(rows: maxRows)
+                if !onWire, ready != nil || !ahead { break }
                 let building = flying.map(\.batch.batchID) + [answered?.batch.batchID, ready?.batch.batchID].compactMap { $0 }
                 guard let batch = try await store.nextBatch(
                     gateway: gateway, maxRows: maxRows,

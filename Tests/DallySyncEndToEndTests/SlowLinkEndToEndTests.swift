@@ -2,6 +2,7 @@ import DallyCore
 import DallyFrugal
 import DallyTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Slow links end to end, scaled down: a relay of 32,000 B/s stands for a satellite hop, and a
@@ -328,6 +329,43 @@ import Testing
             let uplink = try await system.uplink()
             #expect(system.uploadsOverlapped(), "no two batches went up the link at once; uplink: \(uplink)")
             #expect(uplink["failures"]?.int == 0, "\(uplink)")
+        }
+    }
+
+    @Test func onAFastLinkTheBatchAfterNextIsBuiltWhileTwoFly() async throws {
+        // 100,000 B/s and a round trip of a few ms: a batch of 150 orders (~33 KB) crosses in a
+        // third of a second, quickly enough that the two ends' work bounds the drain, so the
+        // gateway builds the batch after next while two are on the wire.
+        let shape = LinkShape(bytesPerSecond: 100_000, roundTrip: .milliseconds(2))
+        try await SlowLinkSystem.run(shape: shape, cloudLines: Self.lines + ["max_batch_rows = 150"]) { system in
+            // Written while the uplink is held down: they wait as one backlog.
+            try await system.setUplink("unavailable")
+            try await system.writeOrders(1_200)
+            try await system.setUplink("auto")
+            let syncing = Task { try await system.base.sync("gw-a", table: "orders") }
+            // The opening batch (18 rows, too small to measure the throughput) and the full one
+            // built beside it answered: the link is measured. Then it stalls (bounded polling).
+            var polls = 0
+            while try await system.uplink()["link"]?["bytes_per_second_up"]?.int == nil, polls < 1_500 {
+                try await Task.sleep(for: .milliseconds(10))
+                polls += 1
+            }
+            system.relay.hold()
+            // Two batches held on the link, and a third built and recorded beside them.
+            let seen = Mutex<[Int64]>([])
+            let reached = try await eventually(within: .seconds(30)) {
+                let inFlight = try await system.stats()["tables"]?["orders"]?["outbox_in_flight"]?.int ?? -1
+                seen.withLock { if $0.last != inFlight { $0.append(inFlight) } }
+                return inFlight == 450
+            }
+            let uplink = try await system.uplink()
+            #expect(reached, "in flight: \(seen.withLock { $0 }), uplink: \(uplink)")
+            system.relay.release()
+            _ = try await syncing.value
+            try await system.syncUntil("orders") { try await system.syncCounter("rows_accepted") == 1_200 }
+            let sizes = try system.cloudBatchRows("orders")
+            #expect(sizes.reduce(0, +) == 1_200 && sizes.allSatisfy { $0 <= 150 }, "\(sizes)")
+            #expect(try await system.syncCounter("batches_resent") == 0)
         }
     }
 

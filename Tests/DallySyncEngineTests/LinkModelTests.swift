@@ -89,6 +89,25 @@ struct LinkModelTests {
         #expect(draining.transfersAtOnce(bodyBytes: 3_000_000) == 1)
     }
 
+    @Test func aBatchCrossesQuicklyUnderASecondOfTheMeasuredLink() {
+        let lan = LinkModel()
+        // Nothing measured: not quick, whatever the size.
+        #expect(!lan.crossesQuickly(rows: 1))
+        lan.record(TransferSample(bytesUp: 150_000, bytesDown: 100, headAfter: .milliseconds(100), totalAfter: .milliseconds(100)))
+        // The throughput alone (1.5 MB/s) is not enough: the row size is not known yet.
+        #expect(!lan.crossesQuickly(rows: 1))
+        lan.noteBatch(rows: 5_000, bytesOnWire: 130_000)
+        // 5,000 rows of 26 bytes are 87 ms; 100,000 rows 1.7 s.
+        #expect(lan.crossesQuickly(rows: 5_000))
+        #expect(!lan.crossesQuickly(rows: 100_000))
+        // 2,000 B/s: a batch of 100 rows of 200 bytes is 10 s.
+        let satellite = LinkModel()
+        satellite.record(TransferSample(bytesUp: 60_000, bytesDown: 100, headAfter: .seconds(30), totalAfter: .seconds(30)))
+        satellite.noteBatch(rows: 100, bytesOnWire: 20_000)
+        #expect(!satellite.crossesQuickly(rows: 100))
+        #expect(satellite.crossesQuickly(rows: 5))
+    }
+
     @Test func batchesAndFramesAreSizedToTheTargetTime() {
         let model = LinkModel()
         // Nothing measured: the configured limit, and the whole chunk as one frame.
