@@ -26,13 +26,13 @@ struct BenchSlowLink: AsyncParsableCommand {
         let rates = rates.split(separator: ",").compactMap { Int($0) }
         let sizes = objectsMib.split(separator: ",").compactMap { Double($0) }.map { Int($0 * 1_048_576) }
         print("slow links: round trip \(roundTripMs) ms, bandwidth shared by all connections and both directions (build with -c release for figures)\n")
-        var table = [["link B/s", "case", "seconds", "× ideal", "bytes up", "× clean", "failures", "wasted", "resumed", "measured B/s", "requests"]]
+        var table = [["link B/s", "case", "seconds", "× ideal", "at cloud s", "× ideal", "bytes up", "× clean", "failures", "wasted", "resumed", "measured B/s", "requests"]]
         for rate in rates {
             let shape = LinkShape(bytesPerSecond: rate, roundTrip: .milliseconds(roundTripMs))
             for size in sizes {
                 let ideal = Double(size) / Double(rate)
                 guard ideal <= maxIdealSeconds else {
-                    table.append(["\(rate)", "object \(Self.mib(size))", "skipped: ideal \(Int(ideal)) s", "", "", "", "", "", "", "", ""])
+                    table.append(["\(rate)", "object \(Self.mib(size))", "skipped: ideal \(Int(ideal)) s", "", "", "", "", "", "", "", "", "", ""])
                     continue
                 }
                 let clean = try await Self.run(shape: shape, logLevel: logLevel) { try await $0.object(SyntheticObject(size: size, seed: 5), cut: false) }
@@ -54,6 +54,7 @@ struct BenchSlowLink: AsyncParsableCommand {
         }
         BenchOutput.table(table)
         print("\n× ideal: objects against size ÷ rate; rows against the clean run's link bytes ÷ rate.")
+        print("seconds: until the gateway counted it sent; at cloud s: until the cloud held it all (asked on loopback).")
         print("× clean: bytes up against the clean run's. wasted/resumed: the uplink's counters.")
         print("requests: HTTP requests over the link (each costs at least a round trip unless another overlaps it).")
     }
@@ -77,6 +78,8 @@ struct BenchSlowLink: AsyncParsableCommand {
     {
         [
             "\(rate)", name, BenchOutput.figure(outcome.seconds), String(format: "%.3f", outcome.seconds / ideal),
+            outcome.atCloudSeconds.map { BenchOutput.figure($0) } ?? "-",
+            outcome.atCloudSeconds.map { String(format: "%.3f", $0 / ideal) } ?? "-",
             "\(outcome.bytesUp)", String(format: "%.3f", Double(outcome.bytesUp) / Double(max(clean.bytesUp, 1))),
             "\(outcome.failures)", "\(outcome.wastedBytes)", "\(outcome.resumedBytes)",
             outcome.measuredUp.map { BenchOutput.figure($0) } ?? "-", "\(outcome.requests)",
