@@ -79,9 +79,7 @@ import Testing
     @Test func aLongPollsWaitIsNotTakenForTheLinksRoundTrip() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, notify: true) { system in
             // Polls the cloud holds for a second each, with no news: three of them begun.
-            for _ in 0..<300 where (try await system.uplink()["notify_polls"]?.int ?? 0) < 3 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = try await eventually(within: .seconds(6)) { (try await system.uplink()["notify_polls"]?.int ?? 0) >= 3 }
             let uplink = try await system.uplink()
             #expect((uplink["notify_polls"]?.int ?? 0) >= 3, "\(uplink)")
             // The round trip is measured from requests that get an answer at once (a pull, an
@@ -170,9 +168,7 @@ import Testing
             let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
             // The wake's batch (p3's row, and the pull riding it) answered: what another gateway
             // writes now comes down only with the next pull.
-            for _ in 0..<500 where try await system.syncCounter("rows_accepted") < 1 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = try await eventually(within: .seconds(10)) { try await system.syncCounter("rows_accepted") >= 1 }
             let head = try #require(
                 try await system.base.gateway("gw-a", .GET, "/v1/tables/photos/changes?since=0").json["next_since"]?.int)
             let written = try await system.base.gateway(
@@ -344,11 +340,9 @@ import Testing
             try await system.setUplink("auto")
             let syncing = Task { try await system.base.sync("gw-a", table: "orders") }
             // The opening batch (18 rows, too small to measure the throughput) and the full one
-            // built beside it answered: the link is measured. Then it stalls (bounded polling).
-            var polls = 0
-            while try await system.uplink()["link"]?["bytes_per_second_up"]?.int == nil, polls < 1_500 {
-                try await Task.sleep(for: .milliseconds(10))
-                polls += 1
+            // built beside it answered: the link is measured. Then it stalls.
+            _ = try await eventually(within: .seconds(15)) {
+                try await system.uplink()["link"]?["bytes_per_second_up"]?.int != nil
             }
             system.relay.hold()
             // Two batches held on the link, and a third built and recorded beside them.
