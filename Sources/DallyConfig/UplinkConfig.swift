@@ -72,7 +72,7 @@ public struct UplinkConfig: Sendable, Equatable {
     /// drain waiting 80 ms more on average, 3 % of it), for a knock that costs the gateway
     /// ~0.7 ms of CPU (8 ms a second while the cloud is down, against 4 at a quarter second;
     /// docs/BENCHMARKS.md).
-    public static let defaultCheapestDownProbeInterval: Duration = .milliseconds(100)
+    public static let defaultCheapestDownProbeInterval: Duration = shortestDownProbeInterval
     /// The shortest `down_probe_interval` a block may set.
     public static let shortestDownProbeInterval: Duration = .milliseconds(100)
 

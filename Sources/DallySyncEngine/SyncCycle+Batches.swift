@@ -92,10 +92,12 @@ extension SyncCycle {
                 let sized = model.batchRows(limit: rowLimit, target: target)
                 let maxRows = batches == 0 && flying.isEmpty ? model.openingBatchRows(sized) : sized
                 let onWire = flying.isEmpty || flying.count < model.transfersAtOnce(rows: maxRows)
-                // One built ahead: beside the opening batch on an unmeasured link, and beside a
-                // full window on a link a batch crosses quickly.
-                let ahead = flying.count == 1 && !model.measuresThroughput || model.crossesQuickly(rows: maxRows)
-                if !onWire, ready != nil || !ahead { break }
+                if !onWire {
+                    // One built ahead: beside the opening batch on an unmeasured link, and beside
+                    // a full window on a link a batch crosses quickly.
+                    let ahead = (flying.count == 1 && !model.measuresThroughput) || model.crossesQuickly(rows: maxRows)
+                    if ready != nil || !ahead { break }
+                }
                 let building = flying.map(\.batch.batchID) + [answered?.batch.batchID, ready?.batch.batchID].compactMap { $0 }
                 guard let batch = try await store.nextBatch(
                     gateway: gateway, maxRows: maxRows,

@@ -149,10 +149,7 @@ final class ObjectSystem: Sendable {
     }
 
     func setUplink(_ id: String, _ name: String, _ availability: String) async throws {
-        let reply = try await call(
-            id, .PUT, "/v1/admin/uplinks/\(name)", body: #"{"availability":"\#(availability)"}"#,
-            token: SyncSystem.gatewayAdmin)
-        guard reply.status == 200 else { throw TestFailure("PUT uplink \(name): \(reply.status) \(reply.body)") }
+        try await base.setUplink(id, name, availability)
     }
 
     func stats(_ id: String) async throws -> JSONValue {

@@ -336,9 +336,9 @@ import Testing
         let shape = LinkShape(bytesPerSecond: 100_000, roundTrip: .milliseconds(2))
         try await SlowLinkSystem.run(shape: shape, cloudLines: Self.lines + ["max_batch_rows = 100"]) { system in
             // Written while the uplink is held down: they wait as one backlog.
-            try await system.setUplink("unavailable")
+            try await system.base.setUplink("gw-a", "sat", "unavailable")
             try await system.writeOrders(1_200)
-            try await system.setUplink("auto")
+            try await system.base.setUplink("gw-a", "sat", "auto")
             let syncing = Task { try await system.base.sync("gw-a", table: "orders") }
             // The opening batch (12 rows, too small to measure the throughput) and the full one
             // built beside it answered: the link is measured. Then it stalls.

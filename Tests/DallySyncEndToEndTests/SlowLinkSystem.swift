@@ -153,14 +153,6 @@ final class SlowLinkSystem: Sendable {
         await relay.cut()
     }
 
-    /// Overrides the `sat` uplink's availability on `gw-a` (`auto`, `available`, `unavailable`).
-    func setUplink(_ availability: String) async throws {
-        let reply = try await base.gateway(
-            "gw-a", .PUT, "/v1/admin/uplinks/sat", body: #"{"availability":"\#(availability)"}"#,
-            token: SyncSystem.gatewayAdmin)
-        guard reply.status == 200 else { throw TestFailure("uplink override: \(reply.status) \(reply.body)") }
-    }
-
     func stats() async throws -> JSONValue {
         try await base.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
     }

@@ -156,6 +156,13 @@ final class SyncSystem: Sendable {
             body: body.map { Array($0.utf8) })
     }
 
+    /// Overrides uplink `name`'s availability on gateway `id` (`auto`, `available`, `unavailable`).
+    func setUplink(_ id: String, _ name: String, _ availability: String) async throws {
+        let reply = try await gateway(
+            id, .PUT, "/v1/admin/uplinks/\(name)", body: #"{"availability":"\#(availability)"}"#, token: Self.gatewayAdmin)
+        guard reply.status == 200 else { throw TestFailure("PUT uplink \(name): \(reply.status) \(reply.body)") }
+    }
+
     /// A request to the cloud, as gateway `as` (HTTP Basic) unless `headers` say otherwise.
     func cloudRequest(
         _ method: HTTPMethod, _ path: String, as gateway: String? = "gw-a", secret: String? = nil,

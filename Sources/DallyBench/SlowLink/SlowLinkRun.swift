@@ -154,6 +154,11 @@ final class SlowLinkRun: Sendable {
             }
             return nil
         }
+        // Both stop with the case, however it ends.
+        defer {
+            cutter.cancel()
+            arrival.cancel()
+        }
         var finished = false
         var attempts = 0
         while !finished, attempts < 200 {
@@ -161,11 +166,7 @@ final class SlowLinkRun: Sendable {
             finished = try await done()
             attempts += 1
         }
-        cutter.cancel()
-        guard finished else {
-            arrival.cancel()
-            throw BenchError("\(table) did not finish syncing")
-        }
+        guard finished else { throw BenchError("\(table) did not finish syncing") }
         let seconds = (ContinuousClock.now - start).benchSeconds
         // The cloud held it before the gateway heard so: its poll has found it, or does at once.
         let atCloudSeconds = await arrival.value
