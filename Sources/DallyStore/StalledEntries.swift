@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// One table's outbox entries that do not wait to be sent: in a batch in flight, parked by a
 /// conflict or an error, or held back until their objects are in the cloud.
@@ -19,10 +20,10 @@ struct StalledEntries {
     /// `table`'s stalled entries, counted by first-dirty time up to `countedThrough` (each
     /// later entry counts in the totals only); `atomic` when its rows wait for their objects.
     ///
-    /// Each entry is read once, in the first of its states (in flight, parked, held), and
-    /// SQLite counts them: the rows that come back are one per counted time and one for the
-    /// rest, however many entries are under way. (Counted at every time, 10,000 entries in
-    /// flight written a millisecond apart took 2-4× as long: SQLite's sort, and a row each.)
+    /// Each entry is read once, in the first of its states (in flight, parked, held). The
+    /// in-flight ones, a few batches' worth, are scanned and counted here
+    /// (``countInFlight(_:countedThrough:db:)``); SQLite counts the parked and held ones, which
+    /// are fewer still, one row per counted time and one for the rest.
     static func read(_ table: String, atomic: Bool, countedThrough: Int64, db: Database) throws -> StalledEntries {
         let notInFlight = "NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)"
         let held = !atomic ? "" : """
@@ -33,19 +34,8 @@ struct StalledEntries {
                 CROSS JOIN dally_outbox o ON o.tbl = f.tbl AND o.row_id = f.row_id
                 WHERE o.tbl = ?1 AND o.parked IS NULL AND \(notInFlight))
             """
-        // In-flight entries are read from their in-flight rows alone, which mirror each
-        // entry's time and bytes (`at` NULL: no entry), counted by time only among the oldest
-        // times and in one sum for the rest: a `GROUP BY` over every one of them sorted them
-        // all (two batches in flight, 10,000 rows: 4.5 ms a read against 1.5, SQLite 3.40.1).
-        let flying = """
-            SELECT at, COUNT(*), SUM(bytes) FROM dally_inflight_rows WHERE tbl = ?1 AND at <= ?2 GROUP BY at
-            UNION ALL
-            SELECT NULL, COUNT(*), IFNULL(SUM(bytes), 0) FROM dally_inflight_rows WHERE tbl = ?1 AND at > ?2
-            """
         var stalled = StalledEntries()
-        for row in try Row.fetchAll(db.cachedStatement(sql: flying), arguments: [table, countedThrough]) {
-            stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: row[1], parked: 0, held: 0)
-        }
+        try stalled.countInFlight(table, countedThrough: countedThrough, db: db)
         // A parked entry counts as an entry here only when it is not in flight (it was
         // counted above), and as parked either way.
         let sql = """
@@ -62,6 +52,31 @@ struct StalledEntries {
             stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: 0, parked: row[3], held: row[4])
         }
         return stalled
+    }
+
+    /// Counts `table`'s in-flight entries from their in-flight rows alone, which mirror each
+    /// entry's time and bytes (`at` NULL: no entry), by time up to `countedThrough` and in one
+    /// sum for the rest.
+    ///
+    /// One scan, counted here. SQLite's `GROUP BY` put every record through a sorter: with a
+    /// drain's three batches in flight (15,000 records) its statement took 9 of the 11 ms the
+    /// in-flight counts cost, and `/stats` 15 ms; counted here, `/stats` takes 9–10 ms
+    /// (docs/BENCHMARKS.md, "Stats while batches fly").
+    private mutating func countInFlight(_ table: String, countedThrough: Int64, db: Database) throws {
+        let scan = try db.cachedStatement(sql: "SELECT at, bytes FROM dally_inflight_rows WHERE tbl = ? AND at IS NOT NULL")
+        let cursor = try Row.fetchCursor(scan, arguments: [table])
+        let row = scan.sqliteStatement
+        var count: Int64 = 0
+        var bytes: Int64 = 0
+        while try cursor.next() != nil {
+            let at = sqlite3_column_int64(row, 0)
+            count += 1
+            bytes += sqlite3_column_int64(row, 1)
+            if at <= countedThrough { countsByAge[at, default: 0] += 1 }
+        }
+        entries += count
+        self.bytes += bytes
+        inFlight += count
     }
 
     private mutating func add(at: Int64?, count: Int64, bytes: Int64, inFlight: Int64, parked: Int64, held: Int64) {
