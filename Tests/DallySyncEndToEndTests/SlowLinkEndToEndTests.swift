@@ -23,7 +23,11 @@ import Testing
 
             let uplink = try await system.uplink()
             #expect(uplink["failures"]?.int == 0, "\(uplink)")
-            #expect(uplink["wasted_bytes"]?.int == 0)
+            // No chunk was cut: a chunk is 4 KiB at least. Once, in a full suite on two busy
+            // cores (the test took 123 s instead of 10), a small request's 79 bytes were wasted:
+            // a scaled-down 1 s deadline missed, or a pooled connection the cloud had closed.
+            let wasted = uplink["wasted_bytes"]?.int ?? -1
+            #expect(wasted >= 0 && wasted < 4_096, "\(uplink)")
             // Measured from the chunks themselves, with no probe traffic: about the relay's rate.
             let measured = uplink["link"]?["bytes_per_second_up"]?.double ?? 0
             #expect(measured > Double(Self.rate) * 0.5 && measured < Double(Self.rate) * 1.5, "\(uplink)")
