@@ -49,7 +49,7 @@ struct StalledEntries {
             ) GROUP BY near
             """
         for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [table, countedThrough]) {
-            stalled.add(at: row[0], count: row[1], bytes: row[2], inFlight: 0, parked: row[3], held: row[4])
+            stalled.addParkedOrHeld(at: row[0], count: row[1], bytes: row[2], parked: row[3], held: row[4])
         }
         return stalled
     }
@@ -79,10 +79,11 @@ struct StalledEntries {
         inFlight += count
     }
 
-    private mutating func add(at: Int64?, count: Int64, bytes: Int64, inFlight: Int64, parked: Int64, held: Int64) {
+    /// Adds a row of the parked and held entries' counts: `count` and `bytes` of those not in
+    /// flight (counted already), at `at` (nil: past the counted times).
+    private mutating func addParkedOrHeld(at: Int64?, count: Int64, bytes: Int64, parked: Int64, held: Int64) {
         entries += count
         self.bytes += bytes
-        self.inFlight += inFlight
         self.parked += parked
         self.held += held
         if let at, count > 0 { countsByAge[at, default: 0] += count }
