@@ -34,14 +34,18 @@ in_flight() {
 APPLY_RUNS=${APPLY_RUNS:-1} STATS_SAMPLES=${STATS_SAMPLES:-1} OUTAGE_SECONDS=${OUTAGE_SECONDS:-2} \
   PROBE_INTERVAL=${PROBE_INTERVAL:-60s} RETRY_MAX=${RETRY_MAX:-60s} "$BENCH_DIR/backlog.sh" >"$OUT" 2>&1 &
 BACKLOG=$!
+# backlog.sh ended before the pause (a failed build, a server that died): say why at once.
+ended() { kill -0 "$BACKLOG" 2>/dev/null && return 1; echo "backlog.sh ended early; its output:" >&2; tail -20 "$OUT" >&2; }
 cloud=""
 deadline=$((SECONDS + 600))
 while [ -z "$cloud" ]; do
+  ended && exit 1
   [ $SECONDS -lt $deadline ] || { echo "the cloud never started" >&2; exit 1; }
   cloud=$(pgrep -f " cloud --config /tmp/dally-backlog" | head -1 || true)
   sleep 0.01
 done
 while [ "$(in_flight)" -lt "$IN_FLIGHT" ]; do
+  ended && exit 1
   [ $SECONDS -lt $deadline ] || { kill -CONT "$cloud"; echo "never $IN_FLIGHT rows in flight" >&2; exit 1; }
   sleep 0.02
 done
