@@ -329,6 +329,27 @@ enum ReplicaSchema {
                     DROP TABLE dally_outbox_settling;
                     """)
         }
+        migrator.registerMigration("v15-inflight-tallies") { db in
+            // Per batch in flight and table, its records' entries, bytes and first-dirty times
+            // (``FlightTally``): a summary adds these up instead of scanning every record. A
+            // record whose mirror changes marks its tally stale (`ages` NULL), and the summary
+            // scans again; so do the batches in flight at the upgrade, until they land (a
+            // record of schema v2's, with no batch, for good).
+            try db.execute(
+                sql: """
+                    CREATE TABLE dally_inflight_tallies (
+                        tbl TEXT NOT NULL, batch TEXT NOT NULL,
+                        entries INTEGER NOT NULL, bytes INTEGER NOT NULL, ages BLOB,
+                        PRIMARY KEY (tbl, batch)
+                    ) WITHOUT ROWID;
+                    INSERT INTO dally_inflight_tallies (tbl, batch, entries, bytes, ages)
+                        SELECT DISTINCT tbl, IFNULL(batch, ''), 0, 0, NULL FROM dally_inflight_rows;
+                    CREATE TRIGGER dally_inflight_rows_remirrored AFTER UPDATE OF at, bytes ON dally_inflight_rows
+                    WHEN old.at IS NOT new.at OR old.bytes <> new.bytes BEGIN
+                        UPDATE dally_inflight_tallies SET ages = NULL WHERE tbl = new.tbl AND batch = new.batch;
+                    END;
+                    """)
+        }
         return migrator
     }
 

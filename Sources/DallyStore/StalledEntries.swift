@@ -21,9 +21,10 @@ struct StalledEntries {
     /// later entry counts in the totals only); `atomic` when its rows wait for their objects.
     ///
     /// Each entry is read once, in the first of its states (in flight, parked, held). The
-    /// in-flight ones, a few batches' worth, are scanned and counted here
-    /// (``countInFlight(_:countedThrough:db:)``); SQLite counts the parked and held ones, which
-    /// are fewer still, one row per counted time and one for the rest.
+    /// in-flight ones, a few batches' worth, are added up from their batches' tallies, or
+    /// scanned and counted here (``countInFlight(_:countedThrough:db:)``); SQLite counts the
+    /// parked and held ones, which are fewer still, one row per counted time and one for the
+    /// rest.
     static func read(_ table: String, atomic: Bool, countedThrough: Int64, db: Database) throws -> StalledEntries {
         let notInFlight = "NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)"
         let held = !atomic ? "" : """
@@ -54,15 +55,24 @@ struct StalledEntries {
         return stalled
     }
 
-    /// Counts `table`'s in-flight entries from their in-flight rows alone, which mirror each
-    /// entry's time and bytes (`at` NULL: no entry), by time up to `countedThrough` and in one
-    /// sum for the rest.
+    /// Counts `table`'s in-flight entries, by time up to `countedThrough` and in one sum for
+    /// the rest: from the tallies of the batches that carry it (``FlightTally``), or, when one
+    /// is stale, from the in-flight rows alone, which mirror each entry's time and bytes (`at`
+    /// NULL: no entry).
     ///
-    /// One scan, counted here. SQLite's `GROUP BY` put every record through a sorter: with a
+    /// The scan is counted here. SQLite's `GROUP BY` put every record through a sorter: with a
     /// drain's three batches in flight (15,000 records) its statement took 9 of the 11 ms the
-    /// in-flight counts cost, and `/stats` 15 ms; counted here, `/stats` takes 9–10 ms
-    /// (docs/BENCHMARKS.md, "Stats while batches fly").
+    /// in-flight counts cost, and `/stats` 15 ms; counted here, `/stats` took 9–10 ms, and
+    /// 3.3 ms from the tallies (docs/BENCHMARKS.md, "Stats while batches fly", "Tallies in
+    /// flight").
     private mutating func countInFlight(_ table: String, countedThrough: Int64, db: Database) throws {
+        if let tally = try FlightTally.read(table: table, db: db) {
+            entries += tally.entries
+            bytes += tally.bytes
+            inFlight += tally.entries
+            for (at, count) in tally.byAge where at <= countedThrough { countsByAge[at, default: 0] += count }
+            return
+        }
         let scan = try db.cachedStatement(sql: "SELECT at, bytes FROM dally_inflight_rows WHERE tbl = ? AND at IS NOT NULL")
         let cursor = try Row.fetchCursor(scan, arguments: [table])
         let row = scan.sqliteStatement

@@ -42,11 +42,38 @@ struct OutboxTotalsTests {
                     LEFT JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id ORDER BY r.tbl, r.row_id
                     """)
             let flight = { (row: Row) in "\(row[0] as String)/\(row[1] as String) \(row[2] as Int64) \(row[3] as Int64)" }
+            // Each table's tallies in flight add up to what its records hold, unless one is
+            // stale (a record changed: the summary counts the records then).
+            let tables = try Set(Row.fetchAll(db, sql: "SELECT DISTINCT tbl FROM dally_inflight_tallies").map { $0[0] as String })
+                .union(Row.fetchAll(db, sql: "SELECT DISTINCT tbl FROM dally_inflight_rows").map { $0[0] as String })
+                .sorted()
+            let talliesKept = try tables.map { "tally \($0) " + (try FlightTally.read(table: $0, db: db).map(describe) ?? "stale") }
+            let talliesCounted = try tables.map { table in
+                let stale = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM dally_inflight_tallies WHERE tbl = ? AND ages IS NULL)",
+                    arguments: [table]) ?? false
+                var tally = FlightTally()
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT at, bytes FROM dally_inflight_rows WHERE tbl = ? AND at IS NOT NULL", arguments: [table])
+                {
+                    tally.add(at: row[0], bytes: row[1])
+                }
+                return "tally \(table) " + (stale ? "stale" : describe(tally))
+            }
             return (
-                kept.map(text) + ages.map(text) + flights.map(flight),
-                counted.map(text) + countedAges.map(text) + countedFlights.map(flight)
+                kept.map(text) + ages.map(text) + flights.map(flight) + talliesKept,
+                counted.map(text) + countedAges.map(text) + countedFlights.map(flight) + talliesCounted
             )
         }
+    }
+
+    private func describe(_ tally: FlightTally) -> String {
+        "\(tally.entries) \(tally.bytes) " + tally.byAge.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+    }
+
+    /// Whether a summary counts `table`'s records in flight instead of adding up their tallies.
+    private func talliesStale(_ table: String) async throws -> Bool {
+        try await store.pool.read { db in try FlightTally.read(table: table, db: db) == nil }
     }
 
     @Test func everyWayOutOfTheOutboxIsCounted() async throws {
@@ -63,11 +90,16 @@ struct OutboxTotalsTests {
         clock.advance(5)
         now = try await totals()
         #expect(now.kept == now.counted)
+        #expect(try await talliesStale("orders") == false)
+        #expect(now.kept.contains { $0.hasPrefix("tally orders 6 ") })
         // Written again in flight: its entry stays, dirty from when the batch was built; its
         // in-flight row follows the entry's new size, and the summary's bytes with it.
         _ = try await store.write(put("e", [(0, .text("Written again"))]), table: "orders")
         now = try await totals()
         #expect(now.kept == now.counted)
+        // A record changed: its batch's tally is stale, and the summary counts the records.
+        #expect(try await talliesStale("orders"))
+        #expect(try await talliesStale("notes") == false)
         let flying = try #require(try await store.outboxSummary().first { $0.table == "orders" })
         #expect((flying.pending, flying.inFlight, flying.bytes) == (0, 6, 0))
         let server = { (id: String) in ordersRow(id, version: 9, at: 500, ["Server", 2.5, true]) }
@@ -127,6 +159,10 @@ struct OutboxTotalsTests {
                     .conflict(id: "b", .init(policy: .manual, winner: .none, version: 9, server: server)),
                 ]))
         let second = try #require(try await store.nextBatch(gateway: "gw", maxRows: 1))
+        // Two batches' tallies, one of them answered one row at a time: still what the records hold.
+        let now = try await totals()
+        #expect(now.kept == now.counted)
+        #expect(try await talliesStale("orders") == false)
         summary = try #require(try await store.outboxSummary().first)
         #expect((summary.pending, summary.inFlight, summary.parked) == (2, 1, 1))
         #expect(summary.oldestFirstDirtyAt == start + 5)

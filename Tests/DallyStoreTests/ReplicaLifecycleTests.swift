@@ -40,10 +40,13 @@ struct ReplicaLifecycleTests {
             try store.close()
         }
         // Back to v10: no mirrors, no triggers keeping them, v10's own triggers (one for each
-        // of totals and ages, on insert and on delete), the in-flight rows' batch index.
+        // of totals and ages, on insert and on delete), the in-flight rows' batch index, no
+        // tallies.
         try await DatabaseQueue(path: directory + "/replica.sqlite").write { db in
             try db.execute(
                 sql: """
+                    DROP TRIGGER dally_inflight_rows_remirrored;
+                    DROP TABLE dally_inflight_tallies;
                     DROP TRIGGER dally_outbox_entered;
                     DROP TRIGGER dally_outbox_flight_changed;
                     CREATE INDEX dally_inflight_rows_batch ON dally_inflight_rows (batch);
@@ -67,7 +70,7 @@ struct ReplicaLifecycleTests {
                     DELETE FROM grdb_migrations
                     WHERE identifier IN (
                         'v11-inflight-entries', 'v12-settled-in-sets', 'v13-outbox-triggers-folded',
-                        'v14-outbox-deletes-uncounted-by-their-writers');
+                        'v14-outbox-deletes-uncounted-by-their-writers', 'v15-inflight-tallies');
                     """)
         }
         let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 8 })
@@ -89,8 +92,11 @@ struct ReplicaLifecycleTests {
         }
         #expect(
             triggers == [
-                "dally_outbox_entered", "dally_outbox_flight_changed", "dally_outbox_reaged", "dally_outbox_resized",
+                "dally_inflight_rows_remirrored", "dally_outbox_entered", "dally_outbox_flight_changed",
+                "dally_outbox_reaged", "dally_outbox_resized",
             ])
+        // The batch in flight has a stale tally: the summary counts its records.
+        #expect(try await store.pool.read { db in try FlightTally.read(table: "orders", db: db) } == nil)
         let summary = try #require(try await store.outboxSummary().first)
         #expect((summary.pending, summary.inFlight) == (1, 2))
         // And the triggers keep them from now on.

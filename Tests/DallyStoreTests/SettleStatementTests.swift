@@ -20,7 +20,8 @@ struct SettleStatementTests {
         let table = try #require(store.tables["orders"])
         let (settled, kept) = try await store.pool.write { db -> (Int, Bool) in
             let before = try db.cachedStatement(sql: Outbox.upsert)
-            let settled = try AcceptedRows.settle([("o1", 1), ("o2", 2)], table: table, batchCreatedAt: 0, db: db)
+            let settled = try AcceptedRows.settle(
+                [("o1", 1), ("o2", 2)], table: table, batch: AnswerApplier.Flight(id: batch.batchID, createdAt: 0, pulls: []), db: db)
             return (settled, try db.cachedStatement(sql: Outbox.upsert) === before)
         }
         #expect(settled == 2)
@@ -86,7 +87,8 @@ struct SettleStatementTests {
             let table = try #require(store.tables["orders"])
             let accepted: [(id: String, version: Int64)] = [("o1", 11), ("o2", 12), ("o3", 13), ("o4", 14)]
             let settled = try await store.pool.write { db in
-                try AcceptedRows.settle(accepted, table: table, batchCreatedAt: 0, db: db)
+                try AcceptedRows.settle(
+                    accepted, table: table, batch: AnswerApplier.Flight(id: batch.batchID, createdAt: 0, pulls: []), db: db)
             }
             #expect(settled == 4, "\(written)")
             let state = try await store.pool.read { db in
@@ -121,7 +123,8 @@ struct SettleStatementTests {
             // The same piece again (an answer applied once more after an interruption) finds
             // no record and changes nothing.
             let again = try await store.pool.write { db in
-                try AcceptedRows.settle(accepted, table: table, batchCreatedAt: 0, db: db)
+                try AcceptedRows.settle(
+                    accepted, table: table, batch: AnswerApplier.Flight(id: batch.batchID, createdAt: 0, pulls: []), db: db)
             }
             #expect(again == 0)
             let totalsAfter = try await store.pool.read { db in
@@ -207,7 +210,8 @@ struct SettleStatementTests {
             let accepted: [(id: String, version: Int64)] =
                 between == "wrapped" ? [("r3", 12), ("r5", 13), ("r1", 11)] : [("r1", 11), ("r3", 12), ("r5", 13)]
             let settled = try await store.pool.write { db in
-                try AcceptedRows.settle(accepted, table: table, batchCreatedAt: 0, db: db)
+                try AcceptedRows.settle(
+                    accepted, table: table, batch: AnswerApplier.Flight(id: first.batchID, createdAt: 0, pulls: []), db: db)
             }
             #expect(settled == 3, "\(between)")
             let state = try await store.pool.read { db in
@@ -224,5 +228,34 @@ struct SettleStatementTests {
             #expect(state.totals == 2, "\(between)")
             #expect(state.versions == ["r1=11", "r2=-1", "r3=12", "r4=-1", "r5=13"], "\(between)")
         }
+    }
+
+    /// A row applied by an earlier attempt at an answer, written again since and sent in
+    /// another batch, belongs to that batch: the first answer applied again leaves its record,
+    /// its entry and its version alone.
+    @Test func aRowSentAgainInAnotherBatchIsLeftToThatBatch() async throws {
+        let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders], synchronousFull: false)
+        defer { try? store.close() }
+        _ = try await store.writeBatch([put("a", [(0, .text("x"))])], table: "orders", allOrNothing: true)
+        let first = try #require(try await store.nextBatch(gateway: "g", maxRows: 10))
+        let table = try #require(store.tables["orders"])
+        let flight = AnswerApplier.Flight(id: first.batchID, createdAt: 0, pulls: [])
+        // The first attempt applies the piece, and stops before the flight ends.
+        #expect(try await store.pool.write { db in try AcceptedRows.settle([("a", 1)], table: table, batch: flight, db: db) } == 1)
+        _ = try await store.writeBatch([put("a", [(0, .text("y"))])], table: "orders", allOrNothing: true)
+        let second = try #require(try await store.nextBatch(gateway: "g", maxRows: 10, excluding: [first.batchID]))
+        #expect(second.rows == 1)
+
+        #expect(try await store.pool.write { db in try AcceptedRows.settle([("a", 1)], table: table, batch: flight, db: db) } == 0)
+        let state = try await store.pool.read { db in
+            (
+                record: try String.fetchOne(db, sql: "SELECT batch FROM dally_inflight_rows WHERE row_id = 'a'"),
+                pending: try Int64.fetchOne(db, sql: "SELECT base_version FROM dally_outbox WHERE row_id = 'a'"),
+                tally: try FlightTally.read(table: "orders", db: db)?.entries
+            )
+        }
+        #expect(state.record == second.batchID)
+        #expect(state.pending == 1)
+        #expect(state.tally == 1)
     }
 }

@@ -124,6 +124,11 @@ struct SyncPieceTests {
             if case .rejected = $0 { true } else { false }
         }
         #expect(try await reopened.outboxEntries(table: "orders").count == Self.rows - applied + parked.count)
+        // The batch's tally lost the applied pieces' records with them.
+        let flying = try #require(try await reopened.outboxSummary().first { $0.table == "orders" })
+        #expect(flying.inFlight == Int64(Self.rows - applied))
+        let tallied = try await reopened.pool.read { db in try FlightTally.read(table: "orders", db: db)?.entries }
+        #expect(tallied == Int64(Self.rows - applied))
         let resent = try #require(try await reopened.nextBatch(gateway: "gw", maxRows: Self.rows))
         #expect(resent.resent)
         #expect(resent.batchID == batch.batchID)

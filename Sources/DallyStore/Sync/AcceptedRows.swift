@@ -40,15 +40,16 @@ enum AcceptedRows {
             seq INTEGER NOT NULL, unchanged INTEGER NOT NULL DEFAULT 1)
         """
 
-    /// Applies `accepted` (`(id, version)` of one table) and returns how many were applied now.
+    /// Applies `accepted` (`(id, version)` of one table, answered in `batch`) and returns how
+    /// many were applied now.
     static func settle(
-        _ accepted: [(id: String, version: Int64)], table: TableSQL, batchCreatedAt: Int64, db: Database
+        _ accepted: [(id: String, version: Int64)], table: TableSQL, batch: AnswerApplier.Flight, db: Database
     ) throws -> Int {
         guard !accepted.isEmpty else { return 0 }
         let name = table.schema.name
         let rows = table.sqlTable
         try run("DELETE FROM temp.dally_accepted", db: db)
-        let (readSQL, readArguments) = read(accepted, table: name)
+        let (readSQL, readArguments) = read(accepted, table: name, batch: batch.id)
         try run(readSQL, readArguments, db: db)
         // The rows just read in: those whose record was still there.
         let count = db.changesCount
@@ -89,7 +90,7 @@ enum AcceptedRows {
         try run(
             "DELETE FROM dally_inflight_rows WHERE tbl = ?\(stretch) AND row_id IN (SELECT id FROM temp.dally_accepted)",
             [name], db: db)
-        try uncount(table: name, db: db)
+        try uncount(table: name, batch: batch.id, db: db)
         // The outbox's stretch holds more than the piece only where entries wait that the batch
         // did not take: parked ones, rows held for their objects, rows written since, a section
         // that wrapped round to the table's first ids. Walked where none of the first two can be
@@ -106,16 +107,18 @@ enum AcceptedRows {
                     base_version = (SELECT a.version FROM temp.dally_accepted a WHERE a.id = dally_outbox.row_id),
                     first_dirty_at = MAX(first_dirty_at, ?)
                 WHERE tbl = ? AND row_id IN (SELECT id FROM temp.dally_accepted WHERE NOT unchanged)
-                """, [batchCreatedAt, name], db: db)
+                """, [batch.createdAt, name], db: db)
         }
         return count
     }
 
     /// The statement that reads the piece into the temporary table, with each row's in-flight
-    /// record. `CROSS JOIN` keeps the JSON the outer loop (left to itself, SQLite's planner scans
-    /// the in-flight rows once per JSON element).
+    /// record in `batch` (a row applied by an earlier attempt, then written again and sent in
+    /// another batch, has that batch's record, not this one's). `CROSS JOIN` keeps the JSON the
+    /// outer loop (left to itself, SQLite's planner scans the in-flight rows once per JSON
+    /// element).
     private static func read(
-        _ accepted: [(id: String, version: Int64)], table: String
+        _ accepted: [(id: String, version: Int64)], table: String, batch: String
     ) -> (sql: String, arguments: StatementArguments) {
         if let first = accepted.first?.version, accepted.enumerated().allSatisfy({ $1.version == first + Int64($0) }) {
             // A run of consecutive versions, as the cloud answers a batch it takes whole: the
@@ -125,8 +128,8 @@ enum AcceptedRows {
                 INSERT INTO temp.dally_accepted (id, version, at, bytes, seq)
                 SELECT r.row_id, ? + j.key, r.at, r.bytes, r.seq
                 FROM json_each(?) AS j
-                CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = j.value
-                """, [first, JSONRows.strings(accepted.map(\.id)), table]
+                CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = j.value AND r.batch = ?
+                """, [first, JSONRows.strings(accepted.map(\.id)), table, batch]
             )
         }
         return (
@@ -134,13 +137,14 @@ enum AcceptedRows {
             INSERT INTO temp.dally_accepted (id, version, at, bytes, seq)
             SELECT r.row_id, json_extract(j.value, '$[1]'), r.at, r.bytes, r.seq
             FROM json_each(?) AS j
-            CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = json_extract(j.value, '$[0]')
-            """, [JSONRows.text(accepted) { [.text($0.id), .int($0.version)] }, table]
+            CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = json_extract(j.value, '$[0]') AND r.batch = ?
+            """, [JSONRows.text(accepted) { [.text($0.id), .int($0.version)] }, table, batch]
         )
     }
 
     /// Takes the unchanged rows' entries off the outbox's totals and ages, from the times and
-    /// bytes their records mirror.
+    /// bytes their records mirror, and every record of the piece off its batch's tally
+    /// (``FlightTally``).
     ///
     /// One pass over the piece groups its leaving entries by first-dirty time. Entries written
     /// together share a time (a commit's), so a piece nearly always has a few: each is one
@@ -149,20 +153,25 @@ enum AcceptedRows {
     /// updates the ages in a set-based statement, cheaper than a statement a time there. Three
     /// passes over the piece went to the same end before (docs/BENCHMARKS.md, "Deleted by
     /// stretch").
-    private static func uncount(table: String, db: Database) throws {
+    private static func uncount(table: String, batch: String, db: Database) throws {
         // Scanned and grouped here: SQLite's GROUP BY sorter cost several times the scan itself.
-        let scan = try db.cachedStatement(
-            sql: "SELECT at, bytes FROM temp.dally_accepted WHERE unchanged AND at IS NOT NULL")
+        let scan = try db.cachedStatement(sql: "SELECT at, bytes, unchanged FROM temp.dally_accepted WHERE at IS NOT NULL")
         let cursor = try Row.fetchCursor(scan)
         let row = scan.sqliteStatement
         var groups: [Int64: Int64] = [:]
         var entries: Int64 = 0
         var bytes: Int64 = 0
+        var landed = FlightTally()
         while try cursor.next() != nil {
-            groups[sqlite3_column_int64(row, 0), default: 0] += 1
+            let at = sqlite3_column_int64(row, 0)
+            let size = sqlite3_column_int64(row, 1)
+            landed.add(at: at, bytes: size)
+            guard sqlite3_column_int64(row, 2) != 0 else { continue }
+            groups[at, default: 0] += 1
             entries += 1
-            bytes += sqlite3_column_int64(row, 1)
+            bytes += size
         }
+        try FlightTally.take(landed, table: table, batch: batch, db: db)
         guard entries > 0 else { return }
         try run(
             "UPDATE dally_outbox_totals SET entries = entries - ?, bytes = bytes - ? WHERE tbl = ?",

@@ -42,7 +42,7 @@ enum AnswerApplier {
         }
         for (name, rows) in accepted {
             guard let table = tables[name] else { continue }
-            let settled = try AcceptedRows.settle(rows, table: table, batchCreatedAt: batch.createdAt, db: db)
+            let settled = try AcceptedRows.settle(rows, table: table, batch: batch, db: db)
             report.sent += settled
             report.accepted += settled
         }
@@ -54,6 +54,7 @@ enum AnswerApplier {
     static func finish(_ batch: Flight, db: Database, context: CommitContext) throws {
         try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batch.id])
         try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batch.id])
+        try FlightTally.forget(batch: batch.id, db: db)
         try PullLog.record(batch.pulls, at: context.now, db: db)
     }
 
@@ -73,12 +74,18 @@ enum AnswerApplier {
         report: inout SyncReport
     ) throws {
         let name = table.schema.name
-        guard let sentSeq = try Int64.fetchOne(
-            db, sql: "SELECT seq FROM dally_inflight_rows WHERE batch = ? AND tbl = ? AND row_id = ?",
+        guard let record = try Row.fetchOne(
+            db, sql: "SELECT seq, at, bytes FROM dally_inflight_rows WHERE batch = ? AND tbl = ? AND row_id = ?",
             arguments: [batch.id, name, result.id])
         else { return }  // applied by an earlier, interrupted attempt
+        let sentSeq: Int64 = record[0]
         try db.execute(
             sql: "DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id = ?", arguments: [name, result.id])
+        if let at: Int64 = record[1] {
+            var leaving = FlightTally()
+            leaving.add(at: at, bytes: record[2])
+            try FlightTally.take(leaving, table: name, batch: batch.id, db: db)
+        }
         report.sent += 1
         let current = try CloudRowWriter.current(result.id, table: table, db: db)
         // The record holds the highest sequence number the batch's tables had when it was read

@@ -54,8 +54,9 @@ extension ReplicaStore {
     /// A new batch, encoded, not recorded yet.
     private struct NewBatch: Sendable {
         let batch: OutgoingBatch
-        /// Per table, the ids of the rows it carries, a JSON array (``JSONRows/strings(_:)``).
-        let ids: [(table: String, json: String)]
+        /// Per table, the ids of the rows it carries, a JSON array (``JSONRows/strings(_:)``),
+        /// and the lowest and highest of them.
+        let ids: [(table: String, json: String, lowest: String, highest: String)]
         /// The highest local sequence number its tables held when it was read: a row is
         /// unchanged since while its sequence number is not above it (sequence numbers are one
         /// counter, and every later write takes a higher one). The tables' highest, not the
@@ -92,7 +93,7 @@ extension ReplicaStore {
                 )
             }
             var sections: [BatchSectionWriter] = []
-            var ids: [(table: String, json: String)] = []
+            var ids: [(table: String, json: String, lowest: String, highest: String)] = []
             var highestSeq: Int64 = 0
             var budget = maxRows
             var reached: [String: String] = [:]
@@ -105,7 +106,7 @@ extension ReplicaStore {
                 let section = try Self.pendingSection(table, limit: budget, after: cursors[name], highestSeq: &highestSeq, db: db)
                 guard let last = section.ids.last else { continue }
                 reached[name] = last
-                ids.append((name, JSONRows.strings(section.ids)))
+                ids.append((name, JSONRows.strings(section.ids), section.ids.min() ?? last, section.ids.max() ?? last))
                 budget -= section.rows
                 sections.append(section)
             }
@@ -153,11 +154,13 @@ extension ReplicaStore {
                         SELECT ?1, j.value, ?2, ?3, o.first_dirty_at, IFNULL(o.bytes, 0)
                         FROM json_each(?4) AS j LEFT JOIN dally_outbox o ON o.tbl = ?1 AND o.row_id = j.value
                         """)
-                for (table, ids) in plan.ids {
+                for (table, ids, lowest, highest) in plan.ids {
                     try record.execute(values: [
                         table.databaseValue, plan.highestSeq.databaseValue, plan.batch.batchID.databaseValue,
                         ids.databaseValue,
                     ])
+                    try FlightTally.count(
+                        table: table, batch: plan.batch.batchID, lowest: lowest, highest: highest, db: db)
                 }
                 if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: plan.batch.batchID, db: db) }
                 try db.execute(
@@ -207,6 +210,7 @@ extension ReplicaStore {
         try await groupCommit.perform(lane: .sync(.endFlight)) { db, _ in
             try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batchID])
             try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batchID])
+            try FlightTally.forget(batch: batchID, db: db)
         }
     }
 

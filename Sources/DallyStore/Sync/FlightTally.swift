@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// What one table's rows in one batch in flight hold of the outbox: how many entries, their
+/// bytes, and how many at each first-dirty time. Kept beside the batch's in-flight records, so
+/// that a summary (`/stats`, `/metrics`, the scheduler's decision) adds up a few tallies instead
+/// of scanning every record of every batch in flight.
+///
+/// A drain holds three 5,000-row batches in flight, and the scan of their 15,000 records was
+/// two thirds of a `/stats` request (docs/BENCHMARKS.md, "Stats while batches fly"). A tally
+/// is made once, when its batch is recorded, from the records just written; each settled piece
+/// of the answer takes its records' share off it, and the batch's end deletes it. A record
+/// changed in between (its row written again, or its entry removed, while the batch flies:
+/// ``ReplicaSchema``'s trigger) marks the tally stale, as does a batch with more first-dirty
+/// times than ``maxAges``; then the summary scans the records, as before tallies.
+///
+/// ```swift
+/// var tally = FlightTally()
+/// tally.add(at: 1_700_000_000_000, bytes: 120)
+/// try FlightTally.keep(tally, table: "orders", batch: batchID, db: db)
+/// let flying = try FlightTally.read(table: "orders", db: db)  // nil: a tally is stale
+/// ```
+struct FlightTally: Equatable {
+    private(set) var entries: Int64 = 0
+    private(set) var bytes: Int64 = 0
+    /// Entries by first-dirty time.
+    private(set) var byAge: [Int64: Int64] = [:]
+
+    /// The most first-dirty times a tally keeps: a batch of rows each written in a commit of
+    /// its own has thousands, and counting its records is then as cheap as reading them back.
+    static let maxAges = 64
+
+    /// Counts one entry of `bytes`, dirty since `at`.
+    mutating func add(at: Int64, bytes: Int64, count: Int64 = 1) {
+        entries += count
+        self.bytes += bytes
+        byAge[at, default: 0] += count
+    }
+
+    /// Adds `other`'s counts to these.
+    mutating func add(_ other: FlightTally) {
+        entries += other.entries
+        bytes += other.bytes
+        byAge.merge(other.byAge, uniquingKeysWith: +)
+    }
+
+    /// Takes `leaving`'s counts off these, dropping the times left with no entry.
+    mutating func subtract(_ leaving: FlightTally) {
+        entries -= leaving.entries
+        bytes -= leaving.bytes
+        for (at, count) in leaving.byAge {
+            let left = byAge[at, default: 0] - count
+            byAge[at] = left > 0 ? left : nil
+        }
+    }
+
+    /// Keeps `tally` for `table`'s rows in `batch`: stale when it has more times than
+    /// ``maxAges``.
+    static func keep(_ tally: FlightTally, table: String, batch: String, db: Database) throws {
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO dally_inflight_tallies (tbl, batch, entries, bytes, ages) VALUES (?, ?, ?, ?, ?)"
+        ).execute(arguments: [table, batch, tally.entries, tally.bytes, tally.packedAges])
+    }
+
+    /// Counts the records of `table` in `batch` whose ids lie from `lowest` to `highest` (all
+    /// of them: a batch's section is read in id order) and keeps their tally.
+    static func count(table: String, batch: String, lowest: String, highest: String, db: Database) throws {
+        let scan = try db.cachedStatement(
+            sql: """
+                SELECT at, bytes FROM dally_inflight_rows
+                WHERE tbl = ? AND row_id BETWEEN ? AND ? AND batch = ? AND at IS NOT NULL
+                """)
+        let cursor = try Row.fetchCursor(scan, arguments: [table, lowest, highest, batch])
+        let row = scan.sqliteStatement
+        var tally = FlightTally()
+        while try cursor.next() != nil {
+            tally.add(at: sqlite3_column_int64(row, 0), bytes: sqlite3_column_int64(row, 1))
+        }
+        try keep(tally, table: table, batch: batch, db: db)
+    }
+
+    /// Takes `leaving` (records of `table` in `batch` about to be deleted) off its tally, unless
+    /// that tally is stale.
+    static func take(_ leaving: FlightTally, table: String, batch: String, db: Database) throws {
+        guard leaving.entries > 0,
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT entries, bytes, ages FROM dally_inflight_tallies WHERE tbl = ? AND batch = ?"),
+                arguments: [table, batch]),
+            var tally = try unpacked(row)
+        else { return }
+        tally.subtract(leaving)
+        try keep(tally, table: table, batch: batch, db: db)
+    }
+
+    /// Forgets the tallies of `batch`, whose flight ended.
+    static func forget(batch: String, db: Database) throws {
+        // A scan: the tallies are a few rows (tables times batches in flight).
+        try db.cachedStatement(sql: "DELETE FROM dally_inflight_tallies WHERE batch = ?").execute(arguments: [batch])
+    }
+
+    /// `table`'s entries in flight, added up from the tallies of the batches that carry it; nil
+    /// when one of them is stale (the records must be counted).
+    static func read(table: String, db: Database) throws -> FlightTally? {
+        var total = FlightTally()
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT entries, bytes, ages FROM dally_inflight_tallies WHERE tbl = ?"),
+            arguments: [table])
+        while let row = try rows.next() {
+            guard let tally = try unpacked(row) else { return nil }
+            total.add(tally)
+        }
+        return total
+    }
+
+    /// The ages as kept: each time and its count, two little-endian 64-bit integers; nil
+    /// (stale) past ``maxAges`` times.
+    private var packedAges: Data? {
+        guard byAge.count <= Self.maxAges else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(byAge.count * 16)
+        for (at, count) in byAge.sorted(by: { $0.key < $1.key }) {
+            withUnsafeBytes(of: at.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: count.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        return Data(bytes)
+    }
+
+    /// The tally in a row of `entries, bytes, ages`; nil when it is stale.
+    private static func unpacked(_ row: Row) throws -> FlightTally? {
+        guard let ages: Data = row[2] else { return nil }
+        guard ages.count % 16 == 0 else {
+            throw StoreError("a batch in flight's tally is damaged (\(ages.count) bytes of ages); the replica's file is damaged")
+        }
+        var tally = FlightTally(entries: row[0], bytes: row[1])
+        ages.withUnsafeBytes { raw in
+            for offset in stride(from: 0, to: raw.count, by: 16) {
+                let at = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+                let count = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self))
+                tally.byAge[at] = count
+            }
+        }
+        return tally
+    }
+
+    private init(entries: Int64, bytes: Int64) {
+        self.entries = entries
+        self.bytes = bytes
+    }
+
+    init() {}
+}
