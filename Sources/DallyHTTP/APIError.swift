@@ -49,8 +49,10 @@ extension DallyError: HTTPResponseError {
 /// whole body before it reads anything and asks to close the connection after the answer;
 /// Hummingbird does not read the rest of such a request's body, so when the server answers
 /// early (401, 404, 413 at the limit) the client blocks on its write and hangs until its own
-/// timeout. Drained, it finishes writing and reads the answer; past the bound it gets a prompt
-/// reset. (This lives here, not in a middleware of its own, so that a parked long-poll's task
+/// timeout. Drained, it finishes writing and reads the answer. Past the bound the answer goes
+/// first, marked `Connection: close`, and the body is read on behind it, up to ``lingerBytes``
+/// (a client that reads the answer and stops writing ends it at once), then the connection
+/// closes. (This lives here, not in a middleware of its own, so that a parked long-poll's task
 /// carries no extra frame: thousands of them are held at once.)
 ///
 /// A request for a route that exists with other methods is answered `405 method_not_allowed`
@@ -70,7 +72,7 @@ public struct ErrorMiddleware: RouterMiddleware {
     /// answer.
     public static let minimumDrainBytes = 8 << 20
 
-    /// The most bytes read and dropped after the handler is done.
+    /// The most bytes read and dropped after the handler is done, before the answer goes.
     let maxDrainBytes: Int
 
     /// The router's routes, to tell a method the route does not take from no route.
@@ -102,8 +104,15 @@ public struct ErrorMiddleware: RouterMiddleware {
         }
         switch await unread?.drain(upTo: maxDrainBytes) {
         case .tooLong?:
-            context.logger.debug("closing a connection whose request body went past what is drained")
-            context.channel.close(promise: nil)
+            // Answered all the same, the connection closed after it: the answer goes out first,
+            // and the body is read on behind it, so that a client which writes before it reads
+            // finishes and reads it. One that stops writing when it reads the answer (curl)
+            // ends the connection at once.
+            if let unread {
+                context.logger.debug("answering a request whose body went past what is drained, then closing")
+                response.headers[.connection] = "close"
+                response.body = Self.lingering(response.body, reading: unread)
+            }
         case .brokenOff?:
             // A client that closed its side mid-body (a refusal decided before the body was
             // read) still gets its answer, and the connection ends after it.
@@ -112,6 +121,19 @@ public struct ErrorMiddleware: RouterMiddleware {
             break
         }
         return response
+    }
+
+    /// The most bytes read behind an answer to a body too long to drain first: past them the
+    /// connection is closed under a client still writing.
+    public static let lingerBytes = 256 << 20
+
+    /// `answer`, then up to ``lingerBytes`` more of the request's body read and dropped.
+    static func lingering(_ answer: ResponseBody, reading body: SharedRequestBody) -> ResponseBody {
+        ResponseBody(contentLength: answer.contentLength) { writer in
+            let written = answer
+            try await written.write(writer)
+            _ = await body.drain(upTo: lingerBytes)
+        }
     }
 
     /// Whether the head announces a body: a `Content-Length` above 0, or a transfer coding.

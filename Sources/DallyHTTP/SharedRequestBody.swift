@@ -43,7 +43,8 @@ final class SharedRequestBody: AsyncSequence, @unchecked Sendable {
     enum Drained {
         /// The body was read to its end.
         case ended
-        /// More than the limit was left: the connection must close without reading it.
+        /// More than the limit was left: the answer goes before the rest is read, and the
+        /// connection closes after it.
         case tooLong
         /// The body broke off (its client closed its side mid-body): nothing more comes, and
         /// the answer can still go out on the connection's open half.
