@@ -14,13 +14,24 @@ public enum Value: Sendable, Equatable {
     /// Converts a JSON value sent by a client into a value of `column`'s type.
     ///
     /// Integers are accepted for REAL columns, and numbers with an integral value for INTEGER
-    /// columns; nothing else is coerced. BLOBs arrive as base64 strings.
+    /// columns; nothing else is coerced. BLOBs arrive as base64 strings. Text holds no U+0000
+    /// (JSON's `\u0000`): SQLite's text as the replica binds it ends at the first, and
+    /// PostgreSQL's text refuses it, so such a string would be stored other than it was sent.
     ///
     /// - Throws: ``DallyError`` `wrong_type` naming the column, its type and what was sent.
     public init(json: JSONValue, for column: Column) throws(DallyError) {
         switch (column.type, json) {
         case (_, .null): self = .null
-        case (.text, .string(let s)): self = .text(s)
+        case (.text, .string(let s)):
+            if let nul = s.utf8.firstIndex(of: 0) {
+                let at = s.utf8.distance(from: s.utf8.startIndex, to: nul)
+                throw DallyError(
+                    .wrongType,
+                    "column '\(column.name)' expects TEXT without U+0000 (\\u0000), which neither the replica nor "
+                        + "PostgreSQL can store; got one at UTF-8 byte \(at) (send such bytes in a BLOB column, base64)",
+                    field: column.name)
+            }
+            self = .text(s)
         case (.integer, .int(let i)): self = .integer(i)
         case (.integer, .double(let d)) where d.rounded() == d && abs(d) < 9.0e15: self = .integer(Int64(d))
         case (.real, .double(let d)): self = .real(d)

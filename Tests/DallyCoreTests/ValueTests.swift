@@ -50,6 +50,15 @@ struct ValueConversionTests {
         #expect(error.message == "column 'col' expects INTEGER (an integer), got number")
     }
 
+    /// Stored as given or refused: the replica's text ends at a U+0000, PostgreSQL refuses one.
+    @Test func textWithUPlus0000IsRefusedNamingWhere() throws {
+        #expect(try value(JSONParser.parse(#""tab\there é""#), .text) == .text("tab\there é"))
+        let error = try #require(conversionError(JSONParser.parse(#""ab\u0000c""#), .text))
+        #expect(error.code == .wrongType)
+        #expect(error.field == "col")
+        #expect(error.message.contains("without U+0000") && error.message.contains("UTF-8 byte 2"))
+    }
+
     @Test func real() throws {
         #expect(try value(2.5, .real) == .real(2.5))
         #expect(try value(-1e-9, .real) == .real(-1e-9))

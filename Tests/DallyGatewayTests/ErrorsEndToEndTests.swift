@@ -48,6 +48,8 @@ struct ErrorsEndToEndTests {
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"colour":"red"}}"#, status: 422, code: "unknown_column"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"qty":1.5}}"#, status: 422, code: "wrong_type"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"paid":"yes"}}"#, status: 422, code: "wrong_type"),
+        // Text with U+0000: the replica's text would end at it, and PostgreSQL's refuses it.
+        Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"a\u0000b"}}"#, status: 422, code: "wrong_type"),
     ]
 
     @Test(arguments: cases)
