@@ -127,12 +127,24 @@ struct DataLifecycleEndToEndTests {
             try await put("gw-b", "b1", "from b")
             try await system.sync("gw-b")
             try await system.sync("gw-a")
+            // A local client's cursor, from the replica before the restore.
+            let clientCursor = try #require(
+                try await system.gateway("gw-a", .GET, "/v1/tables/orders/changes?since=0").json["next_since"]?.int)
             try await system.stopGateway("gw-a")
 
             try FileManager.default.removeItem(atPath: directory)
             try FileManager.default.moveItem(atPath: backup, toPath: directory)
             try await startGateway("gw-a")
             #expect(try await liveIDs("gw-a") == ["r1"])
+            // The restored replica has made fewer changes than that cursor has seen: the changes
+            // it makes next would pass the client by, so it is told to read again, long-poll or not.
+            for query in ["since=\(clientCursor)", "since=\(clientCursor)&wait=30"] {
+                let ahead = try await system.gateway("gw-a", .GET, "/v1/tables/orders/changes?\(query)")
+                #expect(ahead.status == 409)
+                #expect(ahead.errorCode == "resync_required")
+                #expect((ahead.json["error"]?["horizon"]?.int ?? .max) < clientCursor)
+            }
+            #expect(try await system.gateway("gw-a", .GET, "/v1/tables/orders/rows?since=\(clientCursor)").status == 409)
             try await system.sync("gw-a")
             try await system.sync("gw-a")
             #expect(try await liveIDs("gw-a") == ["b1", "r1", "r2"])

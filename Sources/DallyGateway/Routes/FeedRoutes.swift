@@ -39,6 +39,7 @@ struct FeedRoutes: Sendable {
         let query = try QueryParameters(request, allowed: ["since", "limit", "where", "include_deleted"])
         let since = try query.since()
         try access.store.requireCursor(since, tables: [schema.name])
+        try await access.store.requireKnownCursor(since)
         var rowQuery = RowQuery(
             table: schema.name,
             since: since,
@@ -63,6 +64,7 @@ struct FeedRoutes: Sendable {
         let limit = try query.limit(fallback: Self.defaultPageRows, maximum: maxPageRows)
         let wait = try query.wait(maximum: maxWait)
         try access.store.requireCursor(since, tables: tables)
+        try await access.store.requireKnownCursor(since)
         let filters = try feedFilters(request, query, tables: tables)
         let read = FeedRead(tables: tables, since: since, limit: limit, filters: filters)
         var cursor = since

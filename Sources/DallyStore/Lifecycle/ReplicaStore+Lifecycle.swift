@@ -98,6 +98,28 @@ extension ReplicaStore {
         }
     }
 
+    /// Throws `resync_required` when a local reader's cursor `since` is ahead of every change
+    /// this replica holds: the cursor was given by a replica this one is not (the data
+    /// directory restored from an older backup, or a new one in its place), and the changes
+    /// made here up to it would pass the reader by.
+    ///
+    /// The commit ledger learns of a commit just after it: only a cursor ahead of the ledger is
+    /// checked against the count the replica commits with its changes.
+    public func requireKnownCursor(_ since: Int64) async throws {
+        guard since > lastSeq else { return }
+        let committed = try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT value FROM dally_meta WHERE key = 'last_seq'") ?? 0
+        }
+        let latest = max(committed, lastSeq)
+        guard since > latest else { return }
+        throw DallyError(
+            .resyncRequired,
+            "cursor since=\(since) is ahead of this gateway's latest change (\(latest)): the cursor came from "
+                + "another replica, or this one was restored from an older backup. Drop your copy of the table "
+                + "and read it again from since=0",
+            field: "since", horizon: latest)
+    }
+
     func raiseHorizon(_ table: String, to seq: Int64) {
         horizons.withLock { $0[table] = max($0[table] ?? 0, seq) }
     }
