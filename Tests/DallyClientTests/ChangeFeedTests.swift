@@ -98,4 +98,23 @@ import Testing
             }
         }
     }
+
+    /// A cursor the gateway cannot follow (here: ahead of every change it holds, as one saved
+    /// before its data was restored from an older backup) ends the feed with a refusal the app
+    /// can tell apart, as docs/CLIENT.md shows.
+    @Test func aCursorTheGatewayCannotFollowEndsTheFeedWithResyncRequired() async throws {
+        try await ClientSystem.run { system in
+            try await system.with { client in
+                let orders = client.table("orders", as: Order.self)
+                let saved = try await orders.put(id: "a", Order(customer: "Ada")).seq
+                var feed = orders.changes(since: saved + 1_000, options: Self.options()).makeAsyncIterator()
+                do {
+                    _ = try await feed.next()
+                    Issue.record("the feed went on from a cursor ahead of the gateway")
+                } catch let error as DallyClientError where error.code == .resyncRequired {
+                    #expect(error.status == 409)
+                }
+            }
+        }
+    }
 }
