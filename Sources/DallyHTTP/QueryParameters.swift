@@ -10,9 +10,8 @@ public struct QueryParameters {
     public init(_ request: Request, allowed: Set<String>) throws(DallyError) {
         parameters = request.uri.queryParameters
         for (key, _) in parameters where !allowed.contains(String(key)) {
-            throw DallyError(
-                .badQuery, "unknown query parameter '\(key)'; this route takes \(allowed.sorted().joined(separator: ", "))",
-                field: String(key))
+            let takes = allowed.isEmpty ? "no query parameters" : allowed.sorted().joined(separator: ", ")
+            throw DallyError(.badQuery, "unknown query parameter '\(key)'; this route takes \(takes)", field: String(key))
         }
     }
 

@@ -48,6 +48,10 @@ struct ErrorsEndToEndTests {
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"colour":"red"}}"#, status: 422, code: "unknown_column"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"qty":1.5}}"#, status: 422, code: "wrong_type"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"paid":"yes"}}"#, status: 422, code: "wrong_type"),
+        // A query parameter a route does not take is refused, not ignored: `?expected_seq=0`
+        // would otherwise pass for a create-only write that it is not.
+        Case(method: "PUT", path: "/v1/tables/orders/rows/o1?expected_seq=0", body: #"{"values":{}}"#, status: 400, code: "bad_query"),
+        Case(method: "POST", path: "/v1/tables/orders/batch?all_or_nothing=true", body: #"{"created":[]}"#, status: 400, code: "bad_query"),
         // Text with U+0000: the replica's text would end at it, and PostgreSQL's refuses it.
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"a\u0000b"}}"#, status: 422, code: "wrong_type"),
     ]

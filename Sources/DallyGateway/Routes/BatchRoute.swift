@@ -24,6 +24,7 @@ struct BatchRoute: Sendable {
 
     func handle(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
+        _ = try QueryParameters(request, allowed: [])
         guard case .object(let members)? = try await access.jsonBody(request) else {
             throw DallyError(.badRequest, "the body must be an object with created, updated and/or deleted arrays")
         }

@@ -54,6 +54,7 @@ struct ObjectRoutes: Sendable {
     /// it is not here and a fetcher is configured.
     func read(_ request: Request, _ context: DallyRequestContext, head: Bool) async throws -> Response {
         let (schema, id, column, index) = try target(request, context, write: false)
+        _ = try QueryParameters(request, allowed: [])
         guard let row = try await access.visibleRow(request, schema: schema, id: id) else {
             throw DallyError(.notFound, "no row '\(id)' in '\(schema.name)'", field: "id")
         }

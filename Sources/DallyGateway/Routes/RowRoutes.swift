@@ -18,6 +18,9 @@ struct RowRoutes: Sendable {
 
     func write(_ request: Request, _ context: DallyRequestContext, kind: RowWrite.Kind) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
+        // None taken: `?expected_seq=0` must not pass for a create-only write that it is not
+        // (the precondition goes in the body or in `If-Match` / `If-None-Match`).
+        _ = try QueryParameters(request, allowed: [])
         let id = context.parameters.get("id") ?? ""
         let body = try await access.jsonBody(request)
         let decoded = try RowWrite.decode(body, id: id, kind: kind, schema: schema)
@@ -35,6 +38,7 @@ struct RowRoutes: Sendable {
 
     func read(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: false)
+        _ = try QueryParameters(request, allowed: [])
         let id = context.parameters.get("id") ?? ""
         guard Identifier.isValidRowID(id) else { throw DallyError.invalidRowID(id) }
         guard let row = try await access.visibleRow(request, schema: schema, id: id) else {

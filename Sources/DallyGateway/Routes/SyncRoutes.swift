@@ -23,6 +23,7 @@ struct SyncRoutes: Sendable {
     /// cloud could not be reached: the changes stay queued and go at the first chance.
     func syncNow(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
+        _ = try QueryParameters(request, allowed: [])
         guard !schema.policy.localOnly else {
             throw DallyError(.syncDisabled, "table '\(schema.name)' is local_only: it never leaves this gateway")
         }
@@ -66,6 +67,7 @@ struct SyncRoutes: Sendable {
     func resolve(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
         try access.authorizer.requireWholeTable(request, table: schema.name)
+        _ = try QueryParameters(request, allowed: [])
         let id = try context.parameters.require("id")
         let body = try await access.jsonBody(request)
         let resolution: ConflictResolution
@@ -85,6 +87,7 @@ struct SyncRoutes: Sendable {
     func dismiss(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: true)
         try access.authorizer.requireWholeTable(request, table: schema.name)
+        _ = try QueryParameters(request, allowed: [])
         try await access.store.dismissConflict(table: schema.name, id: try context.parameters.require("id"))
         return Response(status: .noContent)
     }

@@ -14,10 +14,12 @@ struct UplinkRoutes: Sendable {
     func register(on router: Router<DallyRequestContext>) {
         router.get("/v1/admin/uplinks") { request, _ in
             try authorizer.requireAdmin(request)
+            _ = try QueryParameters(request, allowed: [])
             return try JSONResponse.encoded(["uplinks": try requireSyncer().uplinkSnapshots])
         }
         router.put("/v1/admin/uplinks/:name") { request, context in
             try authorizer.requireAdmin(request)
+            _ = try QueryParameters(request, allowed: [])
             let syncer = try requireSyncer()
             let name = context.parameters.get("name") ?? ""
             let bytes = try await BodyCoding.body(of: request, maxBytes: 4096, maxDecompressedBytes: 4096)

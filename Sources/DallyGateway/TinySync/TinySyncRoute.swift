@@ -38,6 +38,7 @@ struct TinySyncRoute: Sendable {
 
     func handle(_ request: Request) async throws -> Response {
         _ = try access.authorizer.principal(of: request)
+        _ = try QueryParameters(request, allowed: [])
         let sync = try TinySyncRequest(json: try await access.jsonBody(request))
         let plans = try plan(sync, request: request)
 
