@@ -52,6 +52,7 @@ struct ErrorsEndToEndTests {
         // would otherwise pass for a create-only write that it is not.
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1?expected_seq=0", body: #"{"values":{}}"#, status: 400, code: "bad_query"),
         Case(method: "POST", path: "/v1/tables/orders/batch?all_or_nothing=true", body: #"{"created":[]}"#, status: 400, code: "bad_query"),
+        Case(method: "GET", path: "/v1/changes?tables=&since=0", body: nil, status: 400, code: "bad_query"),
         // Text with U+0000: the replica's text would end at it, and PostgreSQL's refuses it.
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"a\u0000b"}}"#, status: 422, code: "wrong_type"),
     ]

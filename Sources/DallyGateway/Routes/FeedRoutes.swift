@@ -118,6 +118,11 @@ struct FeedRoutes: Sendable {
         guard case .client(let client) = try access.authorizer.principal(of: request) else {
             throw DallyError(.forbidden, "the admin token is for /stats and /metrics; use a client token for tables")
         }
+        if let names, names.isEmpty {
+            throw DallyError(
+                .badQuery, "'tables' names no table: list them (tables=orders,notes), or leave it out for all",
+                field: "tables")
+        }
         let tables = names ?? access.store.tableNames.filter(client.mayRead)
         guard !tables.isEmpty else { throw DallyError(.forbidden, "token '\(client.name)' may read no table") }
         for table in tables {
