@@ -32,10 +32,10 @@ struct FlightTally: Equatable {
     static let maxAges = 64
 
     /// Counts one entry of `bytes`, dirty since `at`.
-    mutating func add(at: Int64, bytes: Int64, count: Int64 = 1) {
-        entries += count
+    mutating func add(at: Int64, bytes: Int64) {
+        entries += 1
         self.bytes += bytes
-        byAge[at, default: 0] += count
+        byAge[at, default: 0] += 1
     }
 
     /// Adds `other`'s counts to these.
