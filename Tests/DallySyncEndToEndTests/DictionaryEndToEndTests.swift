@@ -94,6 +94,9 @@ import Testing
             #expect(try await put("/v1/dictionaries/50000?table=nosuch", good.bytes).errorCode == "unknown_table")
             #expect(try await put("/v1/dictionaries/50000?table=orders", good.bytes, as: "nobody").status == 401)
             #expect(try await system.cloudRequest(.GET, "/v1/dictionaries").json["dictionaries"]?.array?.isEmpty == true)
+            // A query parameter a cloud route does not take is refused, not ignored.
+            #expect(try await system.cloudRequest(.GET, "/v1/dictionaries?table=orders").errorCode == "bad_query")
+            #expect(try await system.cloudRequest(.POST, "/v1/batches?dry_run=1", body: Array("{}".utf8)).errorCode == "bad_query")
 
             // Stored; stored again (a retried upload); another gateway may use the same id.
             #expect(try await put("/v1/dictionaries/50000?table=orders", good.bytes).status == 201)

@@ -38,6 +38,7 @@ struct BatchesRoute: Sendable {
     /// with the answer's results as stored, or `404 not_found`.
     func stored(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let id = context.parameters.get("id") ?? ""
         guard let stored = try await store.storedResults(gateway: gateway, batchID: id) else {
             throw DallyError(.notFound, "the cloud holds no answer to batch '\(id.prefix(80))' of gateway '\(gateway)'")
@@ -55,6 +56,7 @@ struct BatchesRoute: Sendable {
 
     func handle(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let shelf = self.shelf
         let dictionaries: @Sendable (Set<UInt32>) async throws -> [UInt32: ZstdDictionary] = { ids in
             try await shelf.dictionaries(ids, of: gateway)

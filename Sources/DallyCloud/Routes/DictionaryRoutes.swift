@@ -64,6 +64,7 @@ struct DictionaryRoutes: Sendable {
     /// `GET /v1/dictionaries/{id}`: the bytes, as uploaded.
     func get(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let id = try Self.id(context)
         guard let stored = try await store.dictionary(gateway: gateway, id: id) else {
             throw DallyError(.notFound, "gateway '\(gateway)' has no dictionary \(id) in the cloud")
@@ -76,6 +77,7 @@ struct DictionaryRoutes: Sendable {
     /// `DELETE /v1/dictionaries/{id}`: 204, or 404 when there is none.
     func delete(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let id = try Self.id(context)
         guard try await store.deleteDictionary(gateway: gateway, id: id) else {
             throw DallyError(.notFound, "gateway '\(gateway)' has no dictionary \(id) in the cloud")
@@ -87,6 +89,7 @@ struct DictionaryRoutes: Sendable {
     /// `GET /v1/dictionaries`: `{"dictionaries":[{"id","table","created_at"}]}`, oldest first.
     func list(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let listed = try await store.dictionaries(gateway: gateway).map {
             ListedDictionary(id: $0.id, table: $0.table, createdAt: $0.createdAt)
         }

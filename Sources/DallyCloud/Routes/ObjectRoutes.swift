@@ -66,6 +66,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// the cloud does not hold, in the order asked (each once).
     func missing(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         _ = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let body: [UInt8]
         do {
             body = try await BodyCoding.body(of: request, maxBytes: Self.maxAskBytes, maxDecompressedBytes: Self.maxAskBytes)
@@ -106,6 +107,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// `{"offset","length"}` until the last frame.
     func putChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         _ = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let hash = try Self.hash(context)
         let bytes: [UInt8]
         if UploadFrames.isFramed(request) {
@@ -150,6 +152,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// helps; `ETag: "<hash>"`, so a client holding the chunk gets 304.
     func getChunk(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         _ = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let hash = try Self.hash(context)
         let tag = "\"\(hash.hex)\""
         if request.headers[.ifNoneMatch] == tag {
@@ -261,6 +264,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
     /// `GET /v1/objects/{hash}`: the manifest of an object the cloud holds complete.
     func getObject(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         _ = try await authenticator.gateway(of: request, context: context)
+        _ = try QueryParameters(request, allowed: [])
         let hash = try Self.hash(context)
         guard let manifest = try await store.manifest(of: hash) else {
             throw DallyError(.notFound, "the cloud holds no complete object \(hash.hex)")
