@@ -1,6 +1,7 @@
 import DallyCore
 import Hummingbird
 import Logging
+import NIOCore
 import NIOHTTP1
 
 extension DallyError.Code {
@@ -111,7 +112,7 @@ public struct ErrorMiddleware: RouterMiddleware {
             if let unread {
                 context.logger.debug("answering a request whose body went past what is drained, then closing")
                 response.headers[.connection] = "close"
-                response.body = Self.lingering(response.body, reading: unread)
+                response.body = Self.lingering(response.body, reading: unread, on: context.channel)
             }
         case .brokenOff?:
             // A client that closed its side mid-body (a refusal decided before the body was
@@ -127,12 +128,15 @@ public struct ErrorMiddleware: RouterMiddleware {
     /// connection is closed under a client still writing.
     public static let lingerBytes = 256 << 20
 
-    /// `answer`, then up to ``lingerBytes`` more of the request's body read and dropped.
-    static func lingering(_ answer: ResponseBody, reading body: SharedRequestBody) -> ResponseBody {
+    /// `answer`, then up to ``lingerBytes`` more of the request's body read and dropped; past
+    /// them `channel` is closed (Hummingbird would read on for as long as the client writes).
+    static func lingering(
+        _ answer: ResponseBody, reading body: SharedRequestBody, on channel: any Channel
+    ) -> ResponseBody {
         ResponseBody(contentLength: answer.contentLength) { writer in
             let written = answer
             try await written.write(writer)
-            _ = await body.drain(upTo: lingerBytes)
+            if case .tooLong = await body.drain(upTo: lingerBytes) { channel.close(promise: nil) }
         }
     }
 
