@@ -129,7 +129,8 @@ public struct ErrorMiddleware: RouterMiddleware {
     public static let lingerBytes = 256 << 20
 
     /// `answer`, then up to ``lingerBytes`` more of the request's body read and dropped; past
-    /// them `channel` is closed (Hummingbird would read on for as long as the client writes).
+    /// them `channel` is closed (after a request that did not ask to close, Hummingbird would
+    /// read on for as long as the client writes).
     static func lingering(
         _ answer: ResponseBody, reading body: SharedRequestBody, on channel: any Channel
     ) -> ResponseBody {

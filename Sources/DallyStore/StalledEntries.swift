@@ -1,5 +1,4 @@
 import GRDB
-import GRDBSQLite
 
 /// One table's outbox entries that do not wait to be sent: in a batch in flight, parked by a
 /// conflict or an error, or held back until their objects are in the cloud.
@@ -57,36 +56,18 @@ struct StalledEntries {
 
     /// Counts `table`'s in-flight entries, by time up to `countedThrough` and in one sum for
     /// the rest: from the tallies of the batches that carry it (``FlightTally``), or, when one
-    /// is stale, from the in-flight rows alone, which mirror each entry's time and bytes (`at`
-    /// NULL: no entry).
+    /// is stale, from its in-flight records.
     ///
-    /// The scan is counted here. SQLite's `GROUP BY` put every record through a sorter: with a
-    /// drain's three batches in flight (15,000 records) its statement took 9 of the 11 ms the
-    /// in-flight counts cost, and `/stats` 15 ms; counted here, `/stats` took 9–10 ms, and
-    /// 3.3 ms from the tallies (docs/BENCHMARKS.md, "Stats while batches fly", "Tallies in
-    /// flight").
+    /// A drain's three batches in flight (15,000 records) cost `/stats` 15 ms through SQLite's
+    /// `GROUP BY`, 9–10 ms scanned and counted in Swift, and 3.3 ms from the tallies
+    /// (docs/BENCHMARKS.md, "Stats while batches fly", "Tallies in flight").
     private mutating func countInFlight(_ table: String, countedThrough: Int64, db: Database) throws {
-        if let tally = try FlightTally.read(table: table, db: db) {
-            entries += tally.entries
-            bytes += tally.bytes
-            inFlight += tally.entries
-            for (at, count) in tally.byAge where at <= countedThrough { countsByAge[at, default: 0] += count }
-            return
-        }
-        let scan = try db.cachedStatement(sql: "SELECT at, bytes FROM dally_inflight_rows WHERE tbl = ? AND at IS NOT NULL")
-        let cursor = try Row.fetchCursor(scan, arguments: [table])
-        let row = scan.sqliteStatement
-        var count: Int64 = 0
-        var bytes: Int64 = 0
-        while try cursor.next() != nil {
-            let at = sqlite3_column_int64(row, 0)
-            count += 1
-            bytes += sqlite3_column_int64(row, 1)
-            if at <= countedThrough { countsByAge[at, default: 0] += 1 }
-        }
-        entries += count
-        self.bytes += bytes
-        inFlight += count
+        let tally = try FlightTally.read(table: table, db: db)
+            ?? FlightTally.counted(table: table, agesThrough: countedThrough, db: db)
+        entries += tally.entries
+        bytes += tally.bytes
+        inFlight += tally.entries
+        for (at, count) in tally.byAge where at <= countedThrough { countsByAge[at, default: 0] += count }
     }
 
     /// Adds a row of the parked and held entries' counts: `count` and `bytes` of those not in

@@ -21,7 +21,7 @@ import GRDBSQLite
 /// try FlightTally.keep(tally, table: "orders", batch: batchID, db: db)
 /// let flying = try FlightTally.read(table: "orders", db: db)  // nil: a tally is stale
 /// ```
-struct FlightTally: Equatable {
+struct FlightTally {
     private(set) var entries: Int64 = 0
     private(set) var bytes: Int64 = 0
     /// Entries by first-dirty time.
@@ -66,18 +66,39 @@ struct FlightTally: Equatable {
     /// Counts the records of `table` in `batch` whose ids lie from `lowest` to `highest` (all
     /// of them: a batch's section is read in id order) and keeps their tally.
     static func count(table: String, batch: String, lowest: String, highest: String, db: Database) throws {
-        let scan = try db.cachedStatement(
-            sql: """
-                SELECT at, bytes FROM dally_inflight_rows
-                WHERE tbl = ? AND row_id BETWEEN ? AND ? AND batch = ? AND at IS NOT NULL
-                """)
-        let cursor = try Row.fetchCursor(scan, arguments: [table, lowest, highest, batch])
+        let tally = try scanned(
+            """
+            SELECT at, bytes FROM dally_inflight_rows
+            WHERE tbl = ? AND row_id BETWEEN ? AND ? AND batch = ? AND at IS NOT NULL
+            """, [table, lowest, highest, batch], agesThrough: .max, db: db)
+        try keep(tally, table: table, batch: batch, db: db)
+    }
+
+    /// `table`'s entries in flight counted from all its records, which mirror each entry's time
+    /// and bytes (`at` NULL: no entry), by time only up to `agesThrough` (a summary reads the
+    /// oldest times alone): what a summary counts when a tally is stale.
+    static func counted(table: String, agesThrough: Int64, db: Database) throws -> FlightTally {
+        try scanned(
+            "SELECT at, bytes FROM dally_inflight_rows WHERE tbl = ? AND at IS NOT NULL", [table],
+            agesThrough: agesThrough, db: db)
+    }
+
+    /// The tally of the `(at, bytes)` rows `sql` reads, counted here: SQLite's `GROUP BY` put
+    /// every record through a sorter, several times the cost of the scan itself.
+    private static func scanned(
+        _ sql: String, _ arguments: StatementArguments, agesThrough: Int64, db: Database
+    ) throws -> FlightTally {
+        let scan = try db.cachedStatement(sql: sql)
+        let cursor = try Row.fetchCursor(scan, arguments: arguments)
         let row = scan.sqliteStatement
         var tally = FlightTally()
         while try cursor.next() != nil {
-            tally.add(at: sqlite3_column_int64(row, 0), bytes: sqlite3_column_int64(row, 1))
+            let at = sqlite3_column_int64(row, 0)
+            tally.entries += 1
+            tally.bytes += sqlite3_column_int64(row, 1)
+            if at <= agesThrough { tally.byAge[at, default: 0] += 1 }
         }
-        try keep(tally, table: table, batch: batch, db: db)
+        return tally
     }
 
     /// Takes `leaving` (records of `table` in `batch` about to be deleted) off its tally, unless
