@@ -11,6 +11,9 @@ public struct UplinkStatus: Decodable, Sendable {
     public let networkClass: String
     /// Where it reaches the cloud.
     public let url: String
+    /// The cloud node requests go to now (`url` unless it does not answer and the uplink lists
+    /// others); nil from a gateway older than 2026-11-30.
+    public let node: String?
     /// The override: `auto`, `available` or `unavailable`.
     public let availability: UplinkAvailability
     /// Whether the gateway takes it as up.
@@ -21,7 +24,7 @@ public struct UplinkStatus: Decodable, Sendable {
     public let document: JSONValue
 
     private enum CodingKeys: String, CodingKey {
-        case name, url, availability, available, usable
+        case name, url, node, availability, available, usable
         case networkClass = "class"
     }
 
@@ -30,6 +33,7 @@ public struct UplinkStatus: Decodable, Sendable {
         name = try object.decode(String.self, forKey: .name)
         networkClass = try object.decode(String.self, forKey: .networkClass)
         url = try object.decode(String.self, forKey: .url)
+        node = try object.decodeIfPresent(String.self, forKey: .node)
         availability = try object.decode(UplinkAvailability.self, forKey: .availability)
         available = try object.decode(Bool.self, forKey: .available)
         usable = try object.decode(Bool.self, forKey: .usable)

@@ -73,7 +73,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         let uplinks = uplinks.map { config in
             Uplink(
                 config: config, cost: networkClasses.firstIndex(of: config.networkClass) ?? networkClasses.count,
-                link: link, tls: tls, timer: timer)
+                link: link, tls: tls, timer: timer, logger: logger)
         }
         self.uplinks = uplinks
         let scheduler = Scheduler(

@@ -38,7 +38,10 @@ final class Uplink: Sendable {
     ///   - tls: how `https` URLs are checked and what certificate is presented (``tls(for:)``,
     ///     read once for every uplink).
     ///   - timer: the clock transfers are watched on.
-    init(config: UplinkConfig, cost: Int, link: CloudLink, tls: TLSConfiguration, timer: TransferTimer) {
+    ///   - logger: where the uplink's moves between cloud nodes are told (``CloudNodes``).
+    init(
+        config: UplinkConfig, cost: Int, link: CloudLink, tls: TLSConfiguration, timer: TransferTimer, logger: Logger
+    ) {
         self.config = config
         rules = UplinkRules(name: config.name, networkClass: config.networkClass, cost: cost, eager: config.eager)
         var configuration = HTTPClient.Configuration()
@@ -52,10 +55,12 @@ final class Uplink: Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         if let proxy = config.proxy { configuration.proxy = .server(host: proxy.host, port: proxy.port) }
         configuration.tlsConfiguration = tls
+        var nodesLogger = logger
+        nodesLogger[metadataKey: "uplink"] = "\(config.name)"
         client = CloudClient(
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
             watch: TransferWatch(timings: config.timings, model: LinkModel(), timer: timer),
-            nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax),
+            nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax, logger: nodesLogger),
             levels: LevelTrials(configured: link.level, cheapestClass: cost == 0))
         state = Mutex(State())
     }
@@ -203,11 +208,14 @@ final class Uplink: Sendable {
         let (availability, counters, changedAt) = state.withLock {
             ($0.availability, $0.counters, $0.availabilityChangedAt)
         }
+        let (node, moves) = client.nodes.position
         return UplinkSnapshot(
-            name: name, networkClass: config.networkClass, url: config.url, override: availability.override,
+            name: name, networkClass: config.networkClass, url: config.url, node: node,
+            override: availability.override,
             available: availability.isAvailable, availabilityChangedAt: changedAt,
             usable: availability.isUsable(at: now), retryAt: availability.retryAt,
-            eager: config.eager, counters: counters.all + client.watch.model.estimate.counters,
+            eager: config.eager,
+            counters: counters.all + [("node_moves", moves)] + client.watch.model.estimate.counters,
             link: client.watch.model.estimate)
     }
 }

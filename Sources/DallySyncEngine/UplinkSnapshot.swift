@@ -6,6 +6,9 @@ public struct UplinkSnapshot: Sendable, Encodable {
     public let name: String
     public let networkClass: String
     public let url: String
+    /// The cloud node requests go to now: `url`, or the next of the uplink's list while the
+    /// first does not answer (``CloudNodes``).
+    public let node: String
     public let override: AvailabilityOverride
     /// Up by override or probe; usable also means not waiting out a retry backoff.
     public let available: Bool
@@ -20,12 +23,13 @@ public struct UplinkSnapshot: Sendable, Encodable {
     /// The link as measured from this uplink's transfers.
     public let link: LinkEstimate
 
-    /// `{"name":…,"class":…,"url":…,"availability":"auto","available":true,…,"wake_ups":…}`.
+    /// `{"name":…,"class":…,"url":…,"node":…,"availability":"auto","available":true,…,"wake_ups":…}`.
     public func encode(to encoder: any Encoder) throws {
         var object = encoder.container(keyedBy: CodingName.self)
         try object.encode(name, for: "name")
         try object.encode(networkClass, for: "class")
         try object.encode(url, for: "url")
+        try object.encode(node, for: "node")
         try object.encode(override.rawValue, for: "availability")
         try object.encode(available, for: "available")
         try object.encode(availabilityChangedAt, for: "availability_changed_at")

@@ -89,6 +89,18 @@ import Testing
             }
             #expect(try await converge(system, expected: expected))
             try expectDatabaseHoldsOnce(system, expected)
+            // Each gateway moved on from the dead node with no failure of its own to show:
+            // counted per uplink and told in its log.
+            for id in CloudNodesSystem.gatewayIDs {
+                let stats = try await system.call(id, .GET, "/stats", nil, token: system.config.gatewayAdminToken).json
+                guard case .array(let uplinks)? = stats["uplinks"], let uplink = uplinks.first else {
+                    Issue.record("\(id): no uplink in /stats")
+                    continue
+                }
+                #expect((uplink["node_moves"]?.int ?? 0) >= 1, "\(id)")
+                #expect([system.nodeURL(0), system.nodeURL(1)].contains(uplink["node"]?.string ?? ""), "\(id)")
+                #expect(system.gateways[id]?.log.contains("requests go to the next") == true, "\(id)")
+            }
         } catch {
             try? await system.shutdown()
             throw error

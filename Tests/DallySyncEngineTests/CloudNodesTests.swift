@@ -1,3 +1,5 @@
+import Logging
+import Synchronization
 import Testing
 
 @testable import DallySyncEngine
@@ -35,5 +37,41 @@ struct CloudNodesTests {
         let nodes = CloudNodes(urls: ["http://a"])
         #expect(nodes.failed("http://a", now: start) == "http://a")
         #expect(nodes.current(now: start) == "http://a")
+    }
+
+    @Test func eachMoveIsCountedAndToldAndSoIsTheWayBack() {
+        let told = ToldMessages()
+        let logger = Logger(label: "test") { _ in ToldMessages.Handler(told: told) }
+        let nodes = CloudNodes(urls: ["http://a", "http://b"], returnAfter: .seconds(60), logger: logger)
+        #expect(nodes.position == ("http://a", 0))
+        nodes.failed("http://a", now: start)
+        nodes.failed("http://a", now: start)
+        #expect(nodes.position == ("http://b", 1))
+        #expect(told.lines == ["warning a cloud node did not answer or cannot serve: requests go to the next"])
+        #expect(nodes.current(now: start + .seconds(60)) == "http://a")
+        #expect(nodes.position == ("http://a", 1))
+        #expect(told.lines.last == "notice requests go back to the first cloud node")
+    }
+}
+
+/// The level and message of each line logged.
+private final class ToldMessages: Sendable {
+    private let told = Mutex<[String]>([])
+    var lines: [String] { told.withLock { $0 } }
+
+    struct Handler: LogHandler {
+        let told: ToldMessages
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+            function: String, line: UInt
+        ) {
+            told.told.withLock { $0.append("\(level) \(message)") }
+        }
     }
 }
