@@ -163,12 +163,16 @@ struct PostgresBatchApplier {
         return results
     }
 
-    /// Every id the batch's sections of `table` name.
+    /// Every id the batch's sections of `table` name in a change that decoded. A change that did
+    /// not is refused without its row (an id PostgreSQL cannot even compare, one with U+0000,
+    /// is among them: asked for, it failed the whole batch with `500 storage`).
     private func ids(of table: String) -> [String] {
         var ids: [String] = []
         for (section, prepared) in zip(batch.sections, prepared) {
             guard case .success(let ready) = prepared, ready.table.schema.name == table else { continue }
-            ids.append(contentsOf: section.changes.map(\.id))
+            for (change, decoded) in zip(section.changes, ready.decoded) {
+                if case .success = decoded { ids.append(change.id) }
+            }
         }
         return ids
     }

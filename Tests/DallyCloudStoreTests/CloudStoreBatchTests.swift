@@ -281,6 +281,29 @@ struct CloudStoreBatchTests {
         #expect(stored.map(\.values) == [["Ada", 1.5, true], ["Ed", 3.0, false]])
     }
 
+    /// An id no store can even look up (PostgreSQL refuses U+0000 in any text) is refused with
+    /// its row alone, before its row is read: on PostgreSQL it failed the batch with `storage`.
+    @Test(arguments: Backend.allCases) func anIDWithANulIsRefusedAloneBeforeAnyRead(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        let answer = try await cloud.send(
+            cloudBatch(
+                "b1",
+                [
+                    cloudSection(
+                        "orders", ["customer", "total", "paid"],
+                        [cloudPut("a\u{0}b", ["Ada", 1, true]), cloudDelete("c\u{0}"), cloudPut("o1", ["Bea", 2, false])])
+                ]))
+        let rows = answer.allRows
+        let codes = rows.map { row -> String? in
+            guard case .rejected(_, let rejection) = row else { return nil }
+            return rejection.code
+        }
+        #expect(codes == ["invalid_id", "invalid_id", nil])
+        #expect(rows.last == .accepted(id: "o1", version: 1))
+        #expect(try await cloud.allChanges("orders").map(\.id) == ["o1"])
+    }
+
     @Test(arguments: Backend.allCases) func aDeleteLeavesATombstoneWithItsOwnVersion(_ backend: Backend) async throws {
         let cloud = try await openCloud(backend)
         defer { try? cloud.close() }

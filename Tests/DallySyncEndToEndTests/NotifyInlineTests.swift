@@ -156,6 +156,21 @@ import Testing
         }
     }
 
+    /// A replica id that no batch could carry (a NUL, a slash, too long) names no origin: refused
+    /// on the notify and changes routes alike, as a batch's `replica` is.
+    @Test(arguments: ["a%00b", "a%2Fb", String(repeating: "r", count: 65)])
+    func aBadReplicaIsRefused(_ replica: String) async throws {
+        try await Self.cloudOnly { system in
+            for path in ["/v1/notify?versions=orders:0&wait=0&replica=", "/v1/tables/orders/changes?since=0&replica="] {
+                let reply = try await system.cloudRequest(.GET, path + replica, as: "gw-b")
+                #expect(reply.status == 400, "\(path)")
+                #expect(reply.errorCode == "bad_query")
+                #expect(reply.json["error"]?["field"]?.string == "replica")
+            }
+            #expect(try await system.cloudRequest(.GET, "/v1/tables/orders/changes?since=0&replica=r-1", as: "gw-b").status == 200)
+        }
+    }
+
     /// Two real gateways: B takes A's change from its notify answer and never pulls for it.
     @Test func aGatewayAppliesTheCarriedChangeWithoutAPull() async throws {
         try await SyncSystem.run { system in

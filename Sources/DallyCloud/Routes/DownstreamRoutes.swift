@@ -29,7 +29,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let gateway = try await authenticator.gateway(of: request, context: context)
         let table = try context.parameters.require("table")
         let query = try QueryParameters(request, allowed: ["since", "limit", "replica", "scopes", "resync"])
-        let replica = query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) }
+        let replica = try origin(query, gateway: gateway)
         let scopes = try scopes(query)
         let since = try query.since()
         let resyncing = try query.bool("resync", fallback: false)
@@ -63,7 +63,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let streamed = try query.bool("stream", fallback: false)
         var watch = NotifyWatch(
             store: store, pages: pages, asked: asked, inline: try inlineTables(query),
-            replica: query.string("replica").map { BatchRequest.origin(gateway: gateway, replica: $0) },
+            replica: try origin(query, gateway: gateway),
             scopes: try scopes(query), maxPageRows: maxPageRows,
             maxInlineBytes: streamed ? Self.maxStreamedPageBytes : .max)
         let deadline = clock.now.advanced(by: try query.wait(maximum: maxWait))
@@ -143,6 +143,19 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
         case .changed?: return true
         case .timeout?, .disconnected?, .shutdown?: return false
         }
+    }
+
+    /// `replica=<id>`, the replica whose own rows the answer leaves out, as the origin its
+    /// batches are recorded under; nil when absent. Checked as a batch's `replica` is: any other
+    /// text could name no origin (and one with U+0000 no PostgreSQL text at all).
+    private func origin(_ query: QueryParameters, gateway: String) throws(DallyError) -> String? {
+        guard let replica = query.string("replica") else { return nil }
+        guard BatchRequest.isValidToken(replica) else {
+            throw DallyError(
+                .badQuery, "'replica' must be 1 to 64 of A-Z a-z 0-9 - _: the replica id the gateway's batches carry",
+                field: "replica")
+        }
+        return BatchRequest.origin(gateway: gateway, replica: replica)
     }
 
     /// `inline=orders,items`: the tables whose changes the gateway takes with the answer.
