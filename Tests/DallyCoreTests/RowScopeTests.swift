@@ -51,5 +51,13 @@ struct RowScopeTests {
         #expect(refusal(RowScope([.init(column: "n", values: [.string("x")])]))?.field == "scope.n")
         #expect(refusal(RowScope([.init(column: "n", values: [])]))?.field == "scope.n")
         #expect(refusal(RowScope([.init(column: "n", values: [.null])]))?.code == .badRequest)
+        // More values than a store binds in one statement, over all the scope's columns.
+        let many = RowScope([
+            .init(column: "n", values: (0..<600).map { .int($0) }),
+            .init(column: "store", values: (0..<401).map { .string("S\($0)") }),
+        ])
+        #expect(refusal(many)?.code == .badRequest)
+        #expect(refusal(many)?.field == "scope.store")
+        #expect(refusal(RowScope([.init(column: "n", values: (0..<1_000).map { .int($0) })])) == nil)
     }
 }

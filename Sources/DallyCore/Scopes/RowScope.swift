@@ -48,14 +48,27 @@ public struct RowScope: Sendable, Equatable {
         }
     }
 
+    /// The most values a scope lists over all its columns. The stores bind each value as a
+    /// statement parameter, of which PostgreSQL takes 65,535 and SQLite 32,766 at most: a scope
+    /// of 100,000 values failed every page of the cloud on PostgreSQL (`500 storage`).
+    public static let maxValues = 1_000
+
     /// This scope with every value converted to its column's type, in the same order.
     ///
     /// - Throws: ``DallyError`` `unknown_column` for a column the table lacks, `wrong_type` for
     ///   a column that cannot be compared or a value that does not fit it, `bad_request` for an
-    ///   empty list or a null; `field` is `prefix` + the column.
+    ///   empty list, a null or more than ``maxValues`` values; `field` is `prefix` + the column.
     public func validated(against schema: TableSchema, field prefix: String = "") throws(DallyError) -> TypedScope {
         var typed: [TypedScope.Condition] = []
+        var listed = 0
         for condition in conditions {
+            listed += condition.values.count
+            guard listed <= Self.maxValues else {
+                throw DallyError(
+                    .badRequest,
+                    "the scope lists more than \(Self.maxValues) values; scope on a coarser column (a region, not its stores)",
+                    field: prefix + condition.column)
+            }
             let field = prefix + condition.column
             guard let column = schema.column(named: condition.column) else {
                 throw DallyError(
