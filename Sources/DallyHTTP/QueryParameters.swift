@@ -75,7 +75,14 @@ public struct QueryParameters {
     /// columns cannot be filtered.
     public func filters(schema: TableSchema) throws(DallyError) -> [(column: String, value: Value)] {
         var filters: [(column: String, value: Value)] = []
-        for clause in parameters[values: "where"] {
+        let clauses = parameters[values: "where"]
+        // Each clause is a term of the statement's WHERE, which SQLite nests one level deeper
+        // per AND: 3,000 clauses went past its depth of 1,000 and failed the read with 500.
+        guard clauses.count <= Self.maxFilters else {
+            throw DallyError(
+                .badQuery, "at most \(Self.maxFilters) 'where' clauses; got \(clauses.count)", field: "where")
+        }
+        for clause in clauses {
             guard let colon = clause.firstIndex(of: ":") else {
                 throw DallyError(.badQuery, "'where' must be column:value", field: "where")
             }
@@ -88,6 +95,10 @@ public struct QueryParameters {
         }
         return filters
     }
+
+    /// The most `where=` clauses a request takes (they are ANDed, so one a column is all a
+    /// filter needs).
+    public static let maxFilters = 32
 
     public static func filterValue(_ text: String, column: Column) throws(DallyError) -> Value {
         if text == "null" { return .null }

@@ -143,4 +143,18 @@ struct FilteredFeedEndToEndTests {
             #expect(reply.body.contains("scope_columns"))
         }
     }
+
+    /// Thousands of clauses went past SQLite's expression depth and were answered 500.
+    @Test func tooManyWhereClausesAreRefusedOnEveryRead() async throws {
+        try await LiveGateway.run(try FilteredFeedConfig.make()) { gw in
+            let many = (0..<3_000).map { "where=status:s\($0)" }.joined(separator: "&")
+            for path in ["/v1/tables/tasks/rows?", "/v1/tables/tasks/changes?", "/v1/changes?tables=tasks&"] {
+                let reply = try await gw.send(.GET, path + many, token: app)
+                #expect(reply.status == 400, "\(path)")
+                #expect(reply.errorCode == "bad_query", "\(path)")
+            }
+            let few = (0..<32).map { _ in "where=status:open" }.joined(separator: "&")
+            #expect(try await gw.send(.GET, "/v1/tables/tasks/rows?" + few, token: app).status == 200)
+        }
+    }
 }
