@@ -114,6 +114,9 @@ struct RowsEndToEndTests {
             let both = try await gw.send(.GET, "/v1/changes?tables=orders,notes&since=1")
             #expect((both.json["changes"]?.array ?? []).map { $0["table"] } == ["notes", "orders"])
             #expect(both.json["next_since"]?.int == 3)
+            // A table named again is read once.
+            let again = try await gw.send(.GET, "/v1/changes?tables=orders,notes,orders,notes&since=1")
+            #expect(again.json == both.json)
 
             let readable = try await gw.send(.GET, "/v1/changes?since=0", token: LiveGateway.readerToken)
             #expect((readable.json["changes"]?.array ?? []).map { $0["table"] } == ["orders"])

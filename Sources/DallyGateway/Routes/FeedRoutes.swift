@@ -123,7 +123,10 @@ struct FeedRoutes: Sendable {
                 .badQuery, "'tables' names no table: list them (tables=orders,notes), or leave it out for all",
                 field: "tables")
         }
-        let tables = names ?? access.store.tableNames.filter(client.mayRead)
+        // Each table named once: `tables=orders,orders,…` 5,000 times read the table 5,000 times
+        // over (2.3 s for one request).
+        var named: Set<String> = []
+        let tables = (names ?? access.store.tableNames.filter(client.mayRead)).filter { named.insert($0).inserted }
         guard !tables.isEmpty else { throw DallyError(.forbidden, "token '\(client.name)' may read no table") }
         for table in tables {
             guard access.store.schema(table) != nil else {
