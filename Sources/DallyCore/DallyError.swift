@@ -55,6 +55,8 @@ public struct DallyError: Error, Sendable, Equatable, CustomStringConvertible {
         case rangeNotSatisfiable = "range_not_satisfiable"
         /// A request line and headers over what the server reads (80 KiB, 1,000 fields).
         case headersTooLarge = "headers_too_large"
+        /// A plain-HTTP request to a port that speaks TLS only; the connection is closed.
+        case tlsRequired = "tls_required"
         /// A request's body stopped coming for `server.body_timeout`; the connection is closed.
         case bodyTimeout = "body_timeout"
         /// Sync was asked of a gateway with no cloud configured, or of a local-only table.

@@ -8,7 +8,8 @@ extension DallyError.Code {
     /// The HTTP status for each error code. The only place where domain errors meet HTTP.
     public var status: HTTPResponse.Status {
         switch self {
-        case .malformedJSON, .badRequest, .badQuery, .invalidID, .badEncoding, .badDictionary: .badRequest
+        case .malformedJSON, .badRequest, .badQuery, .invalidID, .badEncoding, .badDictionary, .tlsRequired:
+            .badRequest
         case .unauthorized: .unauthorized
         case .forbidden, .outOfScope: .forbidden
         case .unknownTable, .notFound: .notFound

@@ -15,7 +15,7 @@ struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: Serve
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let context = certificates.context
         return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+            try channel.pipeline.syncOperations.addHandlers(PlainRequestOnTLSPort(), NIOSSLServerHandler(context: context))
         }.flatMap {
             base.setup(channel: channel, logger: logger)
         }
@@ -34,7 +34,8 @@ extension HTTPServerBuilder {
     /// (``UnreadableRequestAnswer``), an HTTP/1.0 connection closed after its answer unless
     /// it asked to be kept, and then told so (``HTTP10Connections``), a connection with no
     /// request under way for `keepaliveTimeout` closed, a body that stops coming for
-    /// `bodyTimeout` answered `408` (``StalledBodyAnswer``), over TLS when `tls` is given.
+    /// `bodyTimeout` answered `408` (``StalledBodyAnswer``), over TLS when `tls` is given (a
+    /// plain request there answered `400 tls_required`, ``PlainRequestOnTLSPort``).
     public static func dally(tls: ServerCertificates?, keepaliveTimeout: Duration, bodyTimeout: Duration = .seconds(60))
         -> HTTPServerBuilder
     {

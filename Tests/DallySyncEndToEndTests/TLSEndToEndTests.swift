@@ -103,6 +103,35 @@ import Testing
         #expect(answer.status == 202 && answer.body.contains("gw-a"), "\(answer.body)")
     }
 
+    /// `http://` to a port that speaks TLS is told so in JSON, where TLS would drop it unanswered;
+    /// HTTPS on the same port serves on.
+    @Test func aPlainRequestToTheTLSPortIsToldToUseHTTPS() async throws {
+        let certificates = try TestCertificates()
+        let live = LiveSystem(config: system())
+        var cloud = try live.config.cloud(dataDirectory: live.directory("cloud"))
+        cloud.server.tls = CertificateFiles(certificate: certificates.serverCertificate, key: certificates.serverKey)
+        try await live.startCloud(cloud)
+        do {
+            let plain = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(live.cloudPort)/healthz"), timeout: .seconds(10))
+            let body = String(buffer: try await plain.body.collect(upTo: 1 << 16))
+            #expect(plain.status.code == 400)
+            #expect(body.contains(#""code":"tls_required""#), "\(body)")
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(certificates.ca)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+            let secure = try await client.execute(
+                HTTPClientRequest(url: "https://127.0.0.1:\(live.cloudPort)/healthz"), timeout: .seconds(10))
+            _ = try await secure.body.collect(upTo: 4096)
+            #expect(secure.status.code == 200)
+            try await client.shutdown()
+        } catch {
+            try? await live.shutdown()
+            throw error
+        }
+        try await live.shutdown()
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
     func sighupReloadsTheGatewaysCertificateWithoutDroppingAConnection() async throws {
         let certificates = try TestCertificates()
