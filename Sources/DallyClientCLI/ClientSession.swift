@@ -12,8 +12,25 @@ public enum ClientSession {
         -> DallyClient
     {
         DallyClient(
-            url: url ?? environment["DALLY_URL"] ?? defaultURL, token: token ?? environment["DALLY_TOKEN"],
+            url: baseURL(url, environment: environment), token: token ?? environment["DALLY_TOKEN"],
             transport: HTTPClientTransport(maximumConnections: 4))
+    }
+
+    /// The gateway's URL as ``client(url:token:environment:)`` picks it.
+    public static func baseURL(_ url: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        url ?? environment["DALLY_URL"] ?? defaultURL
+    }
+
+    /// Why `url` cannot name a gateway (nil when it can): a usage error, not an unreachable one.
+    public static func urlProblem(_ url: String) -> String? {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme.lowercased()),
+            let host = parsed.host, !host.isEmpty
+        else {
+            return "the gateway URL must be http://host:port or https://host:port, got '\(url)'"
+        }
+        return nil
     }
 
     /// Runs `body` with a client; answers the exit code (0, or that of the error, which is

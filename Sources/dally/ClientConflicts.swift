@@ -20,6 +20,10 @@ struct ClientConflictsList: AsyncParsableCommand {
     @Flag(name: .long, help: "Include the ones a policy settled.") var all = false
     @Option(name: .long, help: "At most this many.") var limit: Int?
 
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+
     func run() async throws {
         let (table, all, limit, output) = (table, all, limit, connection.output)
         try await connection.run { client in

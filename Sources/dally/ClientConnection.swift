@@ -13,6 +13,10 @@ struct ClientConnection: ParsableArguments {
     @Option(name: .long, help: "json (one document per line) or table.")
     var output: OutputFormat = .json
 
+    func validate() throws {
+        if let problem = ClientSession.urlProblem(ClientSession.baseURL(url)) { throw ValidationError(problem) }
+    }
+
     /// A JSON object of column values: `argument`, or standard input when it is nil or `-`.
     /// Anything else is a usage error (exit 2).
     func values(_ argument: String?) throws -> JSONValue {

@@ -26,6 +26,16 @@ struct ClientRows: AsyncParsableCommand {
             throw ValidationError("--where takes column:value, got '\(filter)'")
         }
         if let pageSize, pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        // The gateway ANDs its filters; kept in a map here, a second one on a column would
+        // silently replace the first.
+        var columns: Set<Substring> = []
+        for filter in filters {
+            let column = filter.prefix { $0 != ":" }
+            guard columns.insert(column).inserted else {
+                throw ValidationError("--where names '\(column)' twice: a row has one value in a column")
+            }
+        }
     }
 
     func run() async throws {

@@ -22,6 +22,13 @@ struct ClientWatch: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds the gateway holds each poll.") var wait: Int = 25
     @Option(name: .long, help: "Longest wait between polls after a failure, in seconds.") var retryMax: Double = 5
 
+    func validate() throws {
+        // A poll held 0 s would be asked again at once, round and round, while nothing changes.
+        if wait < 1 { throw ValidationError("--wait must be at least 1 (seconds)") }
+        if !(retryMax > 0) || !retryMax.isFinite { throw ValidationError("--retry-max must be a number of seconds above 0") }
+        if since < 0 { throw ValidationError("--since must be 0 or a seq printed before") }
+    }
+
     func run() async throws {
         let (tables, since, output) = (tables, since, connection.output)
         let options = ChangeFeed<JSONValue>.Options(

@@ -198,6 +198,9 @@ import Testing
             ["put", "orders"], ["rows", "orders", "--bogus"], ["rows", "orders", "--where", "nocolon"],
             ["put", "orders", "o1", "[1,2]"], ["get", "orders", "o1", "--output", "yaml"],
             ["uplinks", "lte"], ["conflicts", "settle", "docs", "d1"], ["nonsense"],
+            ["rows", "orders", "--limit=-5"], ["rows", "orders", "--where", "a:1", "--where", "a:2"],
+            ["watch", "orders", "--wait=0"], ["watch", "orders", "--retry-max=-1"], ["conflicts", "list", "--limit=0"],
+            ["get", "orders", "o1", "--url", "notaurl"], ["get", "orders", "o1", "--url", "ftp://x"],
         ] {
             let result = try await CLIProcess.run(arguments, environment: env)
             #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
