@@ -45,13 +45,5 @@ final class PlainRequestOnTLSPort: ChannelInboundHandler, RemovableChannelHandle
     }
 
     /// The whole answer, head and JSON body, as it goes on the wire.
-    static let answer: [UInt8] = {
-        let body = (try? DocumentEncoder.encode(ErrorDocument(refusal)))
-            ?? Array(#"{"error":{"code":"\#(refusal.code.rawValue)"}}"#.utf8)
-        let status = refusal.code.status
-        let head =
-            "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        return Array(head.utf8) + body
-    }()
+    static let answer = ClosingAnswer.bytes(refusal)
 }

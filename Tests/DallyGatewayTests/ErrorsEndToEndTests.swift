@@ -124,6 +124,24 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// `CONNECT` gets its JSON error framed as any answer and the connection closes with it:
+    /// answered by the routes, it went out as a tunnel's answer, with neither length nor body,
+    /// and the client waited for the keep-alive timeout.
+    @Test(arguments: ["/v1/tables/orders/rows/o1", "example.com:443"])
+    func connectIsRefusedInJSONAndTheConnectionCloses(_ target: String) async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let (closed, text) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port, "CONNECT \(target) HTTP/1.1\r\nHost: x\r\n\r\nsome tunnel bytes")
+            #expect(closed)
+            #expect(text.hasPrefix("HTTP/1.1 405 Method Not Allowed"), "\(text)")
+            let body = String(text.split(separator: "\r\n\r\n", maxSplits: 1).last ?? "")
+            #expect(text.contains("Content-Length: \(body.utf8.count)\r\n"), "\(text)")
+            let json = try JSONParser.parse(Array(body.utf8))
+            #expect(json["error"]?["code"]?.string == "method_not_allowed")
+            #expect(try await gw.send(.GET, "/healthz", token: nil).status == 200)
+        }
+    }
+
     /// A chunked body that breaks off with a bad chunk size: `400 bad_request` in JSON, nothing
     /// written, the connection closed.
     @Test func aBodyThatIsNotValidHTTPIsABadRequest() async throws {
