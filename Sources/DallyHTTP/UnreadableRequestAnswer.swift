@@ -67,6 +67,10 @@ public final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChann
             case .invalidChunkSize: "a chunk size of the chunked body is not valid"
             case .invalidVersion: "the HTTP version is not valid"
             case .invalidEOFState: "the connection's input ended before the body its head announced (Content-Length or chunks)"
+            // What llhttp reports and NIO has no case for: mostly a Transfer-Encoding that does
+            // not end in chunked, or one beside a Content-Length (a request smuggling's shape).
+            case .unknown:
+                "the body's framing is not valid (Transfer-Encoding must end in chunked and not come with a Content-Length; lines end in CRLF)"
             default: "\(error)"
             }
         return "the request could not be read as HTTP/1.1: \(what)"

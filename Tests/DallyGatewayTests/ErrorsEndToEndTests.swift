@@ -158,6 +158,22 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// A body framed two ways at once (Content-Length beside Transfer-Encoding, the shape of
+    /// request smuggling) is refused before a route sees it, told why, and writes nothing.
+    @Test func aBodyFramedTwoWaysIsRefusedAndWritesNothing() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let (closed, text) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port,
+                "PUT /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(LiveGateway.clientToken)\r\n"
+                    + "Content-Length: 24\r\nTransfer-Encoding: chunked\r\n\r\n{\"values\":{\"qty\":1}}\r\n")
+            #expect(closed)
+            #expect(text.hasPrefix("HTTP/1.1 400 Bad Request"), "\(text)")
+            #expect(text.contains(#""code":"bad_request""#) && text.contains("framing"), "\(text)")
+            let stats = try await gw.stats()
+            #expect(stats["store"]?["last_seq"]?.int == 0)
+        }
+    }
+
     /// A client that closes its side with its body short of its `Content-Length` gets a JSON
     /// answer on the half still open: the refusal decided before the body was read (a wrong
     /// token, `401`), or `400 bad_request` naming the short body; nothing is written.
