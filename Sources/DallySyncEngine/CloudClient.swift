@@ -237,7 +237,10 @@ struct CloudClient: Sendable {
                     { try await http.execute(request, timeout: .milliseconds(timeout.milliseconds)) },
                     stale: watch.model.staleConnection)
                 _ = try await response.body.collect(upTo: 4096)
-                if response.status == .ok { return true }
+                if response.status == .ok {
+                    nodes.answered()
+                    return true
+                }
             } catch {}
             nodes.failed(base)
         }
@@ -290,7 +293,7 @@ struct CloudClient: Sendable {
         }
         // A proxy or load balancer in front of a node that is down, or a node without its
         // database: the next node may serve.
-        if Self.nodeDown(response.status) { nodeFailed(request.url) }
+        if Self.nodeDown(response.status) { nodeFailed(request.url) } else { nodes.answered() }
         return (response, answer)
     }
 

@@ -10,9 +10,11 @@ import Synchronization
 /// being sent when a node fails is resent, with the same id, to whichever node is in use by
 /// then; the cloud applies a batch id once whichever node gets it.
 ///
-/// Each move is logged (a warning on leaving a node, a notice on going back to the first) and
-/// counted, so that an operator sees a node lost before the last one is: a gateway that moved
-/// on syncs as before, with no failure of its own to show for it.
+/// Each move is counted, and logged (a warning on leaving a node, a notice on going back to the
+/// first) until requests have been once round the list without a node answering: an operator
+/// sees a node lost before the last one is (a gateway that moved on syncs as before, with no
+/// failure of its own to show for it), and a cloud down as a whole, which the uplink's
+/// availability already tells, adds no line per probe.
 final class CloudNodes: Sendable {
     let urls: [String]
     /// Each node's ``ListenerCheck``, read from its URL once.
@@ -28,6 +30,8 @@ final class CloudNodes: Sendable {
         var leftFirstAt: ContinuousClock.Instant?
         /// Times requests moved on from a node that failed.
         var moves: Int64 = 0
+        /// Moves since a node last answered: from the list's length on, moves are not logged.
+        var movesUnanswered = 0
     }
 
     /// - Parameters:
@@ -47,12 +51,17 @@ final class CloudNodes: Sendable {
             guard let left = state.leftFirstAt, now - left >= returnAfter else { return (urls[state.current], false) }
             state.current = 0
             state.leftFirstAt = nil
-            return (urls[0], true)
+            return (urls[0], state.movesUnanswered < urls.count)
         }
         if returned {
             logger.notice("requests go back to the first cloud node", metadata: ["node": "\(url)"])
         }
         return url
+    }
+
+    /// A node answered: the next moves are told again.
+    func answered() {
+        state.withLock { $0.movesUnanswered = 0 }
     }
 
     /// The node requests go to now and how many times they moved on from a failed node.
@@ -68,12 +77,13 @@ final class CloudNodes: Sendable {
             guard urls.count > 1, urls[state.current] == url else { return (urls[state.current], false) }
             state.current = (state.current + 1) % urls.count
             state.moves += 1
+            state.movesUnanswered += 1
             if state.current == 0 {
                 state.leftFirstAt = nil
             } else if state.leftFirstAt == nil {
                 state.leftFirstAt = now
             }
-            return (urls[state.current], true)
+            return (urls[state.current], state.movesUnanswered <= urls.count)
         }
         if moved {
             logger.warning(

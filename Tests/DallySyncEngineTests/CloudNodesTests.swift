@@ -52,6 +52,19 @@ struct CloudNodesTests {
         #expect(nodes.position == ("http://a", 1))
         #expect(told.lines.last == "notice requests go back to the first cloud node")
     }
+
+    /// With every node down, one round of the list is told, then nothing until one answers.
+    @Test func aCloudDownAsAWholeIsToldOnceRoundNotAtEveryProbe() {
+        let told = ToldMessages()
+        let logger = Logger(label: "test") { _ in ToldMessages.Handler(told: told) }
+        let nodes = CloudNodes(urls: ["http://a", "http://b"], returnAfter: .seconds(60), logger: logger)
+        for _ in 0..<10 { nodes.failed(nodes.current(now: start), now: start) }
+        #expect(nodes.position.moves == 10)
+        #expect(told.lines.count == 2)
+        nodes.answered()
+        nodes.failed(nodes.current(now: start), now: start)
+        #expect(told.lines.count == 3)
+    }
 }
 
 /// The level and message of each line logged.
