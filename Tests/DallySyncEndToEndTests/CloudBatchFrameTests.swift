@@ -71,6 +71,12 @@ import Testing
                 .POST, "/v1/batches",
                 headers: [("Dally-Upload-Length", "\(body.count)"), ("Dally-Upload-Hash", "xyz")], body: body)
             #expect(notHex.status == 400)
+            // A frame's place without the body's length: refused, not taken whole from byte 0.
+            for header in ["Dally-Upload-Offset", "Dally-Upload-Hash", "Dally-Upload-Encoding"] {
+                let lengthless = try await cloud.request(.POST, "/v1/batches", headers: [(header, "0")], body: body)
+                #expect(lengthless.status == 400, "\(header)")
+                #expect(lengthless.json["error"]?["field"]?.string == header)
+            }
             // Over limits.max_body_bytes (64 KiB here): 413, as an unframed body would be.
             let tooLong = try await cloud.request(
                 .POST, "/v1/batches",

@@ -63,7 +63,7 @@ struct BatchesRoute: Sendable {
         }
         let body: [UInt8]
         var bodyBytes = request.headers[.contentLength].flatMap(Int.init)
-        if UploadFrames.isFramed(request) {
+        if try UploadFrames.isFramed(request) {
             let hash = try UploadFrames.bodyHash(request)
             switch try await frames.receive(request, hash: hash, maxBytes: limits.maxBodyBytes) {
             case .partial(let offset, let length): return UploadFrames.partialAnswer(offset: offset, length: length)

@@ -110,7 +110,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
         _ = try QueryParameters(request, allowed: [])
         let hash = try Self.hash(context)
         let bytes: [UInt8]
-        if UploadFrames.isFramed(request) {
+        if try UploadFrames.isFramed(request) {
             switch try await frames.receive(request, hash: hash, maxBytes: Self.maxChunkBytes) {
             case .whole(let encoded, let coding):
                 do {

@@ -31,8 +31,19 @@ struct UploadFrames: Sendable {
         case offsetRefused(held: Int)
     }
 
-    /// Whether `request` is a framed upload.
-    static func isFramed(_ request: Request) -> Bool { header(request, lengthHeader) != nil }
+    /// Whether `request` is a framed upload: it has `Dally-Upload-Length`.
+    ///
+    /// - Throws: `bad_request` for another frame header without it, which would otherwise be
+    ///   ignored and the body taken whole from its first byte, wherever the client meant it to go.
+    static func isFramed(_ request: Request) throws(DallyError) -> Bool {
+        guard header(request, lengthHeader) == nil else { return true }
+        for name in [offsetHeader, encodingHeader, hashHeader] where header(request, name) != nil {
+            throw DallyError(
+                .badRequest, "\(name) needs \(lengthHeader), the whole body's length as sent: a frame is a part of that",
+                field: name)
+        }
+        return false
+    }
 
     /// Takes one frame of `hash`'s body: the body as sent once whole, undecoded.
     ///
