@@ -26,7 +26,8 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
     ///
     /// For example: `ChangeFeed<Order>.Options(wait: .seconds(30), retryMaximum: .seconds(10))`.
     public struct Options: Sendable {
-        /// How long the gateway holds a poll with nothing new (capped by its `limits.max_wait`).
+        /// How long the gateway holds a poll with nothing new: at least a second, at most the
+        /// gateway's `limits.max_wait`.
         public var wait: Duration
         /// Changes asked for per poll (nil: the gateway's default).
         public var pageSize: Int?
@@ -69,12 +70,17 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
         let feed: ChangeFeed
         /// The `seq` of the last change yielded (or the starting cursor).
         public private(set) var cursor: Int64
+        /// Where the next poll starts: past ``cursor``, and past the rows the last page passed
+        /// over (a scoped token sees only its rows; polling from the last one it saw would read
+        /// the others again at every poll).
+        private var pollFrom: Int64
         private var buffered: [Row<Values>] = []
         private var failures = 0
 
         init(feed: ChangeFeed, cursor: Int64) {
             self.feed = feed
             self.cursor = cursor
+            pollFrom = cursor
         }
 
         public mutating func next() async throws -> Row<Values>? {
@@ -84,6 +90,7 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
                     let page = try await poll()
                     failures = 0
                     buffered = page.changes.reversed()
+                    pollFrom = Swift.max(pollFrom, page.changes.last?.seq ?? pollFrom, page.nextSince ?? pollFrom)
                 } catch let error as DallyClientError where Self.isPassing(error) {
                     let pause = backoff()
                     feed.options.onRetry?(error, pause)
@@ -98,8 +105,10 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
 
         private func poll() async throws -> ChangesPage<Values> {
             var endpoint = feed.endpoint
-            let waitSeconds = Swift.max(0, feed.options.wait.components.seconds)
-            endpoint.query += [("since", String(cursor)), ("wait", "\(waitSeconds)s")]
+            // At least a second: a poll held for nothing would be sent again at once, round and
+            // round, while nothing changes.
+            let waitSeconds = Swift.max(1, feed.options.wait.components.seconds)
+            endpoint.query += [("since", String(pollFrom)), ("wait", "\(waitSeconds)s")]
             if let pageSize = feed.options.pageSize { endpoint.query.append(("limit", String(pageSize))) }
             return try await feed.client.call(
                 "GET", endpoint, timeout: feed.options.wait + .seconds(30), as: ChangesPage<Values>.self)

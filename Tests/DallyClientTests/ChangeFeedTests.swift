@@ -1,4 +1,6 @@
 import DallyClient
+import DallyTestSupport
+import Foundation
 import Synchronization
 import Testing
 
@@ -72,6 +74,32 @@ import Testing
                 let change = try #require(try await next.0.first)
                 #expect(change.id == "b")
                 #expect(change.values?.customer == "new")
+            }
+        }
+    }
+
+    /// A scoped token's page passes over the rows it may not see; the next poll starts past
+    /// them (`next_since`), not at the last row the token saw, which read them all again.
+    @Test func aScopedFeedPollsOnFromWhereItsLastPageEnded() async throws {
+        try await ClientSystem.run { system in
+            let last = try await system.with { client in
+                var seq: Int64 = 0
+                for i in 0..<30 { seq = try await client.table("orders").put(id: "bea-\(i)", ["customer": "Bea"]).seq }
+                return seq
+            }
+            let transport = ShapingTransport()
+            try await system.with(token: ClientSystem.scopedToken, transport: transport) { client in
+                let feed = client.table("orders").changes(options: .init(wait: .seconds(1)))
+                let following = Task {
+                    for try await _ in feed {}
+                }
+                let polled = await eventually(within: .seconds(30)) { transport.requests.count >= 2 }
+                following.cancel()
+                #expect(polled)
+                let sinces = transport.requests.prefix(2).map { request in
+                    URLComponents(string: request.url)?.queryItems?.first { $0.name == "since" }?.value
+                }
+                #expect(sinces == ["0", "\(last)"])
             }
         }
     }

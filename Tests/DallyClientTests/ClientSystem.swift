@@ -10,6 +10,8 @@ import Logging
 struct ClientSystem: Sendable {
     static let clientToken = "test-client-token-0123456789"
     static let readerToken = "test-reader-token-0123456789"
+    /// Reads and writes only the orders of customer Ada.
+    static let scopedToken = "test-scoped-token-0123456789"
     static let adminToken = "test-gateway-admin-0123456789"
 
     static let tables: [SystemConfig.Table] = [
@@ -37,6 +39,7 @@ struct ClientSystem: Sendable {
         clients: [
             .init(name: "app", token: clientToken),
             .init(name: "reader", token: readerToken, read: ["orders"], write: nil),
+            .init(name: "ada", token: scopedToken, read: ["orders"], write: ["orders"], scope: #"{ orders = { customer = "Ada" } }"#),
         ],
         cloudAdminToken: "test-cloud-admin-0123456789", gatewayAdminToken: adminToken)
 

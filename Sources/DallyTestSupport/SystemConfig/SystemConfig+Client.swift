@@ -6,18 +6,22 @@ extension SystemConfig {
         public var token: String
         public var read: [String]
         public var write: [String]?
+        /// The token's scope as TOML's inline table: `{ orders = { customer = "Ada" } }`.
+        public var scope: String?
 
-        public init(name: String, token: String, read: [String] = ["*"], write: [String]? = ["*"]) {
+        public init(name: String, token: String, read: [String] = ["*"], write: [String]? = ["*"], scope: String? = nil) {
             self.name = name
             self.token = token
             self.read = read
             self.write = write
+            self.scope = scope
         }
 
         var toml: String {
             var lines = ["[[clients]]", "name = \(TOMLText.string(name))", "token = \(TOMLText.string(token))"]
             lines.append("read = \(TOMLText.array(read))")
             if let write { lines.append("write = \(TOMLText.array(write))") }
+            if let scope { lines.append("scope = \(scope)") }
             return lines.joined(separator: "\n")
         }
     }
