@@ -47,13 +47,13 @@ final class CloudNodes: Sendable {
 
     /// The base URL to send the next request to.
     func current(now: ContinuousClock.Instant = .now) -> String {
-        let (url, returned) = state.withLock { state in
+        let (url, tell) = state.withLock { state in
             guard let left = state.leftFirstAt, now - left >= returnAfter else { return (urls[state.current], false) }
             state.current = 0
             state.leftFirstAt = nil
             return (urls[0], state.movesUnanswered < urls.count)
         }
-        if returned {
+        if tell {
             logger.notice("requests go back to the first cloud node", metadata: ["node": "\(url)"])
         }
         return url
@@ -73,7 +73,7 @@ final class CloudNodes: Sendable {
     /// on a node already left behind moves nothing). Returns the node to use now.
     @discardableResult
     func failed(_ url: String, now: ContinuousClock.Instant = .now) -> String {
-        let (next, moved) = state.withLock { state in
+        let (next, tell) = state.withLock { state in
             guard urls.count > 1, urls[state.current] == url else { return (urls[state.current], false) }
             state.current = (state.current + 1) % urls.count
             state.moves += 1
@@ -85,7 +85,7 @@ final class CloudNodes: Sendable {
             }
             return (urls[state.current], state.movesUnanswered <= urls.count)
         }
-        if moved {
+        if tell {
             logger.warning(
                 "a cloud node did not answer or cannot serve: requests go to the next",
                 metadata: ["failed": "\(url)", "node": "\(next)"])

@@ -62,14 +62,14 @@ public struct RowScope: Sendable, Equatable {
         var typed: [TypedScope.Condition] = []
         var listed = 0
         for condition in conditions {
+            let field = prefix + condition.column
             listed += condition.values.count
             guard listed <= Self.maxValues else {
                 throw DallyError(
                     .badRequest,
                     "the scope lists more than \(Self.maxValues) values; scope on a coarser column (a region, not its stores)",
-                    field: prefix + condition.column)
+                    field: field)
             }
-            let field = prefix + condition.column
             guard let column = schema.column(named: condition.column) else {
                 throw DallyError(
                     .unknownColumn, "table '\(schema.name)' has no column '\(condition.column)' to scope on",
