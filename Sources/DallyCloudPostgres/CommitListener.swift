@@ -74,7 +74,7 @@ struct CommitListener: Sendable {
                 reachability.set(false)
                 failures += 1
                 // One line per outage, not one per attempt.
-                if failures == 1 { logger.warning("lost the commit listener's database connection; reconnecting", metadata: ["error": "\(error)"]) }
+                if failures == 1 { logger.warning("lost the commit listener's database connection; reconnecting", metadata: ["error": "\(PostgresAccess.logText(error))"]) }
             }
             guard !Task.isCancelled else { return }
             try? await Task.sleep(for: pause)

@@ -95,6 +95,17 @@ struct PostgresAccess: Sendable {
         return DallyError(.storage, "the database failed: \(error)")
     }
 
+    /// `error` for a log line: PostgresNIO describes its errors only as "PSQLError – Generic
+    /// description…", which tells an operator nothing. This says what kind, the server's message
+    /// and the cause beneath (a refused connection), never a statement's text or its values.
+    static func logText(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        var text = "\(error.code)"
+        if let message = error.serverInfo?[.message] { text += ": \(message)" }
+        if let underlying = error.underlying { text += " (\(underlying))" }
+        return text
+    }
+
     func unavailable() -> DallyError {
         DallyError(
             .storeUnavailable,

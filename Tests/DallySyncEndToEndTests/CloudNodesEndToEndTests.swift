@@ -144,8 +144,13 @@ import Testing
             }
             #expect(try await converge(system, expected: expected))
             try expectDatabaseHoldsOnce(system, expected)
-            // Both nodes survived the outage.
+            // Both nodes survived the outage, and told it in words an operator can act on, not
+            // PostgresNIO's "PSQLError – Generic description…".
             #expect(system.nodes.allSatisfy { $0.process.isRunning })
+            for node in system.nodes {
+                #expect(node.log.contains("lost the commit listener's database connection"))
+                #expect(!node.log.contains("Generic description"))
+            }
         } catch {
             try? await system.shutdown()
             throw error
