@@ -38,7 +38,9 @@ public enum Value: Sendable, Equatable {
         case (.real, .int(let i)): self = .real(Double(i))
         case (.boolean, .bool(let b)): self = .boolean(b)
         case (.blob, .string(let s)):
-            guard let data = Data(base64Encoded: s) else {
+            // Checked by encoding back: Foundation's decoder takes some strings that are not
+            // base64 ("====" came out as one zero byte), and a value must come back as it was sent.
+            guard let data = Data(base64Encoded: s), data.base64EncodedString() == s else {
                 throw .wrongType(column: column, got: "a string that is not base64")
             }
             self = .blob(Array(data))
