@@ -128,6 +128,10 @@ public final class PostgresCloudStore: CloudStore {
 
     public func schema(_ table: String) -> TableSchema? { tables[table]?.schema }
 
+    public func requireReachable() throws(DallyError) {
+        guard access.reachability.isReachable else { throw access.unavailable() }
+    }
+
     public var versions: [String: Int64] { state.withLock { $0.versions } }
 
     public func observeCommits(_ observer: @escaping @Sendable ([String: Int64]) -> Void) {

@@ -22,6 +22,12 @@ public enum JSONResponse {
     private static let healthyBody = ByteBuffer(
         bytes: (try? DocumentEncoder.encode(["status": "ok"])) ?? Array(#"{"status":"ok"}"#.utf8))
 
+    /// `GET /readyz`'s answer when ready, `{"status":"ready"}`.
+    public static var ready: Response { make(readyBody) }
+
+    private static let readyBody = ByteBuffer(
+        bytes: (try? DocumentEncoder.encode(["status": "ready"])) ?? Array(#"{"status":"ready"}"#.utf8))
+
     public static func make(_ writer: JSONWriter, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         make(ByteBuffer(bytes: writer.bytes), status: status, headers: headers)
     }

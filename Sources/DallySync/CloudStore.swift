@@ -79,6 +79,11 @@ public protocol CloudStore: Sendable {
     /// Counts for the stats endpoint.
     func statistics() async throws -> CloudStoreStatistics
 
+    /// Throws `store_unavailable` while the store cannot be reached (a database server down),
+    /// as its operations would; `GET /readyz` answers with it. A default that is always
+    /// reachable (an embedded store) is provided.
+    func requireReachable() throws(DallyError)
+
     // MARK: Dictionaries
 
     /// Stores a gateway's dictionary unless its id is taken or the gateway holds `limit` already.
@@ -123,6 +128,8 @@ public protocol CloudStore: Sendable {
 }
 
 extension CloudStore {
+    public func requireReachable() throws(DallyError) {}
+
     /// Every change of `table` after `since`: no scope, not resyncing.
     public func changes(table: String, since: Int64, limit: Int, excludingReplica: String?) async throws -> ChangePage {
         try await changes(

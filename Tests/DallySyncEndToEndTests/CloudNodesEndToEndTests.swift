@@ -138,12 +138,21 @@ import Testing
                     #expect(refused.status == 503)
                     #expect(refused.headers.first(name: "Retry-After") == "1")
                     #expect(refused.errorCode == "store_unavailable")
+                    // Alive, not ready: a load balancer's readiness check moves away from it.
+                    #expect(try await system.get("/healthz", fromNode: 1).status == 200)
+                    let ready = try await system.get("/readyz", fromNode: 1)
+                    #expect(ready.status == 503)
+                    #expect(ready.errorCode == "store_unavailable")
                     try await offPool { try cluster.startServer() }
                 }
                 _ = await (a, b, c)
             }
             #expect(try await converge(system, expected: expected))
             try expectDatabaseHoldsOnce(system, expected)
+            // Ready again once each node's listener is back (its reconnection backs off up to 2 s).
+            for n in system.nodes.indices {
+                #expect(await eventually(within: .seconds(30)) { (try? await system.get("/readyz", fromNode: n))?.status == 200 })
+            }
             // Both nodes survived the outage, and told it in words an operator can act on, not
             // PostgresNIO's "PSQLError – Generic description…".
             #expect(system.nodes.allSatisfy { $0.process.isRunning })

@@ -127,6 +127,13 @@ final class CloudNodesSystem: @unchecked Sendable {
         return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
     }
 
+    /// `GET path` of cloud node `n`, without credentials (`/healthz`, `/readyz`).
+    func get(_ path: String, fromNode n: Int) async throws -> SyncSystem.Reply {
+        let response = try await http.execute(HTTPClientRequest(url: nodeURL(n) + path), timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
     func call(_ id: String, _ method: HTTPMethod, _ path: String, _ body: String?, token: String = clientToken)
         async throws -> SyncSystem.Reply
     {

@@ -4,7 +4,13 @@ import DallySync
 import Hummingbird
 import Prometheus
 
-/// `GET /healthz` (no credentials), `GET /stats` and `GET /metrics` (admin token).
+/// `GET /healthz` and `GET /readyz` (no credentials), `GET /stats` and `GET /metrics` (admin
+/// token).
+///
+/// `/healthz` says the process serves (a container's liveness: restarting a node whose
+/// database is down would not bring the database back); `/readyz` says it can take batches now
+/// (a load balancer's readiness: `503 store_unavailable` while the database cannot be reached,
+/// `503 shutting_down` while the node stops).
 struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let store: any CloudStore
     let authenticator: GatewayAuthenticator
@@ -21,6 +27,11 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
 
     func register(on router: Router<DallyRequestContext>) {
         router.get("/healthz") { _, _ in JSONResponse.healthy }
+        router.get("/readyz") { _, _ in
+            guard !hub.isClosed else { throw DallyError(.shuttingDown, "the cloud is shutting down") }
+            try store.requireReachable()
+            return JSONResponse.ready
+        }
         router.get("/stats") { request, _ in
             try authenticator.requireAdmin(request)
             return try JSONResponse.encoded(try await stats())
