@@ -36,7 +36,8 @@ struct GatewayAuthenticator: Sendable {
             if let named, case .some(nil) = secrets[named] { return named }
             throw DallyError(.unauthorized, "send 'Authorization: Basic base64(<gateway id>:<secret>)'")
         }
-        guard header.hasPrefix("Basic "), let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))),
+        guard let encoded = AuthorizationHeader.credentials(header, scheme: "Basic"),
+            let decoded = Data(base64Encoded: String(encoded)),
             let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
         else {
             throw DallyError(.unauthorized, "send 'Authorization: Basic base64(<gateway id>:<secret>)'")
@@ -55,10 +56,12 @@ struct GatewayAuthenticator: Sendable {
 
     /// Requires the admin bearer token (for `/stats` and `/metrics`).
     func requireAdmin(_ request: Request) throws(DallyError) {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+        guard let header = request.headers[.authorization],
+            let token = AuthorizationHeader.credentials(header, scheme: "Bearer")
+        else {
             throw DallyError(.unauthorized, "this endpoint needs the admin token: 'Authorization: Bearer <token>'")
         }
-        guard Self.constantTimeEqual(Array(header.dropFirst("Bearer ".count).utf8), adminToken) else {
+        guard Self.constantTimeEqual(Array(token.utf8), adminToken) else {
             throw DallyError(.unauthorized, "wrong admin token")
         }
     }

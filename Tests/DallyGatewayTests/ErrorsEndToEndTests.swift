@@ -142,6 +142,19 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// The scheme of `Authorization` in any case, and any run of spaces after it, is the same
+    /// header (RFC 9110 §11): `bearer <token>` was refused 401 as "missing bearer token".
+    @Test(arguments: ["bearer %@", "BEARER %@", "Bearer  %@", "Bearer %@  "])
+    func theBearerSchemeIsReadAsHTTPDefinesIt(_ form: String) async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let header = form.replacingOccurrences(of: "%@", with: LiveGateway.clientToken)
+            let reply = try await gw.send(.GET, "/v1/tables/orders/rows/o1", token: nil, headers: [("Authorization", header)])
+            #expect(reply.status == 404, "\(header): \(reply.body)")
+            let wrong = try await gw.send(.GET, "/v1/tables/orders/rows/o1", token: nil, headers: [("Authorization", "Basic \(LiveGateway.clientToken)")])
+            #expect(wrong.status == 401)
+        }
+    }
+
     /// A chunked body that breaks off with a bad chunk size: `400 bad_request` in JSON, nothing
     /// written, the connection closed.
     @Test func aBodyThatIsNotValidHTTPIsABadRequest() async throws {

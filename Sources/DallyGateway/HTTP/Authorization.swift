@@ -1,5 +1,6 @@
 import DallyConfig
 import DallyCore
+import DallyHTTP
 import Hummingbird
 
 /// Who is calling, as established by the bearer token.
@@ -45,10 +46,12 @@ struct Authorizer: Sendable {
     ///
     /// - Throws: `unauthorized` when the header is missing or names no configured token.
     func principal(of request: Request) throws(DallyError) -> Principal {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+        guard let header = request.headers[.authorization],
+            let credentials = AuthorizationHeader.credentials(header, scheme: "Bearer")
+        else {
             throw DallyError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
         }
-        let token = String(header.dropFirst("Bearer ".count))
+        let token = String(credentials)
         if let client = clients[token] { return .client(client) }
         if token == adminToken { return .admin }
         throw DallyError(.unauthorized, "unknown token")
