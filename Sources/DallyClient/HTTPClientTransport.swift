@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// The transport ``DallyClient`` uses unless given another: AsyncHTTPClient on NIO's shared
 /// event loops. Call ``shutdown()`` (or ``DallyClient/shutdown()``) once done with it.
@@ -17,8 +18,35 @@ public final class HTTPClientTransport: DallyTransport {
     /// A transport keeping up to `maximumConnections` connections to the gateway: each held
     /// long-poll (a ``ChangeFeed``) occupies one while it waits. A connection that cannot be
     /// made within `connectTimeout` is ``DallyClientError/unreachable(_:)``.
-    public init(maximumConnections: Int = 32, connectTimeout: Duration = .seconds(10)) {
+    public convenience init(maximumConnections: Int = 32, connectTimeout: Duration = .seconds(10)) {
+        self.init(maximumConnections: maximumConnections, connectTimeout: connectTimeout, tls: nil)
+    }
+
+    /// A transport to a gateway whose `https` certificate a private CA signed (`[server]
+    /// tls_cert`, docs/OPERATIONS.md): `certificateAuthority` is that CA's PEM file, trusted
+    /// instead of the system's roots.
+    ///
+    /// ```swift
+    /// let transport = try HTTPClientTransport(certificateAuthority: "/etc/dally/ca.pem")
+    /// let client = DallyClient(url: "https://gateway.shop.internal:8443", token: token, transport: transport)
+    /// ```
+    ///
+    /// - Throws: ``DallyClientError/fileError(_:)`` when the file cannot be read as PEM certificates.
+    public convenience init(
+        certificateAuthority: String, maximumConnections: Int = 32, connectTimeout: Duration = .seconds(10)
+    ) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        do {
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificateAuthority))
+        } catch {
+            throw DallyClientError.fileError("cannot read the CA certificate \(certificateAuthority): \(error)")
+        }
+        self.init(maximumConnections: maximumConnections, connectTimeout: connectTimeout, tls: tls)
+    }
+
+    private init(maximumConnections: Int, connectTimeout: Duration, tls: TLSConfiguration?) {
         var configuration = HTTPClient.Configuration()
+        if let tls { configuration.tlsConfiguration = tls }
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = maximumConnections
         configuration.timeout.connect = .nanoseconds(Self.nanoseconds(connectTimeout))
         // A refused connection is answered at once, not retried until the timeout: the caller

@@ -7,13 +7,22 @@ public enum ClientSession {
     /// The gateway when neither `--url` nor `DALLY_URL` names one: `dally dev`'s first gateway.
     public static let defaultURL = "http://127.0.0.1:8080"
 
-    /// `--url`, else `DALLY_URL`, else ``defaultURL``; `--token`, else `DALLY_TOKEN`.
-    public static func client(url: String?, token: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> DallyClient
-    {
-        DallyClient(
-            url: baseURL(url, environment: environment), token: token ?? environment["DALLY_TOKEN"],
-            transport: HTTPClientTransport(maximumConnections: 4))
+    /// `--url`, else `DALLY_URL`, else ``defaultURL``; `--token`, else `DALLY_TOKEN`; `--ca`,
+    /// else `DALLY_CA`: the PEM file of the private CA that signed an `https` gateway's
+    /// certificate (the system's roots when neither is given).
+    ///
+    /// - Throws: ``DallyClientError/fileError(_:)`` when the CA file cannot be read.
+    public static func client(
+        url: String?, token: String?, ca: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> DallyClient {
+        let transport =
+            if let ca = ca ?? environment["DALLY_CA"] {
+                try HTTPClientTransport(certificateAuthority: ca, maximumConnections: 4)
+            } else {
+                HTTPClientTransport(maximumConnections: 4)
+            }
+        return DallyClient(
+            url: baseURL(url, environment: environment), token: token ?? environment["DALLY_TOKEN"], transport: transport)
     }
 
     /// The gateway's URL as ``client(url:token:environment:)`` picks it.
@@ -36,9 +45,15 @@ public enum ClientSession {
     /// Runs `body` with a client; answers the exit code (0, or that of the error, which is
     /// printed to standard error as `dally client: …`).
     public static func run(
-        url: String?, token: String?, _ body: @Sendable (DallyClient) async throws -> Void
+        url: String?, token: String?, ca: String? = nil, _ body: @Sendable (DallyClient) async throws -> Void
     ) async -> Int32 {
-        let client = client(url: url, token: token)
+        let client: DallyClient
+        do {
+            client = try self.client(url: url, token: token, ca: ca)
+        } catch {
+            printError(error)
+            return ClientExitCode.usage
+        }
         var code = ClientExitCode.ok
         do {
             try await body(client)

@@ -10,6 +10,9 @@ struct ClientConnection: ParsableArguments {
     @Option(name: .long, help: "The bearer token (default: DALLY_TOKEN).")
     var token: String?
 
+    @Option(name: .long, help: "PEM file of the private CA that signed an https gateway's certificate (default: DALLY_CA, else the system's roots).")
+    var ca: String?
+
     @Option(name: .long, help: "json (one document per line) or table.")
     var output: OutputFormat = .json
 
@@ -29,7 +32,7 @@ struct ClientConnection: ParsableArguments {
 
     /// Runs `body` with a client and exits with its code.
     func run(_ body: @Sendable (DallyClient) async throws -> Void) async throws {
-        let code = await ClientSession.run(url: url, token: token, body)
+        let code = await ClientSession.run(url: url, token: token, ca: ca, body)
         if code != ClientExitCode.ok { throw ExitCode(code) }
     }
 }

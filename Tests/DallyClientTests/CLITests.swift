@@ -1,6 +1,9 @@
 import DallyClient
+import DallyConfig
+import DallyGateway
 import DallyTestSupport
 import Foundation
+import Logging
 import Testing
 
 /// `dally client` run as a process against a real gateway: each subcommand's output and exit
@@ -189,6 +192,31 @@ import Testing
             let table = try await CLIProcess.run(["uplinks", "--output", "table"], environment: admin)
             #expect(table.lines.first?.hasPrefix("name") == true)
             #expect(table.lines.count == 2)
+        }
+    }
+
+    /// A gateway serving `https` with a certificate a private CA signed: `--ca` (or `DALLY_CA`)
+    /// trusts that CA; without it the certificate is refused, as an unknown one must be.
+    @Test(.enabled(if: TestCertificates.opensslAvailable)) func anHTTPSGatewayIsReachedWithItsCA() async throws {
+        let certificates = try TestCertificates()
+        try await ClientSystem.run(gateways: []) { system in
+            var config = try system.gatewayConfig("gw-a")
+            config.server.tls = CertificateFiles(certificate: certificates.serverCertificate, key: certificates.serverKey)
+            try await system.live.startGateway("gw-a", try Gateway(config: config, logger: Logger(label: "client-test")))
+            let url = "https://127.0.0.1:\(system.live.port(of: "gw-a"))"
+            var env = ["DALLY_URL": url, "DALLY_TOKEN": ClientSystem.clientToken]
+            let put = try await CLIProcess.run(
+                ["put", "orders", "o1", #"{"customer":"Ada"}"#, "--ca", certificates.ca], environment: env)
+            #expect(put.status == 0, "\(put.stderr)")
+            let untrusted = try await CLIProcess.run(["get", "orders", "o1"], environment: env)
+            #expect(untrusted.status == 3, "\(untrusted.stderr)")
+            env["DALLY_CA"] = certificates.ca
+            let get = try await CLIProcess.run(["get", "orders", "o1"], environment: env)
+            #expect(get.status == 0, "\(get.stderr)")
+            #expect(try Self.json(get.stdout)["values"]?["customer"] == "Ada")
+            let missing = try await CLIProcess.run(["get", "orders", "o1", "--ca", "/nonexistent/ca.pem"], environment: env)
+            #expect(missing.status == 2, "\(missing.stderr)")
+            #expect(missing.stderr.contains("CA certificate"))
         }
     }
 
