@@ -22,8 +22,8 @@ public enum DataDirectoryBackup {
         public let bytes: Int64
     }
 
-    /// - Throws: ``StoreError`` when `directory` holds no Dally database, `destination`
-    ///   already holds one of the files, or a copy fails its integrity check.
+    /// - Throws: ``StoreError`` when `directory` holds no Dally database, `destination` is not
+    ///   empty, or a copy fails its integrity check.
     public static func copy(from directory: String, to destination: String) throws -> [Copy] {
         let present = databaseNames.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
         guard !present.isEmpty else {
@@ -35,8 +35,13 @@ public enum DataDirectoryBackup {
         } catch {
             throw StoreError("cannot create \(destination): \(error.localizedDescription)")
         }
-        for name in present where FileManager.default.fileExists(atPath: destination + "/" + name) {
-            throw StoreError("\(destination)/\(name) exists already; back up into an empty directory")
+        // Empty, not only free of the databases' names: a `-wal` left beside a copy by an
+        // earlier backup or restore would be read into the new copy when it is opened.
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: destination)) ?? []
+        if let first = entries.sorted().first {
+            throw StoreError(
+                "\(destination) is not empty (it holds \(first)\(entries.count > 1 ? " and \(entries.count - 1) more" : "")); "
+                    + "back up into an empty or new directory")
         }
         return try present.map { name in
             let target = destination + "/" + name

@@ -40,7 +40,14 @@ import Testing
         #expect(copied.output.contains("replica.sqlite") && copied.output.contains("chunks.sqlite"))
         // Into the same place again: refused, nothing overwritten.
         let again = try await Task.detached { try backup(dataDir, to: destination) }.value
-        #expect(again.status == 1 && again.output.contains("exists already"))
+        #expect(again.status == 1 && again.output.contains("is not empty"), "\(again.output)")
+        // Nor into a directory holding anything else (a stale -wal would be read into the copy).
+        let cluttered = ScratchSpace.path("dally-backup-")
+        try FileManager.default.createDirectory(atPath: cluttered, withIntermediateDirectories: true)
+        try "x".write(toFile: cluttered + "/replica.sqlite-wal", atomically: true, encoding: .utf8)
+        let refused = try await Task.detached { try backup(dataDir, to: cluttered) }.value
+        #expect(refused.status == 1 && refused.output.contains("is not empty"), "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: cluttered + "/replica.sqlite"))
         try await live.shutdown()
 
         let restored = try ReplicaStore.open(directory: destination, tables: try system.gateway("gw", dataDirectory: destination).tables)
