@@ -28,7 +28,8 @@ public enum DataDirectoryBackup {
         let present = databaseNames.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
         guard !present.isEmpty else {
             throw StoreError(
-                "\(directory) holds no Dally database (\(databaseNames.joined(separator: ", "))): is it the server's data_dir?")
+                "\(directory) holds no Dally database (\(databaseNames.joined(separator: ", "))): is it the server's data_dir? "
+                    + "(A cloud on PostgreSQL keeps its data there: back it up with pg_dump, docs/OPERATIONS.md.)")
         }
         do {
             try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
