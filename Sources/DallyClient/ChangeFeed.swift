@@ -90,7 +90,8 @@ public struct ChangeFeed<Values: Decodable & Sendable>: AsyncSequence, Sendable 
                     let page = try await poll()
                     failures = 0
                     buffered = page.changes.reversed()
-                    pollFrom = Swift.max(pollFrom, page.changes.last?.seq ?? pollFrom, page.nextSince ?? pollFrom)
+                    // `next_since` is at or past the page's last change; older gateways omit it.
+                    pollFrom = Swift.max(pollFrom, page.nextSince ?? page.changes.last?.seq ?? pollFrom)
                 } catch let error as DallyClientError where Self.isPassing(error) {
                     let pause = backoff()
                     feed.options.onRetry?(error, pause)
