@@ -13,7 +13,16 @@ public struct QueryParameters {
             let takes = allowed.isEmpty ? "no query parameters" : allowed.sorted().joined(separator: ", ")
             throw DallyError(.badQuery, "unknown query parameter '\(key)'; this route takes \(takes)", field: String(key))
         }
+        // Read as the first of two, `since=0&since=40` would mean whatever a client's URL builder
+        // happened to put first.
+        var seen = Set<Substring>()
+        for (key, _) in parameters where !Self.repeatable.contains(key) && !seen.insert(key).inserted {
+            throw DallyError(.badQuery, "query parameter '\(key)' is given more than once; give it once", field: String(key))
+        }
     }
+
+    /// The parameters a request may give more than once: each `where=` is a clause.
+    static let repeatable: Set<Substring> = ["where"]
 
     /// A local sequence cursor: a non-negative integer, 0 when absent.
     public func since() throws(DallyError) -> Int64 {

@@ -53,6 +53,10 @@ struct ErrorsEndToEndTests {
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1?expected_seq=0", body: #"{"values":{}}"#, status: 400, code: "bad_query"),
         Case(method: "POST", path: "/v1/tables/orders/batch?all_or_nothing=true", body: #"{"created":[]}"#, status: 400, code: "bad_query"),
         Case(method: "GET", path: "/v1/changes?tables=&since=0", body: nil, status: 400, code: "bad_query"),
+        // Given twice, a parameter was read as its first; `tables=` on one table's own feed was
+        // ignored.
+        Case(method: "GET", path: "/v1/tables/orders/changes?since=0&since=40", status: 400, code: "bad_query"),
+        Case(method: "GET", path: "/v1/tables/orders/changes?tables=notes", status: 400, code: "bad_query"),
         // Text with U+0000: the replica's text would end at it, and PostgreSQL's refuses it.
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"a\u0000b"}}"#, status: 422, code: "wrong_type"),
     ]

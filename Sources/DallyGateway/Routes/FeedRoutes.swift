@@ -58,7 +58,9 @@ struct FeedRoutes: Sendable {
     /// Answers at once when a change after `since` exists; otherwise parks on the hub until one
     /// arrives, the wait runs out, the client leaves or the gateway stops.
     func changes(_ request: Request, _ context: DallyRequestContext, tables requested: [String]?) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["since", "limit", "wait", "tables", "where"])
+        // `tables=` chooses the tables of `/v1/changes`; on a table's own feed it would be ignored.
+        let allowed: Set<String> = requested == nil ? ["since", "limit", "wait", "tables", "where"] : ["since", "limit", "wait", "where"]
+        let query = try QueryParameters(request, allowed: allowed)
         let tables = try requested ?? resolveTables(request, query.list("tables"))
         let since = try query.since()
         let limit = try query.limit(fallback: Self.defaultPageRows, maximum: maxPageRows)
