@@ -31,6 +31,28 @@ struct RowsEndToEndTests {
         }
     }
 
+    /// A path's segments are read percent-decoded: `o%7E1` is `o~1`, as clients that escape
+    /// `~` write it; a table or column name alike. A segment that decodes to what no id may
+    /// hold is still refused.
+    @Test func percentEncodedPathSegmentsNameTheSameRow() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let put = try await gw.send(.PUT, "/v1/tables/ord%65rs/rows/o%7E1", body: #"{"values":{"total":3}}"#)
+            #expect(put.status == 200, "\(put.body)")
+            #expect(put.json["id"] == "o~1")
+            let got = try await gw.send(.GET, "/v1/tables/orders/rows/o~1")
+            #expect(got.json["values"]?["total"] == 3.0)
+            #expect(try await gw.send(.GET, "/v1/tables/orders/rows/o%7e1").status == 200)
+            let slash = try await gw.send(.PUT, "/v1/tables/orders/rows/a%2Fb", body: #"{"values":{}}"#)
+            #expect(slash.errorCode == "invalid_id")
+            let undecodable = try await gw.send(.PUT, "/v1/tables/orders/rows/a%ZZ", body: #"{"values":{}}"#)
+            #expect(undecodable.errorCode == "invalid_id")
+            // A conflict's id is an id: refused as one, not looked up.
+            let conflict = try await gw.send(.DELETE, "/v1/conflicts/orders/bad%20id")
+            #expect(conflict.status == 400)
+            #expect(conflict.errorCode == "invalid_id")
+        }
+    }
+
     @Test func expectedSequenceViaIfMatchOrBodyRefusesStaleWritesWithTheCurrentRow() async throws {
         try await LiveGateway.run(LiveGateway.config()) { gw in
             _ = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{"body":"a"}}"#)

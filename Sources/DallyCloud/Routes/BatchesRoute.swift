@@ -39,7 +39,7 @@ struct BatchesRoute: Sendable {
     func stored(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
         _ = try QueryParameters(request, allowed: [])
-        let id = context.parameters.get("id") ?? ""
+        let id = context.parameters.decoded("id")
         guard let stored = try await store.storedResults(gateway: gateway, batchID: id) else {
             throw DallyError(.notFound, "the cloud holds no answer to batch '\(id.prefix(80))' of gateway '\(gateway)'")
         }

@@ -97,7 +97,7 @@ struct DictionaryRoutes: Sendable {
     }
 
     static func id(_ context: DallyRequestContext) throws(DallyError) -> UInt32 {
-        let text = context.parameters.get("id") ?? ""
+        let text = context.parameters.decoded("id")
         guard let id = UInt32(text), StoredDictionary.isPrivate(id) else {
             throw DallyError(
                 .badRequest,

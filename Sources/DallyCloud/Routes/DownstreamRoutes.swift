@@ -27,7 +27,7 @@ struct DownstreamRoutes<C: Clock>: Sendable where C.Duration == Duration {
 
     func changes(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let gateway = try await authenticator.gateway(of: request, context: context)
-        let table = try context.parameters.require("table")
+        let table = context.parameters.decoded("table")
         let query = try QueryParameters(request, allowed: ["since", "limit", "replica", "scopes", "resync"])
         let replica = try origin(query, gateway: gateway)
         let scopes = try scopes(query)

@@ -277,7 +277,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
     // MARK: Answers
 
     static func hash(_ context: DallyRequestContext) throws(DallyError) -> ContentHash {
-        let text = context.parameters.get("hash") ?? ""
+        let text = context.parameters.decoded("hash")
         guard let hash = ContentHash(hex: text) else {
             throw DallyError(
                 .badRequest, "'\(text.prefix(80))' is not a content hash: use the SHA-256 as 64 hex digits", field: "hash")

@@ -70,9 +70,9 @@ struct ObjectRoutes: Sendable {
         _ request: Request, _ context: DallyRequestContext, write: Bool
     ) throws(DallyError) -> (schema: TableSchema, id: String, column: String, index: Int) {
         let schema = try access.schema(request, context, write: write)
-        let id = context.parameters.get("id") ?? ""
+        let id = context.parameters.decoded("id")
         guard Identifier.isValidRowID(id) else { throw DallyError.invalidRowID(id) }
-        let column = context.parameters.get("column") ?? ""
+        let column = context.parameters.decoded("column")
         let index = try ReplicaStore.objectColumn(column, of: schema)
         return (schema, id, column, index)
     }

@@ -21,7 +21,7 @@ struct RowRoutes: Sendable {
         // None taken: `?expected_seq=0` must not pass for a create-only write that it is not
         // (the precondition goes in the body or in `If-Match` / `If-None-Match`).
         _ = try QueryParameters(request, allowed: [])
-        let id = context.parameters.get("id") ?? ""
+        let id = context.parameters.decoded("id")
         let body = try await access.jsonBody(request)
         let decoded = try RowWrite.decode(body, id: id, kind: kind, schema: schema)
         var write = RowWrite(
@@ -39,7 +39,7 @@ struct RowRoutes: Sendable {
     func read(_ request: Request, _ context: DallyRequestContext) async throws -> Response {
         let schema = try access.schema(request, context, write: false)
         _ = try QueryParameters(request, allowed: [])
-        let id = context.parameters.get("id") ?? ""
+        let id = context.parameters.decoded("id")
         guard Identifier.isValidRowID(id) else { throw DallyError.invalidRowID(id) }
         guard let row = try await access.visibleRow(request, schema: schema, id: id) else {
             throw DallyError(.notFound, "no row '\(id)' in '\(schema.name)'", field: "id")

@@ -68,7 +68,7 @@ struct SyncRoutes: Sendable {
         let schema = try access.schema(request, context, write: true)
         try access.authorizer.requireWholeTable(request, table: schema.name)
         _ = try QueryParameters(request, allowed: [])
-        let id = try context.parameters.require("id")
+        let id = try Self.rowID(context)
         let body = try await access.jsonBody(request)
         let resolution: ConflictResolution
         switch (body?["take"], body?["values"]) {
@@ -88,7 +88,15 @@ struct SyncRoutes: Sendable {
         let schema = try access.schema(request, context, write: true)
         try access.authorizer.requireWholeTable(request, table: schema.name)
         _ = try QueryParameters(request, allowed: [])
-        try await access.store.dismissConflict(table: schema.name, id: try context.parameters.require("id"))
+        try await access.store.dismissConflict(table: schema.name, id: try Self.rowID(context))
         return Response(status: .noContent)
+    }
+
+    /// The `{id}` of a conflict's route, refused as the row routes refuse it: no conflict can be
+    /// on record for an id no row may have.
+    private static func rowID(_ context: DallyRequestContext) throws(DallyError) -> String {
+        let id = context.parameters.decoded("id")
+        guard Identifier.isValidRowID(id) else { throw DallyError.invalidRowID(id) }
+        return id
     }
 }

@@ -15,7 +15,7 @@ struct TableAccess: Sendable {
     /// caller's right on it — in that order, so an unknown token is 401 before anything else.
     func schema(_ request: Request, _ context: some RequestContext, write: Bool) throws(DallyError) -> TableSchema {
         _ = try authorizer.principal(of: request)
-        let name = context.parameters.get("table") ?? ""
+        let name = context.parameters.decoded("table")
         guard let schema = store.schema(name) else {
             throw DallyError(.unknownTable, "no table named '\(name)'", field: "table")
         }

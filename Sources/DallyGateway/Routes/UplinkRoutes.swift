@@ -21,7 +21,7 @@ struct UplinkRoutes: Sendable {
             try authorizer.requireAdmin(request)
             _ = try QueryParameters(request, allowed: [])
             let syncer = try requireSyncer()
-            let name = context.parameters.get("name") ?? ""
+            let name = context.parameters.decoded("name")
             let bytes = try await BodyCoding.body(of: request, maxBytes: 4096, maxDecompressedBytes: 4096)
             let mode = try Self.mode(try BodyCoding.json(bytes))
             return try JSONResponse.encoded(try syncer.setAvailability(uplink: name, to: mode))
