@@ -106,11 +106,21 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // A failed HTTP exchange told in words, for the sync engine's uplinks and the client
+        // library alike.
+        .target(
+            name: "DallyHTTPClientErrors",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // The gateway's sync engine: the decision loop on the scheduler, sync cycles, the object
         // uploader and fetcher, the notify and probe loops, dictionaries, the cloud client.
         .target(
             name: "DallySyncEngine",
             dependencies: [
+                "DallyHTTPClientErrors",
                 "DallyCompression",
                 "DallyConfig",
                 "DallyCore",
@@ -207,6 +217,7 @@ let package = Package(
             name: "DallyClient",
             dependencies: [
                 "DallyCore",
+                "DallyHTTPClientErrors",
                 "DallyObjects",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -343,7 +354,7 @@ let package = Package(
             name: "DallySyncEngineTests",
             dependencies: [
                 "DallySyncEngine", "DallyCompression", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
-                "DallySync", "DallyClocks",
+                "DallySync", "DallyClocks", "DallyHTTPClientErrors",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DallyHTTPClientErrors
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -76,7 +77,7 @@ public final class HTTPClientTransport: DallyTransport {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw DallyClientError.unreachable("\(request.method) \(request.url): \(error)")
+            throw DallyClientError.unreachable("\(request.method) \(request.url): \(TransportFailure.describe(error))")
         }
         let body = response.body
         let url = request.url
@@ -88,7 +89,7 @@ public final class HTTPClientTransport: DallyTransport {
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    throw DallyClientError.unreachable("reading the answer of \(url): \(error)")
+                    throw DallyClientError.unreachable("reading the answer of \(url): \(TransportFailure.describe(error))")
                 }
             }
         }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DallyCore
+import DallyHTTPClientErrors
 import DallySync
 import NIOCore
 import Synchronization
@@ -106,7 +107,7 @@ extension CloudClient {
             return
         } catch {
             nodeFailed(request.url)
-            throw CloudError.unreachable(String(describing: error))
+            throw CloudError.unreachable(TransportFailure.describe(error))
         }
     }
 

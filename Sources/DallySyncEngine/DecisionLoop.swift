@@ -1,3 +1,4 @@
+import DallyCore
 import DallyObjects
 import DallyScheduler
 import DallyStore
@@ -93,7 +94,7 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
                 if stop.isRaised { return }
                 storeFailures += 1
                 let delay = backoff.delay(afterFailures: storeFailures, unit: Double.random(in: 0..<1))
-                logger.error("cannot read the outbox; retrying", metadata: ["error": "\(error)", "retry_in": "\(delay)"])
+                logger.error("cannot read the outbox; retrying", metadata: ["error": "\(error)", "retry_in": "\(DurationText.format(delay))"])
                 guard await clock.pause(for: delay) else { return }
                 continue
             }

@@ -1,3 +1,4 @@
+import DallyCore
 import DallyConfig
 import DallyStore
 import DallySync
@@ -128,7 +129,7 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 let delay = backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
                 logger.debug(
                     "notify request failed",
-                    metadata: ["uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(delay)"])
+                    metadata: ["uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(DurationText.format(delay))"])
                 // The probe finding the cloud back (or an override) ends the wait early.
                 await waitForAvailabilityChange(until: clock.now.advanced(by: delay))
                 if Task.isCancelled { return }

@@ -1,3 +1,4 @@
+import DallyCore
 import DallyConfig
 import DallyObjects
 import DallyScheduler
@@ -121,7 +122,7 @@ final class SyncCycle: Sendable {
             logger.warning(
                 "sync failed; retrying",
                 metadata: [
-                    "uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(delay)", "failures": "\(failures)",
+                    "uplink": "\(uplink.name)", "error": "\(error)", "retry_in": "\(DurationText.format(delay))", "failures": "\(failures)",
                 ])
         }
     }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DallyConfig
+import DallyHTTPClientErrors
 import NIOCore
 
 /// Runs one HTTP exchange with the cloud while a watchdog on the injected clock checks its
@@ -118,7 +119,7 @@ struct TransferWatch: Sendable {
                     return .success((Answer(response: response, body: collected), head, sharing))
                 } catch {
                     if StaleConnection.isStale(error, handed: progress.handed) { return .failure(.staleConnection) }
-                    return .failure(.transport(String(describing: error)))
+                    return .failure(.transport(TransportFailure.describe(error)))
                 }
             }
             group.addTask {
