@@ -1,3 +1,4 @@
+import DallyCore
 import Logging
 import ServiceLifecycle
 
@@ -54,5 +55,13 @@ public struct RecurringPass<C: Clock>: Service where C.Duration == Duration {
                 }
             }
         }
+    }
+}
+
+/// How the service lifecycle names the pass in its start-up log (`compaction every 1h`), instead
+/// of dumping its clock, logger and closure.
+extension RecurringPass: CustomStringConvertible {
+    public var description: String {
+        "\(name) every \(DurationText.format(interval))\(atStart ? ", first at start" : "")"
     }
 }

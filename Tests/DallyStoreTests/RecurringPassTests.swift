@@ -36,6 +36,8 @@ import Testing
         let upkeep = RecurringPass("test", every: .seconds(3600), atStart: true, clock: clock, logger: Logger(label: "test")) {
             runs.withLock { $0 += 1 }
         }
+        // What the service lifecycle logs for it at start.
+        #expect("\(upkeep)" == "test every 1h, first at start")
         let task = Task { try await upkeep.run() }
         while clock.sleeping == 0 { await Task.yield() }
         #expect(runs.withLock { $0 } == 1)
