@@ -89,6 +89,7 @@ import Testing
             #expect(wrong.errorCode == "hash_mismatch")
             #expect(try await Self.frame(cloud, body, from: 0, to: 0, hash: ContentHash.of([1, 2, 3])).json["offset"] == .int(0))
             #expect(try await cloud.request(.GET, "/v1/batches/b-bad").status == 404)
+            #expect(try await cloud.request(.GET, "/v1/batches/b%00").status == 400)
             // The cloud still serves: the right frame is applied.
             #expect(try await Self.frame(cloud, body, from: 0, to: body.count).status == 200)
         }

@@ -153,6 +153,12 @@ import Testing
             for n in system.nodes.indices {
                 #expect(await eventually(within: .seconds(30)) { (try? await system.get("/readyz", fromNode: n))?.status == 200 })
             }
+            // A path segment is read percent-decoded; one that decodes to what no batch id holds
+            // (U+0000, which PostgreSQL refuses in a text) is refused before the store is asked.
+            let nul = try await system.get("/v1/batches/b%00", fromNode: 0, as: "gw-a")
+            #expect(nul.status == 400, "\(nul.body)")
+            #expect(nul.errorCode == "bad_request")
+            #expect(try await system.get("/v1/batches/never%2Dsent", fromNode: 0, as: "gw-a").status == 404)
             // Both nodes survived the outage, and told it in words an operator can act on, not
             // PostgresNIO's "PSQLError – Generic description…".
             #expect(system.nodes.allSatisfy { $0.process.isRunning })

@@ -127,9 +127,14 @@ final class CloudNodesSystem: @unchecked Sendable {
         return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
     }
 
-    /// `GET path` of cloud node `n`, without credentials (`/healthz`, `/readyz`).
-    func get(_ path: String, fromNode n: Int) async throws -> SyncSystem.Reply {
-        let response = try await http.execute(HTTPClientRequest(url: nodeURL(n) + path), timeout: .seconds(60))
+    /// `GET path` of cloud node `n`, without credentials (`/healthz`, `/readyz`) or as `gateway`.
+    func get(_ path: String, fromNode n: Int, as gateway: String? = nil) async throws -> SyncSystem.Reply {
+        var request = HTTPClientRequest(url: nodeURL(n) + path)
+        if let gateway {
+            let credentials = "\(gateway):\(config.secret(of: gateway))"
+            request.headers.add(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
+        }
+        let response = try await http.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
     }

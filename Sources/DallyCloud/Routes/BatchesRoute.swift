@@ -40,6 +40,11 @@ struct BatchesRoute: Sendable {
         let gateway = try await authenticator.gateway(of: request, context: context)
         _ = try QueryParameters(request, allowed: [])
         let id = context.parameters.decoded("id")
+        // No batch was taken under another id, and the store is not asked for one it cannot hold
+        // (PostgreSQL refuses a text with U+0000, `%00` in the path, with an error of its own).
+        guard BatchRequest.isValidToken(id) else {
+            throw DallyError(.badRequest, "'\(id.prefix(80))' is not a batch id: 1 to 64 of A-Z a-z 0-9 - _", field: "id")
+        }
         guard let stored = try await store.storedResults(gateway: gateway, batchID: id) else {
             throw DallyError(.notFound, "the cloud holds no answer to batch '\(id.prefix(80))' of gateway '\(gateway)'")
         }
