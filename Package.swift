@@ -241,9 +241,11 @@ let package = Package(
                 "DallyClientCLI",
                 "DallyCloudPostgres",
                 "DallyCore",
+                "DallyHTTPClientErrors",
                 "DallyLogging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -28,6 +28,6 @@ struct CloudCommand: AsyncParsableCommand {
         let cloud = try await Startup.open("the cloud store") {
             try await Cloud<ContinuousClock>.open(config: settings, logger: Logger(label: "dally.cloud"))
         }
-        try await cloud.run()
+        try await Startup.serve(on: "\(settings.server.host):\(settings.server.port)") { try await cloud.run() }
     }
 }

@@ -42,18 +42,20 @@ struct DevCommand: AsyncParsableCommand {
             cloudLogger.info("cloud listening", metadata: ["address": "\(cloudSettings.server.host):\(port)"])
         }
         var running: [Gateway] = []
+        var addresses = ["\(cloudSettings.server.host):\(cloudSettings.server.port)"]
         for n in 0..<gateways {
             let settings = Self.gateway(n, of: gatewaySettings, cloud: cloudSettings)
             let gateway = try Startup.open("the replica of gateway \(n + 1)") {
                 try Gateway(config: settings, logger: Logger(label: "dally.\(settings.cloud?.gatewayID ?? "gateway")"))
             }
             services += gateway.services(onServerRunning: gateway.announce)
+            addresses.append("\(settings.server.host):\(settings.server.port)")
             running.append(gateway)
         }
         let group = ServiceGroup(
             configuration: .init(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: cloudLogger))
-        try await group.run()
+        try await Startup.serve(on: "one of " + addresses.joined(separator: ", ")) { try await group.run() }
         for gateway in running { try gateway.close() }
         try cloud.store.close()
         cloudLogger.info("dev stopped", metadata: ["reason": "shutdown signal (SIGTERM or SIGINT)"])

@@ -28,6 +28,6 @@ struct GatewayCommand: AsyncParsableCommand {
         let gateway = try Startup.open("the replica") {
             try Gateway(config: settings, logger: Logger(label: "dally.gateway"))
         }
-        try await gateway.run()
+        try await Startup.serve(on: "\(settings.server.host):\(settings.server.port)") { try await gateway.run() }
     }
 }

@@ -2,15 +2,16 @@ import ArgumentParser
 import DallyCloud
 import DallyCloudPostgres
 import DallyConfig
+import DallyHTTPClientErrors
+import DallyLogging
 import DallyStore
 import Foundation
-import DallyConfig
-import DallyLogging
 import Logging
+import NIOCore
 
 /// What every command does at start: read a configuration (exit 2 if refused), set up
 /// logging, open a store (exit 3 if it cannot be opened, exit 4 if its database server cannot
-/// be reached).
+/// be reached), listen (exit 5 if the address cannot be had).
 enum Startup {
     static func load<T>(_ read: () throws(ConfigError) -> T) throws -> T {
         do {
@@ -46,4 +47,29 @@ enum Startup {
             throw ExitCode(error.unreachable ? 4 : 3)
         }
     }
+
+    /// Runs a server until it stops, telling a listener that could not start in words an
+    /// operator acts on (exit 5): the port taken, an address no interface has, a host name that
+    /// does not resolve. They came out as NIO's `Error: bind(descriptor:ptr:bytes:): Address
+    /// already in use) (errno: 98)`, exit 1.
+    static func serve(on address: String, _ run: () async throws -> Void) async throws {
+        do {
+            try await run()
+        } catch let error as IOError where listenHints[error.errnoCode] != nil {
+            let hint = listenHints[error.errnoCode] ?? ""
+            FileHandle.standardError.write(
+                Data("dally: cannot listen on \(address): \(TransportFailure.describe(error)); \(hint)\n".utf8))
+            throw ExitCode(5)
+        } catch let error as SocketAddressError.UnknownHost {
+            FileHandle.standardError.write(
+                Data("dally: cannot listen on \(address): host '\(error.host)' does not resolve (\(error.errorDescription)); set [server] host to an address of this machine\n".utf8))
+            throw ExitCode(5)
+        }
+    }
+
+    private static let listenHints: [CInt: String] = [
+        EADDRINUSE: "another process listens there: stop it, or choose another [server] port",
+        EADDRNOTAVAIL: "no interface of this machine has that address: set [server] host to one that does, or 0.0.0.0",
+        EACCES: "a port below 1024 needs privileges: choose a higher [server] port, or grant the binary CAP_NET_BIND_SERVICE",
+    ]
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import DallyTestSupport
 import Foundation
 import NIOCore
+import NIOPosix
 import Testing
 
 /// The servers as systemd or a container runtime runs them: real processes with
@@ -81,5 +82,37 @@ import Testing
         let lines = try jsonLines(cloud.log)
         #expect(lines.contains { $0["message"] as? String == "cloud listening" && $0["version"] != nil })
         #expect(lines.last?["message"] as? String == "cloud stopped")
+    }
+
+    /// The most common start-up mistake, a port another process holds: told with the address and
+    /// what to do, exit 5 (NIO's `bind(descriptor:ptr:bytes:): Address already in use)` and exit 1
+    /// before), for the gateway and the cloud alike.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
+    func aServerWhosePortIsTakenSaysSoAndExitsFive() async throws {
+        let root = ScratchSpace.path("dally-lifecycle-")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // Holds a port as another program would.
+        let holder = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(holder.localAddress?.port)
+        let files = [
+            ("gateway", try system(root).gatewayTOML("gw-a", dataDirectory: root + "/gw")),
+            ("cloud", try system(root).cloudTOML(dataDirectory: root + "/cloud")),
+        ]
+        for (command, toml) in files {
+            let config = root + "/\(command).toml"
+            try toml.write(toFile: config, atomically: true, encoding: .utf8)
+            let run = try await offPool {
+                try SpawnedProcess.output(
+                    GatewayProcess.executable.path, [command, "--config", config, "--port", "\(port)"], mergingErrors: true)
+            }
+            #expect(run.status == 5, "\(command): \(run.output)")
+            #expect(
+                run.output.contains("dally: cannot listen on 127.0.0.1:\(port): address already in use (errno \(EADDRINUSE)); another process listens there"),
+                "\(command): \(run.output)")
+        }
+        try await holder.close()
     }
 }
