@@ -205,8 +205,8 @@ struct CloudConfigRefusalTests {
     func duplicateGatewayID(_ id: String) throws {
         let text = minimal + "[[gateways]]\nid = \"\(id)\"\nsecret = \"gateway-b-secret-0123456789\"\n"
         let error = try #require(expectRefusal(text, key: "gateways[1].id", reason: "duplicate gateway id '\(id)'"))
-        // Two lines set `id`, so the line is not known.
-        #expect(error.line == nil)
+        // Two lines set `id`: the one in the second gateway's block.
+        #expect(error.line == lastLine(containing: "id = \"\(id)\"", in: text))
     }
 
     @Test(arguments: ["", "gateway a", "gw.a", "gåte", String(repeating: "g", count: 64)])

@@ -43,6 +43,12 @@ func line(containing fragment: String, in text: String) -> Int? {
     return matches.count == 1 ? matches[0] + 1 : nil
 }
 
+/// The number of the last line containing `fragment`.
+func lastLine(containing fragment: String, in text: String) -> Int? {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    return lines.lastIndex { $0.contains(fragment) }.map { $0 + 1 }
+}
+
 /// A file shipped in the repository's `config` directory, found from this source file's path.
 func shippedConfig(_ name: String) -> String {
     URL(fileURLWithPath: #filePath)

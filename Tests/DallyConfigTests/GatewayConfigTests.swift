@@ -419,8 +419,8 @@ struct GatewayConfigRefusalTests {
     @Test func duplicateTable() throws {
         let text = minimal + "\n[[tables]]\nname = \"orders\"\ncolumns = []\n"
         let error = try #require(expectRefusal(text, key: "tables[1].name", reason: "duplicate table"))
-        // Two lines set `name`, so the line is not known.
-        #expect(error.line == nil)
+        // Two lines set `name`: the one in the second entry's block.
+        #expect(error.line == lastLine(containing: "name = \"orders\"", in: text))
     }
 
     @Test func duplicateTableIgnoresCase() {
@@ -533,8 +533,8 @@ struct GatewayConfigRefusalTests {
     @Test func clientTokenTooShort() throws {
         let text = minimal + "\n[[clients]]\nname = \"pos\"\ntoken = \"tiny\"\n"
         let error = try #require(expectRefusal(text, key: "clients[0].token", reason: "at least 16"))
-        // `token` is set on two lines (admin and client), so the line is not known.
-        #expect(error.line == nil)
+        // `token` is set on two lines (admin and client): the one in the client's block.
+        #expect(error.line == lastLine(containing: "token = \"tiny\"", in: text))
     }
 
     @Test func clientTokenEqualToAdminToken() {
@@ -612,8 +612,9 @@ struct GatewayConfigRefusalTests {
 
     // Line numbers
 
-    // ConfigFile.line(of:in:) knows only the last key component: when the key is missing or its
-    // name is set in more than one place, the error must carry no line rather than a wrong one.
+    // ConfigFile.line(of:in:) knows the last key component and the array entry's block: when the
+    // key is missing or its name is set in more than one place there, the error must carry no
+    // line rather than a wrong one.
 
     @Test func missingClientTokenDoesNotPointAtTheAdminToken() throws {
         let text = minimal + "[[clients]]\nname = \"pos\"\n"
@@ -686,6 +687,28 @@ struct ConfigFileLineTests {
         #expect(ConfigFile.line(of: "name", in: "name = 1\nname = 2\n") == nil)
         #expect(ConfigFile.line(of: "port", in: "host = 1\n") == nil)
         #expect(ConfigFile.line(of: "", in: "a = 1\n") == nil)
+    }
+
+    /// Every `[[tables]]` entry sets `name`: the one at fault is found in its own block, its
+    /// sub-tables included, up to the next entry or top-level table.
+    @Test func aKeyOfAnArrayEntryIsFoundInThatEntrysBlock() {
+        let text = """
+            [[tables]]
+            name = "a"
+            [tables.upload]
+            max_delay = "1m"
+            [[tables]]
+            name = "b c"
+            [tables.upload]
+            max_delay = "soon"
+            [server]
+            name = "x"
+            """
+        #expect(ConfigFile.line(of: "tables[1].name", in: text) == 6)
+        #expect(ConfigFile.line(of: "tables[0].name", in: text) == 2)
+        #expect(ConfigFile.line(of: "tables[1].upload.max_delay", in: text) == 8)
+        // Beyond the entries written as headers: no line, not a wrong one.
+        #expect(ConfigFile.line(of: "tables[2].name", in: text) == nil)
     }
 
     @Test func longerKeyWithTheSamePrefixDoesNotMatch() {
