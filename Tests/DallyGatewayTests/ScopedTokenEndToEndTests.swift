@@ -102,14 +102,46 @@ struct ScopedTokenEndToEndTests {
         }
     }
 
-    @Test func aScopedTokenIsKeptOutOfTinySyncWhichDoesNotApplyItsScope() async throws {
+    /// TinySync with a scoped token: it reads, writes and is told of deletions only within its
+    /// scope, as on the row routes and the filtered feed (it was refused `403` before).
+    @Test func aScopedTokenSyncsThroughTinySyncWithinItsScope() async throws {
         try await LiveGateway.run(try FilteredFeedConfig.make()) { gw in
             try await seed(gw)
-            let body = #"{"last_synced":null,"entities":[{"name":"tasks","scope":{},"created":[],"updated":[],"deleted":[]}]}"#
-            let refused = try await gw.send(.POST, "/v1/tinysync", token: phone, body: body)
-            #expect(refused.status == 403 && refused.errorCode == "forbidden")
-            #expect(!refused.body.contains("other"))
-            #expect(try await gw.send(.POST, "/v1/tinysync", token: app, body: body).status == 200)
+            func entity(_ reply: LiveGateway.Reply) throws -> JSONValue {
+                #expect(reply.status == 200, "\(reply.body)")
+                return try #require(reply.json["entities"]?.array?.first)
+            }
+            func ids(_ entity: JSONValue, _ key: String) -> [String] {
+                entity[key]?.array?.compactMap { $0.string ?? $0["id"]?.string } ?? []
+            }
+            let first = try await gw.send(
+                .POST, "/v1/tinysync", token: phone,
+                body: #"{"last_synced":null,"entities":[{"name":"tasks","scope":{},"created":[{"id":"p1","user_id":"u7"},{"id":"p2","user_id":"u9"}],"updated":[{"id":"other","status":"x"}],"deleted":["other"]}]}"#)
+            let answer = try entity(first)
+            #expect(ids(answer, "created") == ["mine"])
+            #expect(ids(answer, "saved") == ["p1", "other"])  // "other" is, to this token, a row never here
+            let refused = answer["errors"]?.array ?? []
+            #expect(refused.count == 2)
+            #expect(refused.contains { $0["id"] == "p2" && $0["code"] == "out_of_scope" })
+            #expect(refused.contains { $0["id"] == "other" && $0["code"] == "not_found" })
+            #expect(!first.body.contains("u8"))
+            let lastSynced = try #require(first.json["last_synced"]?.string)
+
+            // Outside the phone: its row moves away, another is deleted, one of another user's
+            // rows is deleted and another changes.
+            _ = try await gw.send(.PATCH, "/v1/tables/tasks/rows/p1", token: app, body: #"{"values":{"user_id":"u8"}}"#)
+            _ = try await gw.send(.DELETE, "/v1/tables/tasks/rows/mine", token: app)
+            _ = try await gw.send(.PUT, "/v1/tables/tasks/rows/theirs", token: app, body: #"{"values":{"user_id":"u8"}}"#)
+            _ = try await gw.send(.DELETE, "/v1/tables/tasks/rows/theirs", token: app)
+            _ = try await gw.send(.PUT, "/v1/tables/tasks/rows/new", token: app, body: #"{"values":{"user_id":"u7","status":"open"}}"#)
+            let next = try await gw.send(
+                .POST, "/v1/tinysync", token: phone, body: #"{"last_synced":"\#(lastSynced)","entities":[{"name":"tasks","scope":{"status":"open"}}]}"#)
+            let changes = try entity(next)
+            #expect(ids(changes, "updated") == ["new"])
+            #expect(Set(ids(changes, "deleted")) == ["p1", "mine"])
+            #expect(!next.body.contains("theirs") && !next.body.contains("u8"))
+            // The app's rows are as the phone could not touch them.
+            #expect(try await gw.send(.GET, "/v1/tables/tasks/rows/other", token: app).json["values"]?["status"] == "open")
         }
     }
 }

@@ -25,12 +25,17 @@ struct TinySyncEntityPlan: Sendable {
     /// Rows refused for their values, with the id they carried.
     let refused: [(id: String, error: DallyError)]
     let filters: [(column: String, value: Value)]
+    /// The caller's token scope on the table ([Scoped tokens] in API.md), nil for a token that
+    /// reads the whole table: each write carries it, and the rows read are those of the
+    /// filtered changes feed.
+    let tokenScope: TypedScope?
 
     /// - Throws: ``DallyError`` `bad_request` or `invalid_id` naming the place, e.g.
     ///   `entities[0].created[2].updated_at`.
-    init(_ entity: TinySyncEntity, schema: TableSchema) throws(DallyError) {
+    init(_ entity: TinySyncEntity, schema: TableSchema, tokenScope: TypedScope? = nil) throws(DallyError) {
         self.entity = entity
         self.schema = schema
+        self.tokenScope = tokenScope
         filters = try Self.filters(entity.scope ?? [], schema: schema, path: "\(entity.path).scope")
         var writes: [RowWrite] = []
         var refused: [(id: String, error: DallyError)] = []
@@ -59,8 +64,15 @@ struct TinySyncEntityPlan: Sendable {
             }
             writes.append(RowWrite(id: id, kind: .delete, values: [], updatedAt: nil, expectedSeq: nil))
         }
+        for index in writes.indices { writes[index].clientScope = tokenScope }
         self.writes = writes
         self.refused = refused
+    }
+
+    /// Whether a live row is in the entity's own scope (its columns equal the scope's values).
+    func inEntityScope(_ row: StoredRow) -> Bool {
+        let schema = self.schema
+        return RowFilter(equalities: filters).matches { schema.columnIndex($0).map { row.values[$0] } }
     }
 
     private static func envelope(_ row: JSONValue, path: String) throws(DallyError)

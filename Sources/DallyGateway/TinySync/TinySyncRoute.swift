@@ -56,20 +56,29 @@ struct TinySyncRoute: Sendable {
         }
 
         // Everything up to the last committed sequence is visible to a read that starts now.
-        let through = access.store.lastSeq
+        var through = access.store.lastSeq
         var fetched: [[StoredRow]] = []
         for plan in plans {
-            fetched.append(
-                try await access.store.tinySyncRows(
-                    table: plan.schema.name, after: since, through: through, filters: plan.filters,
-                    includeDeleted: sync.lastSynced != nil, limit: maxAnswerRows + 1))
+            let includeDeleted = sync.lastSynced != nil
+            guard let scope = plan.tokenScope else {
+                fetched.append(
+                    try await access.store.tinySyncRows(
+                        table: plan.schema.name, after: since, through: through, filters: plan.filters,
+                        includeDeleted: includeDeleted, limit: maxAnswerRows + 1))
+                continue
+            }
+            let read = try await scopedRows(plan.schema.name, scope: scope, since: since, through: through, includeDeleted: includeDeleted)
+            fetched.append(read.rows)
+            through = min(through, read.coveredThrough)
         }
         let selection = TinySyncSelection(fetched: fetched, through: through, cap: maxAnswerRows, ownWrites: own)
         let mark = try await access.store.recordTinySyncMark(seq: selection.through)
 
         var entities: [TinySyncEntityAnswer] = []
         for (index, plan) in plans.enumerated() {
-            let live = selection.rows[index].filter { !$0.deleted }.map { TinySyncRecord(row: $0, schema: plan.schema) }
+            // A scoped token's rows were read within its scope; the entity's own scope is applied here.
+            let live = selection.rows[index].filter { !$0.deleted && (plan.tokenScope == nil || plan.inEntityScope($0)) }
+                .map { TinySyncRecord(row: $0, schema: plan.schema) }
             let outcome = outcomes[index]
             var seen: Set<String> = []
             entities.append(
@@ -96,25 +105,43 @@ struct TinySyncRoute: Sendable {
         var plans: [TinySyncEntityPlan] = []
         for entity in sync.entities {
             let field = "\(entity.path).name"
+            var scope: TypedScope?
             guard let schema = access.store.schema(entity.name) else {
                 throw DallyError(.unknownTable, "no table named '\(entity.name)'", field: field)
             }
             do throws(DallyError) {
                 try access.authorizer.requireTable(request, table: schema.name, write: false)
                 if entity.rowCount > 0 { try access.authorizer.requireTable(request, table: schema.name, write: true) }
-                // The endpoint lists every deletion of a table and writes by TinySync's looser
-                // rules; it does not apply a token's pinned scope yet, so such a token is kept out
-                // rather than shown rows it may not see.
-                if try access.authorizer.scope(of: request, table: schema.name) != nil {
-                    throw DallyError(
-                        .forbidden,
-                        "this token is pinned to a scope on '\(schema.name)'; /v1/tinysync does not serve scoped tokens yet: use the rows and changes routes")
-                }
+                scope = try access.authorizer.scope(of: request, table: schema.name)
             } catch {
                 throw DallyError(error.code, error.message, field: field)
             }
-            plans.append(try TinySyncEntityPlan(entity, schema: schema))
+            plans.append(try TinySyncEntityPlan(entity, schema: schema, tokenScope: scope))
         }
         return plans
+    }
+
+    /// The rows of `table` a scoped token may be told of, changed in `since+1 … through`: those in
+    /// its scope, and (`includeDeleted`) as tombstones those deleted or gone out of its scope
+    /// since, which it may hold — the filtered changes feed's rows, through the move log, so that
+    /// no deletion outside the scope is listed. `coveredThrough` is where the read stopped: the
+    /// last row it carried when more followed, else `through`.
+    private func scopedRows(
+        _ table: String, scope: TypedScope, since: Int64, through: Int64, includeDeleted: Bool
+    ) async throws -> (rows: [StoredRow], coveredThrough: Int64) {
+        var filter = RowFilter.all
+        filter.and(scope)
+        let page = try await access.store.changes(tables: [table], since: since, limit: maxAnswerRows + 1, filters: [table: filter])
+        var rows: [StoredRow] = []
+        for (_, row) in page.rows where row.seq <= through {
+            if page.left.contains(row.seq) || row.deleted {
+                guard includeDeleted else { continue }
+                rows.append(StoredRow(id: row.id, seq: row.seq, updatedAt: row.updatedAt, deleted: true, version: nil, values: []))
+            } else {
+                rows.append(row)
+            }
+        }
+        let covered = page.more ? min(through, page.rows.last?.row.seq ?? since) : through
+        return (rows, covered)
     }
 }

@@ -53,11 +53,19 @@ extension ReplicaStore {
         case (.delete, nil):
             return 0
         case (.patch, nil):
-            let create = RowWrite(id: write.id, kind: .put, values: write.values, updatedAt: write.updatedAt, expectedSeq: nil)
+            var create = RowWrite(id: write.id, kind: .put, values: write.values, updatedAt: write.updatedAt, expectedSeq: nil)
+            create.clientScope = write.clientScope
             return try RowWriter.apply(create, table: table, db: db, context: &context).row.seq
         case (.patch, true?):
             throw DallyError(
                 .notFound, "row '\(write.id)' was deleted on the server; send it in \"created\" to restore it", field: "id")
+        case (.delete, false?) where write.clientScope != nil:
+            // A live row outside a scoped token's scope is, to that token, one never here.
+            do {
+                return try RowWriter.apply(write, table: table, db: db, context: &context).row.seq
+            } catch let error as DallyError where error.code == .notFound {
+                return 0
+            }
         default:
             return try RowWriter.apply(write, table: table, db: db, context: &context).row.seq
         }
