@@ -20,6 +20,9 @@ public struct RowWrite: Sendable {
     /// The `seq` the writer last saw for this row; 0 means "the row must not exist". A
     /// mismatch refuses the write with `version_mismatch`.
     public let expectedSeq: Int64?
+    /// Whether the row must exist (live) for the write to apply: `If-Match: *` (RFC 9110
+    /// §13.1.1), a replace that never creates. Refused with `version_mismatch` otherwise.
+    public var requiresExisting = false
     /// The scope of the client token writing, when it is pinned to one: the row as it is and
     /// as written must be in it. A row outside is answered as if it did not exist (PATCH,
     /// DELETE) or refused with `out_of_scope` (PUT), with nothing of it in the answer.

@@ -1,9 +1,10 @@
 import DallyCore
 
-/// The body of every error answer: `{"error":{"code":…,"message":…,"field":…},"current":{…}}`.
+/// The body of every error answer: `{"error":{"code":…,"message":…,"field":…}}`.
 ///
 /// `code` is the stable ``DallyError/Code`` a client matches on; `field` names the offending
-/// input when there is one; `current` is the row as it is now, for a version mismatch.
+/// input when there is one. A version mismatch's `current` row is written beside it by
+/// ``JSONResponse/error(_:schema:)``, as the row routes write rows.
 public struct ErrorDocument: Encodable, Sendable {
     public struct Body: Encodable, Sendable {
         public let code: String
@@ -21,11 +22,9 @@ public struct ErrorDocument: Encodable, Sendable {
     }
 
     public let error: Body
-    public let current: JSONValue?
 
-    /// The document of `error`; `current` is rendered with `schema`, the table's, when known.
-    public init(_ error: DallyError, schema: TableSchema? = nil) {
+    /// The document of `error`.
+    public init(_ error: DallyError) {
         self.error = Body(code: error.code.rawValue, message: error.message, field: error.field, horizon: error.horizon)
-        current = schema.flatMap { schema in error.current.map { $0.json(schema: schema) } }
     }
 }

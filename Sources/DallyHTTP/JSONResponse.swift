@@ -44,12 +44,22 @@ public enum JSONResponse {
     public static func error(_ error: DallyError, schema: TableSchema? = nil) -> Response {
         var headers: HTTPFields = [:]
         if [.tooManyWaiters, .shuttingDown, .storeUnavailable].contains(error.code) { headers[.retryAfter] = "1" }
-        let document = ErrorDocument(error, schema: schema)
-        guard let response = try? encoded(document, status: error.code.status, headers: headers) else {
-            // Encoding strings and numbers does not fail; should it, the status still tells.
+        // Encoding strings and numbers does not fail; should it, the status still tells.
+        guard let document = try? DocumentEncoder.encode(ErrorDocument(error)) else {
             return Response(status: error.code.status, headers: headers)
         }
-        return response
+        guard let current = error.current, let schema else {
+            return make(ByteBuffer(bytes: document), status: error.code.status, headers: headers)
+        }
+        // The row as the row routes write it (a REAL `1.0`, the columns in declaration order),
+        // not parsed and encoded again: it read `"total":1` beside the answers' `1.0`. Keys in
+        // the document's sorted order: `current`, then `error`.
+        var writer = JSONWriter(capacity: document.count + 256)
+        writer.raw("{\"current\":")
+        current.write(to: &writer, schema: schema)
+        writer.raw(",")
+        writer.rawBytes(Array(document.dropFirst()))
+        return make(writer, status: error.code.status, headers: headers)
     }
 
     /// A single row, with its sequence number as the ETag.

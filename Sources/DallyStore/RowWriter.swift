@@ -32,6 +32,11 @@ enum RowWriter {
             try ClientScopeCheck.requireHeld(liveOld, scope: scope, kind: write.kind, schema: schema)
         }
 
+        if write.requiresExisting, liveOld == nil {
+            throw DallyError(
+                .versionMismatch, "row '\(write.id)' does not exist (If-Match: * writes only a row that does)",
+                field: "If-Match", current: old)
+        }
         if let expected = write.expectedSeq {
             if expected == 0, let liveOld {
                 throw DallyError(

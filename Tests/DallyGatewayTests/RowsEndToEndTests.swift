@@ -62,9 +62,26 @@ struct RowsEndToEndTests {
             #expect(stale.status == 409)
             #expect(stale.errorCode == "version_mismatch")
             #expect(stale.json["current"]?["values"]?["body"] == "b")
+            // `current` is the row as GET writes it, byte for byte (a REAL read `2` beside `2.0`).
+            _ = try await gw.send(.PUT, "/v1/tables/orders/rows/o9", body: #"{"values":{"total":2}}"#)
+            let current = try await gw.send(.GET, "/v1/tables/orders/rows/o9")
+            let mismatch = try await gw.send(.PUT, "/v1/tables/orders/rows/o9", body: #"{"values":{},"expected_seq":99}"#)
+            #expect(mismatch.body.hasPrefix(#"{"current":"# + current.body + #","error":{"code":"version_mismatch","#), "\(mismatch.body)")
             let createOnly = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{}}"#, headers: [("If-None-Match", "*")])
             #expect(createOnly.status == 409)
             #expect(try await gw.send(.GET, "/v1/tables/notes/rows/n1").json["values"]?["body"] == "b")
+            // `If-Match: *` (RFC 9110: any current representation): replaces a row that exists,
+            // never creates one; refused 400 before.
+            let replace = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{"body":"d"}}"#, headers: [("If-Match", "*")])
+            #expect(replace.status == 200, "\(replace.body)")
+            #expect(replace.json["values"]?["body"] == "d")
+            let absent = try await gw.send(.PUT, "/v1/tables/notes/rows/n2", body: #"{"values":{"body":"x"}}"#, headers: [("If-Match", "*")])
+            #expect(absent.status == 409)
+            #expect(absent.errorCode == "version_mismatch")
+            #expect(try await gw.send(.GET, "/v1/tables/notes/rows/n2").status == 404)
+            let contradictory = try await gw.send(
+                .PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{},"expected_seq":0}"#, headers: [("If-Match", "*")])
+            #expect(contradictory.status == 400)
         }
     }
 

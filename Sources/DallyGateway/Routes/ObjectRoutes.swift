@@ -35,12 +35,13 @@ struct ObjectRoutes: Sendable {
             }
             bodySeq = seq
         }
-        let expectedSeq = try RowRoutes.expectedSeq(request, body: bodySeq)
+        let precondition = try RowRoutes.precondition(request, body: bodySeq)
         let scope = try access.authorizer.scope(of: request, table: schema.name)
         do {
             let outcome = try await receiver.receive(request) { manifest in
                 try await access.store.writeObject(
-                    manifest, table: schema.name, id: id, column: column, expectedSeq: expectedSeq, clientScope: scope)
+                    manifest, table: schema.name, id: id, column: column, expectedSeq: precondition.expectedSeq,
+                    requiresExisting: precondition.requiresExisting, clientScope: scope)
             }
             var response = JSONResponse.row(outcome.row, schema: schema)
             if outcome.created { response.status = .created }

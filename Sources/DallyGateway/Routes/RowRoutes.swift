@@ -24,9 +24,11 @@ struct RowRoutes: Sendable {
         let id = context.parameters.decoded("id")
         let body = try await access.jsonBody(request)
         let decoded = try RowWrite.decode(body, id: id, kind: kind, schema: schema)
+        let precondition = try Self.precondition(request, body: decoded.expectedSeq)
         var write = RowWrite(
             id: decoded.id, kind: decoded.kind, values: decoded.values, updatedAt: decoded.updatedAt,
-            expectedSeq: try Self.expectedSeq(request, body: decoded.expectedSeq))
+            expectedSeq: precondition.expectedSeq)
+        write.requiresExisting = precondition.requiresExisting
         write.clientScope = try access.authorizer.scope(of: request, table: schema.name)
         do {
             let row = try await access.store.write(write, table: schema.name)
@@ -47,19 +49,24 @@ struct RowRoutes: Sendable {
         return JSONResponse.row(row, schema: schema)
     }
 
-    /// The expected sequence from `If-Match: "<seq>"`, `If-None-Match: *` (create only, 0) or
-    /// the body's `expected_seq`; when more than one is given they must agree.
-    static func expectedSeq(_ request: Request, body: Int64?) throws(DallyError) -> Int64? {
+    /// A write's precondition: the expected sequence from `If-Match: "<seq>"`, `If-None-Match: *`
+    /// (create only, 0) or the body's `expected_seq`, which must agree when more than one is
+    /// given; or `If-Match: *`, the row must exist (RFC 9110: any current representation).
+    static func precondition(_ request: Request, body: Int64?) throws(DallyError) -> (expectedSeq: Int64?, requiresExisting: Bool) {
         var header: Int64?
+        var requiresExisting = false
         if let ifMatch = request.headers[.ifMatch] {
             let trimmed = ifMatch.trimmingCharacters(in: ["\"", " "])
-            guard let seq = Int64(trimmed), seq > 0 else {
-                throw DallyError(.badRequest, "If-Match must be a row's ETag, e.g. \"17\"", field: "If-Match")
+            if ifMatch.trimmingCharacters(in: .whitespaces) == "*" {
+                requiresExisting = true
+            } else if let seq = Int64(trimmed), seq > 0 {
+                header = seq
+            } else {
+                throw DallyError(.badRequest, "If-Match must be a row's ETag, e.g. \"17\", or *", field: "If-Match")
             }
-            header = seq
         }
         if let ifNoneMatch = request.headers[.ifNoneMatch] {
-            guard ifNoneMatch == "*", header == nil else {
+            guard ifNoneMatch == "*", header == nil, !requiresExisting else {
                 throw DallyError(.badRequest, "If-None-Match takes only *, and not with If-Match", field: "If-None-Match")
             }
             header = 0
@@ -67,6 +74,9 @@ struct RowRoutes: Sendable {
         if let header, let body, header != body {
             throw DallyError(.badRequest, "the precondition header and expected_seq disagree", field: "expected_seq")
         }
-        return header ?? body
+        if requiresExisting, body == 0 {
+            throw DallyError(.badRequest, "If-Match: * (the row must exist) and expected_seq 0 (it must not) disagree", field: "expected_seq")
+        }
+        return (header ?? body, requiresExisting)
     }
 }

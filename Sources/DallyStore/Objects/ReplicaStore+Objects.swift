@@ -81,12 +81,13 @@ extension ReplicaStore {
     ///
     /// - Parameters:
     ///   - expectedSeq: as for ``write(_:table:)``.
+    ///   - requiresExisting: the row must exist, as ``RowWrite/requiresExisting``.
     ///   - clientScope: the writing token's scope, as ``RowWrite/clientScope``.
     /// - Throws: ``DallyError`` `object_column` when `column` is not an `OBJECT` column,
     ///   `version_mismatch`; a refused write records nothing, not even the object.
     public func writeObject(
         _ manifest: ObjectManifest, table: String, id: String, column: String, expectedSeq: Int64?,
-        clientScope: TypedScope? = nil
+        requiresExisting: Bool = false, clientScope: TypedScope? = nil
     ) async throws -> ObjectWriteOutcome {
         let sql = try tableSQL(table)
         let index = try Self.objectColumn(column, of: sql.schema)
@@ -98,6 +99,7 @@ extension ReplicaStore {
             var write = RowWrite(
                 id: id, kind: exists ? .patch : .put, values: [(index, .json(manifest.reference.jsonText))],
                 updatedAt: nil, expectedSeq: expectedSeq)
+            write.requiresExisting = requiresExisting
             write.clientScope = clientScope
             let outcome = try RowWriter.apply(write, table: sql, db: db, context: &context)
             return ObjectWriteOutcome(row: outcome.row, created: !exists)
