@@ -199,6 +199,15 @@ print(f"RESULT drain_arrived expected={sys.argv[1]} cloud_live={live} cloud_vers
 echo "RESULT drain_cpu gateway_s=$(python3 -c "print(round($(cpu_seconds "$GW_PID") - $gw_cpu_start, 2))") cloud_s=$(cpu_seconds "$CLOUD_PID")" | tee -a "$RESULTS"
 echo "RESULT rss_after_drain gateway_mb=$(rss_mb "$GW_PID") cloud_mb=$(rss_mb "$CLOUD_PID")" | tee -a "$RESULTS"
 curl -fs -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/stats" >"$RESULTS_DIR/gateway-stats.json" || true
+# How long the gateway's writer was held by each sync step over the run (its transactions, in
+# ms, with their count): where the gateway's side of the drain goes (settling answers, recording
+# batches). Includes the opening batch the writes' own sync attempts recorded.
+python3 - "$RESULTS_DIR/gateway-stats.json" <<'PY' | tee -a "$RESULTS" || true
+import json, sys
+steps = json.load(open(sys.argv[1]))["store"]["writer"]["sync_steps"]
+parts = [f"{name}_ms={round(s['count'] * s['mean_ms'])} {name}_n={s['count']}" for name, s in sorted(steps.items())]
+print("RESULT drain_writer " + " ".join(parts))
+PY
 stop "$GW_PID"; GW_PID=
 stop "$CLOUD_PID"; CLOUD_PID=
 
