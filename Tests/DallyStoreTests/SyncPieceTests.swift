@@ -69,8 +69,9 @@ struct SyncPieceTests {
         let report = try await store.applyAnswer(try Self.answer(batch))
 
         #expect(pieces.value == Self.rows / Self.pieceRows)
-        // The pieces, then the one that ends the flight.
-        #expect(store.writerTimings.syncHolds.count - holdsBefore == Int64(Self.rows / Self.pieceRows + 1))
+        // The pieces, the last of which ends the flight.
+        #expect(store.writerTimings.syncHolds.count - holdsBefore == Int64(Self.rows / Self.pieceRows))
+        #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight") } == 0)
         #expect(report.sent == Self.rows)
         #expect(report.conflicts == Self.conflicts)
         #expect(report.rejected == Self.rejections)
@@ -95,7 +96,7 @@ struct SyncPieceTests {
         let report = try await idle.applyAnswer(try Self.answer(batch))
 
         #expect(transactions.value == 3)
-        #expect(idle.writerTimings.syncHolds.count - holdsBefore == 4)
+        #expect(idle.writerTimings.syncHolds.count - holdsBefore == 3)
         #expect(report.sent == Self.rows)
         #expect(report.accepted == Self.rows - Self.conflicts - Self.rejections)
         try await expectEveryRowSettledOnce(in: idle)
@@ -139,6 +140,24 @@ struct SyncPieceTests {
         #expect(report.sent == Self.rows - applied)
         try await expectEveryRowSettledOnce(in: reopened)
         try reopened.close()
+    }
+
+    /// The flight ends in the last piece's transaction: stopped right after it, nothing is in
+    /// flight and nothing goes again.
+    @Test func anApplyStoppedAfterItsLastPieceLeavesNothingInFlight() async throws {
+        try await writeRows()
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: Self.rows))
+        let pieces = Counter()
+        store.afterSyncPiece.withLock {
+            $0 = {
+                pieces.add()
+                if pieces.value == Self.rows / Self.pieceRows { throw StoreError("stopped after the last piece") }
+            }
+        }
+        await #expect(throws: StoreError.self) { try await store.applyAnswer(try Self.answer(batch)) }
+        #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight") } == 0)
+        #expect(try await store.nextBatch(gateway: "gw", maxRows: Self.rows)?.resent != true)
+        try await expectEveryRowSettledOnce()
     }
 
     @Test func aLargePageMovesItsRowsAndCursorTogetherPieceByPiece() async throws {
