@@ -29,7 +29,7 @@ enum ClosingAnswer {
     }
 
     /// The whole answer, head and body, as it goes on the wire, for a handler that writes below
-    /// the HTTP encoder (``PlainRequestOnTLSPort``, ``ConnectRequestAnswer``).
+    /// the HTTP encoder (``PlainRequestOnTLSPort``, ``RefusedRequestHead``).
     static func bytes(_ refusal: DallyError, headers: [(String, String)] = []) -> [UInt8] {
         let body = body(of: refusal)
         let status = refusal.code.status

@@ -31,7 +31,7 @@ struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: Serve
 extension HTTPServerBuilder {
     /// Dally's HTTP/1.1 server: `Expect: 100-continue` answered at once
     /// (``ExpectContinueHandler``), a request that is not valid HTTP told why in JSON
-    /// (``UnreadableRequestAnswer``), a `CONNECT` refused in JSON (``ConnectRequestAnswer``),
+    /// (``UnreadableRequestAnswer``), a `CONNECT` or a second `Host` refused in JSON (``RefusedRequestHead``),
     /// an HTTP/1.0 connection closed after its answer unless
     /// it asked to be kept, and then told so (``HTTP10Connections``), a connection with no
     /// request under way for `keepaliveTimeout` closed, a body that stops coming for
@@ -46,7 +46,7 @@ extension HTTPServerBuilder {
                     responder: responder,
                     configuration: .init(
                         additionalChannelHandlers: [
-                            ExpectContinueHandler(), UnreadableRequestAnswer(), ConnectRequestAnswer(),
+                            ExpectContinueHandler(), UnreadableRequestAnswer(), RefusedRequestHead(),
                             StalledBodyAnswer(limit: TimeAmount(bodyTimeout)),
                         ],
                         idleTimeout: TimeAmount(keepaliveTimeout))))

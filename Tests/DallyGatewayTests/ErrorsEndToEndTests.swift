@@ -146,6 +146,28 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// Two `Host` headers are refused `400` (RFC 9112 §3.2: a proxy that read the other one
+    /// routed the request by a host the server never saw); served before as if one.
+    @Test func twoHostHeadersAreRefusedAndTheConnectionCloses() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let (closed, text) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port, "GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n")
+            #expect(closed)
+            #expect(text.hasPrefix("HTTP/1.1 400 Bad Request"), "\(text)")
+            let body = String(text.split(separator: "\r\n\r\n", maxSplits: 1).last ?? "")
+            let json = try JSONParser.parse(Array(body.utf8))
+            #expect(json["error"]?["code"]?.string == "bad_request")
+            #expect(json["error"]?["field"]?.string == "Host")
+            // One Host, or none (HTTP/1.0 and hand-written clients): served.
+            let (_, one) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port, "GET /healthz HTTP/1.1\r\nHost: a.example\r\nConnection: close\r\n\r\n")
+            #expect(one.hasPrefix("HTTP/1.1 200 OK"), "\(one)")
+            let (_, none) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+            #expect(none.hasPrefix("HTTP/1.1 200 OK"), "\(none)")
+        }
+    }
+
     /// The scheme of `Authorization` in any case, and any run of spaces after it, is the same
     /// header (RFC 9110 §11): `bearer <token>` was refused 401 as "missing bearer token".
     @Test(arguments: ["bearer %@", "BEARER %@", "Bearer  %@", "Bearer %@  "])
