@@ -14,6 +14,10 @@ import NIOHTTPTypes
 /// - More than one `Host` header (`400 bad_request`), which RFC 9112 §3.2 says a server MUST
 ///   refuse: a proxy in front that read another of them than the server does routes the
 ///   request by a host the server never saw. It was served as if the first were the only one.
+/// - A transfer coding besides `chunked` (`Transfer-Encoding: gzip, chunked`: `415
+///   unsupported_encoding`). NIO's parser took the chunks and ignored the gzip, so the route
+///   read compressed bytes as JSON and answered "invalid JSON"; compression is the
+///   `Content-Encoding`'s.
 ///
 /// The answer is written below the encoder, framed as any other, and the rest of the
 /// connection's input is dropped.
@@ -32,6 +36,13 @@ public final class RefusedRequestHead: ChannelInboundHandler, RemovableChannelHa
         headers: [("Allow", allowed)])
     static let hostsAnswer = ClosingAnswer.bytes(
         DallyError(.badRequest, "the request has more than one Host header; send one (RFC 9112 §3.2)", field: "Host"))
+    static func codingAnswer(_ codings: String) -> [UInt8] {
+        ClosingAnswer.bytes(
+            DallyError(
+                .unsupportedEncoding,
+                "Transfer-Encoding '\(codings.prefix(80))' is not supported: send the body chunked or with a Content-Length, compressed with Content-Encoding (zstd or deflate) if at all",
+                field: "Transfer-Encoding"))
+    }
     /// The header NIO's conversion leaves among the fields once the first `Host` became the
     /// request's authority: present only when the request had another.
     static let host = HTTPField.Name("Host")
@@ -62,6 +73,11 @@ public final class RefusedRequestHead: ChannelInboundHandler, RemovableChannelHa
     static func answer(to head: HTTPRequest) -> [UInt8]? {
         if head.method == .connect { return connectAnswer }
         if let host, head.headerFields.contains(host) { return hostsAnswer }
+        if let codings = head.headerFields[.transferEncoding],
+            codings.split(separator: ",").contains(where: { $0.filter { $0 != " " && $0 != "\t" }.lowercased() != "chunked" })
+        {
+            return codingAnswer(codings)
+        }
         return nil
     }
 }

@@ -168,6 +168,26 @@ struct ErrorsEndToEndTests {
         }
     }
 
+    /// A transfer coding besides chunked is refused `415` naming `Transfer-Encoding`: NIO took
+    /// the chunks and dropped the gzip, and the route answered "invalid JSON" about gzip bytes.
+    @Test func aTransferCodingOtherThanChunkedIsRefused() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let (closed, text) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port,
+                "PUT /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(LiveGateway.clientToken)\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+            #expect(closed)
+            #expect(text.hasPrefix("HTTP/1.1 415 Unsupported Media Type"), "\(text)")
+            #expect(text.contains(#""field":"Transfer-Encoding""#), "\(text)")
+            let unchanged = try await gw.send(.GET, "/v1/tables/orders/rows/o1")
+            #expect(unchanged.status == 404)
+            // Chunked alone, in any case, is read as ever.
+            let (_, chunked) = await KeepaliveEndToEndTests.sendThenWaitForClose(
+                port: gw.port,
+                "PUT /v1/tables/orders/rows/o1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(LiveGateway.clientToken)\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\nd\r\n{\"values\":{}}\r\n0\r\n\r\n")
+            #expect(chunked.hasPrefix("HTTP/1.1 200 OK"), "\(chunked)")
+        }
+    }
+
     /// The scheme of `Authorization` in any case, and any run of spaces after it, is the same
     /// header (RFC 9110 §11): `bearer <token>` was refused 401 as "missing bearer token".
     @Test(arguments: ["bearer %@", "BEARER %@", "Bearer  %@", "Bearer %@  "])
