@@ -24,7 +24,8 @@ struct Endpoint: Sendable {
     }
 
     /// RFC 3986 unreserved characters (and those of `keeping`: a path segment keeps `:` and
-    /// `@`, which row ids use and routers do not decode) pass; every other byte is `%XX`.
+    /// `@`, which row ids use, as they are: readable in logs, and older gateways read a path
+    /// segment without decoding it) pass; every other byte is `%XX`.
     static func escape(_ text: String, keeping: String = "") -> String {
         var out = ""
         for byte in text.utf8 {
