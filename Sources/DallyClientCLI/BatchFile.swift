@@ -47,8 +47,26 @@ public enum BatchFile {
     static func decode<T: Decodable>(_ type: T.Type, _ text: String, what: String = "the batch") throws -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw ClientInputError("\(what) is not a batch entry: \(Self.reason(error))")
         } catch {
             throw ClientInputError("\(what) is not a batch entry: \(error)")
+        }
+    }
+
+    /// What is wrong, in the file's terms (Foundation's text reads "DecodingError.dataCorrupted:
+    /// Data was corrupted. Debug description: …").
+    static func reason(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "the entry" : "\"" + keys.joined(separator: ".") + "\""
+        }
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "not valid JSON"
+        case .dataCorrupted(let context): return "\(path(context)) is not valid"
+        case .keyNotFound(let key, _): return "it has no \"\(key.stringValue)\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)) has the wrong type"
+        @unknown default: return "\(error)"
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DallyClient
 import DallyClientCLI
+import Foundation
 
 /// The flags every `dally client` command takes: where the gateway is, the token, the output.
 struct ClientConnection: ParsableArguments {
@@ -26,8 +27,16 @@ struct ClientConnection: ParsableArguments {
         do {
             return try ClientSession.values(ClientSession.input(argument))
         } catch {
-            throw ValidationError("\(error)")
+            throw Self.refuse("\(error)", code: ClientExitCode.usage)
         }
+    }
+
+    /// Says what is wrong with the input or a file once, as `dally client: …`, and gives the exit
+    /// code to end with: not ArgumentParser's usage text, which a batch file's bad line 2 or a
+    /// file that cannot be read is not about.
+    static func refuse(_ message: String, code: Int32) -> ExitCode {
+        FileHandle.standardError.write(Data("dally client: \(message)\n".utf8))
+        return ExitCode(code)
     }
 
     /// Runs `body` with a client and exits with its code.

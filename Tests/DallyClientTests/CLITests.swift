@@ -77,6 +77,18 @@ import Testing
             #expect(answer["errors"]?.arrayCount == 1)
             #expect(answer["saved"]?.arrayCount == 1)
 
+            // A bad line is named in the file's terms, once, exit 2 (it read Foundation's
+            // "DecodingError.dataCorrupted: Data was corrupted…" and ArgumentParser's usage);
+            // a file that cannot be read is exit 1.
+            let badLine = try await CLIProcess.run(["batch", "orders"], environment: env, input: "{\"id\":\"a\"}\nnot json\n")
+            #expect(badLine.status == 2)
+            #expect(badLine.stderr == "dally client: line 2 is not a batch entry: not valid JSON\n", "\(badLine.stderr)")
+            let noID = try await CLIProcess.run(["batch", "orders"], environment: env, input: "{\"values\":{}}\n")
+            #expect(noID.stderr == "dally client: line 1 is not a batch entry: it has no \"id\"\n", "\(noID.stderr)")
+            let missing = try await CLIProcess.run(["batch", "orders", "/nonexistent/batch.ndjson"], environment: env)
+            #expect(missing.status == 1)
+            #expect(missing.stderr == "dally client: cannot read /nonexistent/batch.ndjson\n", "\(missing.stderr)")
+
             let rows = try await CLIProcess.run(["rows", "orders", "--page-size", "2"], environment: env)
             #expect(rows.status == 0)
             #expect(try rows.lines.map { try Self.json($0)["id"] } == ["o0", "o2", "o3", "o4", "o5", "o1"].map { .string($0) })
