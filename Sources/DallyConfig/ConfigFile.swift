@@ -12,9 +12,20 @@ enum ConfigFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigError(file: path, key: nil, line: nil, reason: "cannot read the file: \(error.localizedDescription)")
+            throw ConfigError(file: path, key: nil, line: nil, reason: "cannot read the file: \(unreadable(path, error))")
         }
         return try self.parse(text: text, file: path, parse: parse)
+    }
+
+    /// Why `path` could not be read, in the system's words ("no such file", "permission
+    /// denied"), not Foundation's "The operation could not be completed. The file doesn't exist."
+    private static func unreadable(_ path: String, _ error: any Error) -> String {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return "no such file" }
+        if isDirectory.boolValue { return "it is a directory" }
+        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
+        // Found and readable: what failed is reading its bytes as UTF-8.
+        return error is CocoaError ? "it is not UTF-8 text" : error.localizedDescription
     }
 
     static func parse<Config>(

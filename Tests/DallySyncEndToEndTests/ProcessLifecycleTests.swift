@@ -114,5 +114,13 @@ import Testing
                 "\(command): \(run.output)")
         }
         try await holder.close()
+        // A port out of range is refused before anything starts: the socket layer took it
+        // modulo 65,536 (`--port 99999` listened on 34463).
+        let config = root + "/gateway.toml"
+        let outOfRange = try await offPool {
+            try SpawnedProcess.output(GatewayProcess.executable.path, ["gateway", "--config", config, "--port", "99999"], mergingErrors: true)
+        }
+        #expect(outOfRange.status == 2, "\(outOfRange.output)")
+        #expect(outOfRange.output.contains("--port must be 0 to 65535, got 99999"), "\(outOfRange.output)")
     }
 }
