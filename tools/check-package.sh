@@ -17,7 +17,7 @@ mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
 trap 'umount "$root/proc" 2>/dev/null || true' EXIT
 rm -rf "$root/opt/dally" && mkdir -p "$root/opt/dally"
 tar -C "$root/opt/dally" --strip-components=1 -xzf "$tarball"
-echo "installed $(basename "$tarball") into a bare Debian root ($(du -sh "$root" | cut -f1))"
+echo "installed $(basename "$tarball") into a bare Debian root ($(du -shx "$root" | cut -f1))"
 echo "libraries the binary resolves there:"
 chroot "$root" /usr/bin/ldd /opt/dally/bin/dally | sed 's/^/  /'
 chroot "$root" /opt/dally/bin/dally --version
