@@ -118,7 +118,7 @@ public struct GatewayConfig: Sendable {
 
     static func parse(_ root: TOMLSection) throws(KeyError) -> GatewayConfig {
         try root.refuseUnknownKeys(["server", "store", "limits", "admin", "clients", "network", "tables", "cloud", "uplinks", "objects"])
-        let server = try ServerSettings.read(root, defaults: .gatewayDefaults)
+        let server = try ServerSettings.read(root, defaults: .gatewayDefaults, gateway: true)
         let store = try StoreSettings.read(root, gateway: true)
         var limits = Limits()
         _ = try limits.readShared(root, waiters: 0...1_000_000)

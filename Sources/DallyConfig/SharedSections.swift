@@ -33,6 +33,10 @@ public struct ServerSettings: Sendable, Equatable {
     /// `tls_client_ca`: PEM path of the CA whose certificates clients must present (mutual
     /// TLS; the cloud's gateways then prove themselves twice: certificate and secret).
     public var tlsClientCA: String?
+    /// Gateway only, `cors_origins`: the web origins (`https://pos.example`, or `*` for any)
+    /// whose pages may call the local API from a browser (CORS). Empty: none, and browsers
+    /// keep other origins' pages out, as before.
+    public var corsOrigins: [String] = []
 
     public init(host: String = "127.0.0.1", port: Int, dataDirectory: String, logLevel: String = "info", backlog: Int) {
         self.host = host
@@ -52,15 +56,16 @@ public struct ServerSettings: Sendable, Equatable {
     /// The accepted values of `log_level`, most verbose first.
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
-    /// Reads `[server]` from `root`, taking what it leaves out from `defaults`.
-    static func read(_ root: TOMLSection, defaults: ServerSettings) throws(KeyError) -> ServerSettings {
+    /// Reads `[server]` from `root`, taking what it leaves out from `defaults`; `cors_origins`
+    /// only for a gateway (`gateway`), the cloud's API being for gateways, not browsers.
+    static func read(_ root: TOMLSection, defaults: ServerSettings, gateway: Bool = false) throws(KeyError) -> ServerSettings {
         var server = defaults
         guard let section = try root.section("server") else { return server }
         try section.refuseUnknownKeys(
             [
                 "host", "port", "data_dir", "log_level", "log_format", "backlog", "keepalive_timeout", "body_timeout",
                 "tls_cert", "tls_key", "tls_client_ca",
-            ])
+            ] + (gateway ? ["cors_origins"] : []))
         server.host = try section.string("host", default: server.host)
         server.port = try section.int("port", default: server.port, range: 0...65535)
         server.dataDirectory = try section.string("data_dir", default: server.dataDirectory)
@@ -82,7 +87,30 @@ public struct ServerSettings: Sendable, Equatable {
         if server.tlsClientCA != nil, server.tls == nil {
             throw KeyError(key: section.keyPath("tls_client_ca"), reason: "needs tls_cert and tls_key: client certificates are asked for over TLS")
         }
+        if gateway { server.corsOrigins = try corsOrigins(section) }
         return server
+    }
+
+    /// `cors_origins`: `["*"]` alone, or origins as a browser sends them in `Origin`: a scheme,
+    /// a host and maybe a port, nothing after (`https://pos.example:8443`).
+    private static func corsOrigins(_ section: TOMLSection) throws(KeyError) -> [String] {
+        let key = section.keyPath("cors_origins")
+        let origins = try section.stringArray("cors_origins") ?? []
+        if origins.contains("*") {
+            guard origins.count == 1 else { throw KeyError(key: key, reason: "\"*\" (any origin) stands alone") }
+            return origins
+        }
+        for origin in origins {
+            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                url.host != nil, url.path.isEmpty, url.query == nil, url.fragment == nil, url.user == nil,
+                !origin.hasSuffix("/")
+            else {
+                throw KeyError(
+                    key: key,
+                    reason: "'\(origin)' is not an origin: write it as a browser sends it, scheme://host[:port] with no path (https://pos.example), or \"*\" for any")
+            }
+        }
+        return origins
     }
 }
 

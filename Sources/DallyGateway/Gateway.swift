@@ -107,6 +107,10 @@ public struct Gateway {
         // HEAD wherever GET is: its answer's head, without the body.
         let router = Router(context: DallyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
+        // Outside the error middleware, so that the pages of an allowed origin read errors too.
+        if !config.server.corsOrigins.isEmpty {
+            router.middlewares.add(CORSPolicy<DallyRequestContext>(origins: config.server.corsOrigins))
+        }
         let methods = RouteMethods()
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes, routes: methods))
         RowRoutes(access: access).register(on: router)

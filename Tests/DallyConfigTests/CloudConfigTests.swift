@@ -262,6 +262,8 @@ struct CloudConfigRefusalTests {
         expectRefusal(minimal + "[network]\nclasses = [\"wifi\"]\n", key: "network", reason: "unknown key")
         // A gateway-only key.
         expectRefusal(minimal + "[store]\nsync_piece_rows = 64\n", key: "store.sync_piece_rows", reason: "unknown key")
+        // Browsers call the gateway, not the cloud.
+        expectRefusal(minimal + "[server]\ncors_origins = [\"*\"]\n", key: "server.cors_origins", reason: "unknown key")
         expectRefusal(minimal + "[store]\nmax_bytes = 8589934592\n", key: "store.max_bytes", reason: "unknown key")
         expectRefusal(minimal + "[cloud]\nurl = \"http://x\"\n", key: "cloud", reason: "unknown key")
         expectRefusal(minimal + "[[clients]]\nname = \"a\"\n", key: "clients", reason: "unknown key")

@@ -606,6 +606,17 @@ struct GatewayConfigRefusalTests {
         #expect(try parse(minimal + "[store]\nmax_bytes = 8589934592\n").store.maxBytes == 8 << 30)
     }
 
+    @Test func corsOrigins() throws {
+        #expect(try parse(minimal).server.corsOrigins.isEmpty)
+        let allowed = try parse(minimal + "[server]\ncors_origins = [\"https://pos.example\", \"http://10.0.0.7:3000\"]\n")
+        #expect(allowed.server.corsOrigins == ["https://pos.example", "http://10.0.0.7:3000"])
+        #expect(try parse(minimal + "[server]\ncors_origins = [\"*\"]\n").server.corsOrigins == ["*"])
+        for bad in ["https://pos.example/", "https://pos.example/app", "pos.example", "ftp://pos.example"] {
+            expectRefusal(minimal + "[server]\ncors_origins = [\"\(bad)\"]\n", key: "server.cors_origins", reason: "is not an origin")
+        }
+        expectRefusal(minimal + "[server]\ncors_origins = [\"*\", \"https://a.example\"]\n", key: "server.cors_origins", reason: "stands alone")
+    }
+
     @Test func badSynchronousMode() {
         expectRefusal(minimal + "[store]\nsynchronous = \"off\"\n", key: "store.synchronous", reason: "use full or normal")
     }
