@@ -23,6 +23,13 @@ struct CORSEndToEndTests {
             let allowedHeaders = preflight.headers["Access-Control-Allow-Headers"].first?.lowercased() ?? ""
             #expect(["authorization", "content-type", "if-match"].allSatisfy(allowedHeaders.contains))
             #expect(preflight.headers["Vary"].contains("Origin"))
+            #expect(preflight.headers["Access-Control-Allow-Private-Network"].isEmpty)
+            // A page from the internet reaching the LAN's gateway: Chrome asks first.
+            let privateNetwork = try await gw.send(
+                .OPTIONS, "/v1/tables/orders/rows/o1", token: nil,
+                headers: [("Origin", Self.origin), ("Access-Control-Request-Method", "GET"),
+                          ("Access-Control-Request-Private-Network", "true")])
+            #expect(privateNetwork.headers["Access-Control-Allow-Private-Network"].first == "true")
 
             let put = try await gw.send(.PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"total":1}}"#, headers: [("Origin", Self.origin)])
             #expect(put.status == 200)

@@ -28,6 +28,8 @@ struct CORSPolicy<Context: RequestContext>: RouterMiddleware {
     static var requestHeaders: String { "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Range" }
     static var exposedHeaders: String { "ETag, Retry-After, Content-Range, Accept-Ranges" }
     static var maxAgeSeconds: String { "600" }
+    static var requestPrivateNetwork: HTTPField.Name? { HTTPField.Name("Access-Control-Request-Private-Network") }
+    static var allowPrivateNetwork: HTTPField.Name? { HTTPField.Name("Access-Control-Allow-Private-Network") }
 
     init(origins: [String]) {
         anyOrigin = origins == ["*"]
@@ -47,6 +49,12 @@ struct CORSPolicy<Context: RequestContext>: RouterMiddleware {
                 .accessControlMaxAge: Self.maxAgeSeconds,
             ]
             if !anyOrigin { headers[.vary] = "Origin" }
+            // Chrome asks before a page from the internet reaches a private address, as a
+            // gateway on the shop's LAN is (Private Network Access): the operator allowed the
+            // origin, so it may.
+            if let asked = Self.requestPrivateNetwork, let allow = Self.allowPrivateNetwork, request.headers[asked] == "true" {
+                headers[allow] = "true"
+            }
             return Response(status: .noContent, headers: headers)
         }
         var response = try await next(request, context)
