@@ -103,16 +103,22 @@ struct SyncPieceTests {
         try idle.close()
     }
 
-    @Test func anApplyStoppedBetweenPiecesLosesNothingAndAppliesNothingTwice() async throws {
-        try await writeRows()
-        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: Self.rows))
+    /// Makes the store's sync work (an answer's, a page's) throw once its `afterPiece`-th piece
+    /// has committed, as a process stopped there would.
+    private func stopSyncWork(afterPiece stop: Int) {
         let pieces = Counter()
         store.afterSyncPiece.withLock {
             $0 = {
                 pieces.add()
-                if pieces.value == 7 { throw StoreError("stopped between pieces") }
+                if pieces.value == stop { throw StoreError("stopped after piece \(stop)") }
             }
         }
+    }
+
+    @Test func anApplyStoppedBetweenPiecesLosesNothingAndAppliesNothingTwice() async throws {
+        try await writeRows()
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: Self.rows))
+        stopSyncWork(afterPiece: 7)
         await #expect(throws: StoreError.self) { try await store.applyAnswer(try Self.answer(batch)) }
         try store.close()
 
@@ -147,13 +153,7 @@ struct SyncPieceTests {
     @Test func anApplyStoppedAfterItsLastPieceLeavesNothingInFlight() async throws {
         try await writeRows()
         let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: Self.rows))
-        let pieces = Counter()
-        store.afterSyncPiece.withLock {
-            $0 = {
-                pieces.add()
-                if pieces.value == Self.rows / Self.pieceRows { throw StoreError("stopped after the last piece") }
-            }
-        }
+        stopSyncWork(afterPiece: Self.rows / Self.pieceRows)
         await #expect(throws: StoreError.self) { try await store.applyAnswer(try Self.answer(batch)) }
         #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight") } == 0)
         #expect(try await store.nextBatch(gateway: "gw", maxRows: Self.rows)?.resent != true)
@@ -163,13 +163,7 @@ struct SyncPieceTests {
     @Test func aLargePageMovesItsRowsAndCursorTogetherPieceByPiece() async throws {
         let rows = (0..<Self.rows).map { ordersRow("c\($0)", version: Int64($0 + 1), ["cloud", .double(Double($0)), false]) }
         let page = ordersPage(version: Int64(Self.rows), rows)
-        let pieces = Counter()
-        store.afterSyncPiece.withLock {
-            $0 = {
-                pieces.add()
-                if pieces.value == 3 { throw StoreError("stopped between pieces") }
-            }
-        }
+        stopSyncWork(afterPiece: 3)
         let seqBefore = store.lastSeq
         await #expect(throws: StoreError.self) { try await store.applyChanges([page], pulled: ["orders"]) }
         let cursor = try #require(try await store.cloudCursors().entries.first { $0.table == "orders" }?.version)
