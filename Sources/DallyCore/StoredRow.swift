@@ -50,14 +50,4 @@ public struct StoredRow: Sendable, Equatable {
         }
         writer.raw("}}")
     }
-
-    /// The row as ``write(to:schema:table:)`` renders it, as a value, for documents that carry
-    /// a row among typed members (an error's `current`, a conflict's `local`). Rows are
-    /// written by the row codec (JSON columns are stored as text) and read back once: these
-    /// are rare paths, and one codec then renders rows everywhere.
-    public func json(schema: TableSchema) -> JSONValue {
-        var writer = JSONWriter()
-        write(to: &writer, schema: schema)
-        return (try? JSONParser.parse(writer.bytes)) ?? .null
-    }
 }

@@ -68,10 +68,15 @@ import Testing
             // B wrote earlier by its clock: the cloud's row stays, and B takes it.
             _ = try await diverge(
                 system, table: "orders", "o2", created: #"{"updated_at":1000,"values":{"customer":"v0"}}"#,
-                onA: #"{"updated_at":3000,"values":{"customer":"A"}}"#, onB: #"{"updated_at":2000,"values":{"customer":"B"}}"#)
+                onA: #"{"updated_at":3000,"values":{"customer":"A","total":2}}"#,
+                onB: #"{"updated_at":2000,"values":{"customer":"B","total":3}}"#)
             let onB = try #require(try await system.row("gw-b", table: "orders", "o2"))
             #expect(onB["values"]?["customer"]?.string == "A")
             #expect(onB["updated_at"]?.int == 3000)
+            // The record's rows read as the row routes write them: a REAL `2.0` (it read `2`).
+            let listed = try await system.gateway("gw-b", .GET, "/v1/conflicts?all=true&table=orders")
+            #expect(listed.body.contains(#""total":2.0"#), "\(listed.body)")
+            #expect(!listed.body.contains(#""total":2,"#) && !listed.body.contains(#""total":2}"#), "\(listed.body)")
         }
     }
 

@@ -60,7 +60,14 @@ struct SyncRoutes: Sendable {
         let listed = records.filter { client.mayRead($0.table) && !access.authorizer.isScoped(request, table: $0.table) }.compactMap { record in
             access.store.schema(record.table).map { ConflictDocument(record, schema: $0) }
         }
-        return try JSONResponse.encoded(["conflicts": listed])
+        var writer = JSONWriter(capacity: 64 + listed.count * 512)
+        writer.raw("{\"conflicts\":[")
+        for (index, document) in listed.enumerated() {
+            if index > 0 { writer.raw(",") }
+            document.write(to: &writer)
+        }
+        writer.raw("]}")
+        return JSONResponse.make(writer)
     }
 
     /// Body `{"take":"local"}`, `{"take":"server"}` or `{"values":{…}}` (a full row, as PUT).
