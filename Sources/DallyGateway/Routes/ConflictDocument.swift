@@ -28,54 +28,47 @@ struct ConflictDocument {
         writer.key("detected_at")
         writer.int(record.detectedAt)
         if let error = record.error {
-            writer.raw(",")
-            writer.key("error")
+            Self.next("error", &writer)
             writer.raw("{")
             writer.key("code")
             writer.string(error.code)
-            if let field = error.field {
-                writer.raw(",")
-                writer.key("field")
-                writer.string(field)
-            }
-            writer.raw(",")
-            writer.key("message")
-            writer.string(error.message)
+            if let field = error.field { Self.member("field", field, &writer) }
+            Self.member("message", error.message, &writer)
             writer.raw("}")
         }
-        member("id", record.id, to: &writer)
-        member("kind", record.kind.rawValue, to: &writer)
-        writer.raw(",")
-        writer.key("local")
+        Self.member("id", record.id, &writer)
+        Self.member("kind", record.kind.rawValue, &writer)
+        Self.next("local", &writer)
         if let local = record.local { local.write(to: &writer, schema: schema) } else { writer.null() }
-        if let policy = record.policy { member("policy", policy, to: &writer) }
+        if let policy = record.policy { Self.member("policy", policy, &writer) }
         if let server = record.server {
-            writer.raw(",")
-            writer.key("server")
+            Self.next("server", &writer)
             writer.raw("{")
             writer.key("deleted")
             writer.bool(server.deleted)
-            writer.raw(",")
-            writer.key("updated_at")
+            Self.next("updated_at", &writer)
             writer.int(server.updatedAt)
-            writer.raw(",")
-            writer.key("values")
             // Stored as the cloud sent it; a record whose text no longer parses shows null.
+            Self.next("values", &writer)
             writer.value((try? JSONParser.parse(server.valuesJSON)) ?? .null)
-            writer.raw(",")
-            writer.key("version")
+            Self.next("version", &writer)
             writer.int(server.version)
             writer.raw("}")
         }
-        member("status", record.status.rawValue, to: &writer)
-        member("table", record.table, to: &writer)
-        if let winner = record.winner { member("winner", winner, to: &writer) }
+        Self.member("status", record.status.rawValue, &writer)
+        Self.member("table", record.table, &writer)
+        if let winner = record.winner { Self.member("winner", winner, &writer) }
         writer.raw("}")
     }
 
-    private func member(_ key: String, _ value: String, to writer: inout JSONWriter) {
+    /// `,"key":`, a member after the first.
+    private static func next(_ key: String, _ writer: inout JSONWriter) {
         writer.raw(",")
         writer.key(key)
+    }
+
+    private static func member(_ key: String, _ value: String, _ writer: inout JSONWriter) {
+        next(key, &writer)
         writer.string(value)
     }
 }
