@@ -31,9 +31,9 @@ struct ReloadingTLSChannel<Base: ServerChildChannel & HTTPChannelHandler>: Serve
 extension HTTPServerBuilder {
     /// Dally's HTTP/1.1 server: `Expect: 100-continue` answered at once
     /// (``ExpectContinueHandler``), a request that is not valid HTTP told why in JSON
-    /// (``UnreadableRequestAnswer``), a `CONNECT` or a second `Host` refused in JSON (``RefusedRequestHead``),
-    /// an HTTP/1.0 connection closed after its answer unless
-    /// it asked to be kept, and then told so (``HTTP10Connections``), a connection with no
+    /// (``UnreadableRequestAnswer``), a `CONNECT`, a second `Host` or a transfer coding besides
+    /// chunked refused in JSON (``RefusedRequestHead``), an HTTP/1.0 connection closed after its
+    /// answer unless it asked to be kept, and then told so (``HTTP10Connections``), a connection with no
     /// request under way for `keepaliveTimeout` closed, a body that stops coming for
     /// `bodyTimeout` answered `408` (``StalledBodyAnswer``), over TLS when `tls` is given (a
     /// plain request there answered `400 tls_required`, ``PlainRequestOnTLSPort``).

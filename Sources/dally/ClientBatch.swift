@@ -29,7 +29,7 @@ struct ClientBatch: AsyncParsableCommand {
         let text: String
         if let file, file != "-" {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw ClientConnection.refuse("cannot read \(file)", code: ClientExitCode.refused)
+                throw ClientConnection.refuse(ClientInputError("cannot read \(file)"), code: ClientExitCode.refused)
             }
             text = String(decoding: data, as: UTF8.self)
         } else {
@@ -39,7 +39,7 @@ struct ClientBatch: AsyncParsableCommand {
         do {
             batch = try BatchFile.parse(text)
         } catch {
-            throw ClientConnection.refuse("\(error)", code: ClientExitCode.usage)
+            throw ClientConnection.refuse(error, code: ClientExitCode.usage)
         }
         if allOrNothing { batch.allOrNothing = true }
         let (table, output, written) = (table, connection.output, batch)

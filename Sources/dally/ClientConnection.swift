@@ -1,7 +1,6 @@
 import ArgumentParser
 import DallyClient
 import DallyClientCLI
-import Foundation
 
 /// The flags every `dally client` command takes: where the gateway is, the token, the output.
 struct ClientConnection: ParsableArguments {
@@ -27,15 +26,15 @@ struct ClientConnection: ParsableArguments {
         do {
             return try ClientSession.values(ClientSession.input(argument))
         } catch {
-            throw Self.refuse("\(error)", code: ClientExitCode.usage)
+            throw Self.refuse(error, code: ClientExitCode.usage)
         }
     }
 
     /// Says what is wrong with the input or a file once, as `dally client: …`, and gives the exit
     /// code to end with: not ArgumentParser's usage text, which a batch file's bad line 2 or a
     /// file that cannot be read is not about.
-    static func refuse(_ message: String, code: Int32) -> ExitCode {
-        FileHandle.standardError.write(Data("dally client: \(message)\n".utf8))
+    static func refuse(_ error: any Error, code: Int32) -> ExitCode {
+        ClientSession.printError(error)
         return ExitCode(code)
     }
 

@@ -55,8 +55,8 @@ enum Startup {
     static func serve(on address: String, _ run: () async throws -> Void) async throws {
         do {
             try await run()
-        } catch let error as IOError where listenHints[error.errnoCode] != nil {
-            let hint = listenHints[error.errnoCode] ?? ""
+        } catch let error as IOError {
+            guard let hint = listenHints[error.errnoCode] else { throw error }
             FileHandle.standardError.write(
                 Data("dally: cannot listen on \(address): \(TransportFailure.describe(error)); \(hint)\n".utf8))
             throw ExitCode(5)
