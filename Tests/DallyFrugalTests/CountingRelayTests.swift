@@ -43,9 +43,12 @@ struct CountingRelayTests {
                 clock.set(exchange == 1 ? 1_000 : 2_000)
                 let request = framed(patterned(100 * exchange, seed: exchange))
                 if exchange == 2 {
-                    // One request in two writes, the second after a pause: still one request.
+                    // One request in two writes, the second once the relay has read the first
+                    // (two reads, not one by chance): still one request.
                     try socket.send(Array(request[..<50]))
-                    Thread.sleep(forTimeInterval: 0.05)
+                    let firstHalf = 4 + 100 + 50
+                    for _ in 0..<10_000 where relay.counts.bytesUp < firstHalf { usleep(1_000) }
+                    #expect(relay.counts.bytesUp == firstHalf)
                     try socket.send(Array(request[50...]))
                 } else {
                     try socket.send(request)
