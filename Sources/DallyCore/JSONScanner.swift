@@ -18,7 +18,14 @@ public struct JSONScanner {
     let buffer: UnsafeRawBufferPointer
     var index = 0
 
-    init(buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
+    init(buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+        // RFC 8259 §8.1 lets a parser ignore a leading byte order mark, and Windows tools send
+        // one (a file saved by Notepad before 2019, posted with PowerShell's `-InFile`): skipped,
+        // instead of refusing the body at byte 0 for a character its sender cannot see. Offsets
+        // in errors still count from the body's first byte.
+        if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { index = 3 }
+    }
 
     /// Runs `body` with a scanner at the start of `bytes`; the scanner is valid only inside it.
     public static func scan<T>(

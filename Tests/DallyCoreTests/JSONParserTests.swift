@@ -24,6 +24,15 @@ struct JSONParserValidTests {
         #expect(try JSONParser.parse(" \t\r\n [1] \n\t\r ") == .array([.int(1)]))
     }
 
+    @Test func aLeadingByteOrderMarkIsSkipped() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        #expect(try JSONParser.parse(bom + Array(#"{"a": 1}"#.utf8)) == .object([JSONMember("a", .int(1))]))
+        // Only one, and only first: offsets still count the mark's bytes.
+        #expect(parseError("\u{FEFF}\u{FEFF}1")?.offset == 3)
+        #expect(parseError(" \u{FEFF}1")?.offset == 1)
+        #expect(parseError("\u{FEFF}")?.offset == 3)
+    }
+
     @Test func nestedDocumentKeepsMemberOrder() throws {
         let value = try JSONParser.parse(#"{"z": [1, {"b": null, "a": true}], "a": {}, "m": [] }"#)
         let expected: JSONValue = .object([

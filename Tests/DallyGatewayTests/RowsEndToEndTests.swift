@@ -53,6 +53,24 @@ struct RowsEndToEndTests {
         }
     }
 
+    @Test func aBodyStartingWithAByteOrderMarkIsRead() async throws {
+        // As a file saved by Notepad (before 2019) and posted with PowerShell's `-InFile` arrives.
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let put = try await gw.send(
+                .PUT, "/v1/tables/orders/rows/o1", bytes: bom + Array(#"{"values":{"total":3}}"#.utf8))
+            #expect(put.status == 200, "\(put.body)")
+            let batch = try await gw.send(
+                .POST, "/v1/tables/orders/batch", bytes: bom + Array(#"{"created":[{"id":"o2","values":{}}]}"#.utf8))
+            #expect(batch.status == 200, "\(batch.body)")
+            #expect(try await gw.send(.GET, "/v1/tables/orders/rows/o2").status == 200)
+            // A mark anywhere else is what it is: not JSON.
+            let inside = try await gw.send(
+                .PUT, "/v1/tables/orders/rows/o3", bytes: Array(" ".utf8) + bom + Array(#"{"values":{}}"#.utf8))
+            #expect(inside.errorCode == "malformed_json")
+        }
+    }
+
     @Test func expectedSequenceViaIfMatchOrBodyRefusesStaleWritesWithTheCurrentRow() async throws {
         try await LiveGateway.run(LiveGateway.config()) { gw in
             _ = try await gw.send(.PUT, "/v1/tables/notes/rows/n1", body: #"{"values":{"body":"a"}}"#)
