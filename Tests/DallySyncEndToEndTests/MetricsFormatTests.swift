@@ -35,6 +35,14 @@ import Testing
             // Asked again, a counter does not count its growth twice.
             let again = try await system.gateway("gw-a", .GET, "/metrics", token: SyncSystem.gatewayAdmin)
             #expect(again.body.contains("dally_sync_batches_sent_total 1"))
+            // What an operator alerts on in the cloud: each gateway's last pull and lag, per table.
+            let cloud = cloudMetrics.body
+            #expect(cloud.contains(#"dally_cloud_table_version{table="orders"} 1"#), "\(cloud)")
+            #expect(cloud.contains("# TYPE dally_cloud_gateway_last_seen_seconds gauge"))
+            #expect(cloud.contains(#"dally_cloud_gateway_last_seen_seconds{gateway="gw-b"} 0"#))
+            #expect(cloud.contains(#"dally_cloud_gateway_cursor_lag{gateway="gw-b",table="orders"} 0"#))
+            #expect(cloud.contains("# TYPE dally_cloud_table_tombstones_purged_total counter"))
+            #expect(cloud.contains("# TYPE dally_cloud_notify_waiters_limit gauge"))
             for (name, text) in [("gateway", gatewayMetrics.body), ("cloud", cloudMetrics.body)] {
                 let (status, output) = try Self.check(text, with: promtool)
                 #expect(status == 0, "promtool check metrics on the \(name)'s /metrics: \(output)")

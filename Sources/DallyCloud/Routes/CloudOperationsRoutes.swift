@@ -5,7 +5,7 @@ import Hummingbird
 import Prometheus
 
 /// `GET /healthz` and `GET /readyz` (no credentials), `GET /stats` and `GET /metrics` (admin
-/// token).
+/// token; ``CloudMetricsExport`` sets the gauges at each scrape).
 ///
 /// `/healthz` says the process serves (a container's liveness: restarting a node whose
 /// database is down would not bring the database back); `/readyz` says it can take batches now
@@ -36,8 +36,15 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
             try authenticator.requireAdmin(request)
             return try JSONResponse.encoded(try await stats())
         }
+        let export = CloudMetricsExport(registry: registry)
         router.get("/metrics") { request, _ in
             try authenticator.requireAdmin(request)
+            let versions = store.versions
+            export.set(
+                .init(
+                    versions: versions, purged: compaction.purged,
+                    gateways: CloudStatsDocument.Gateway.folded(try await compaction.cursors(), versions: versions, at: now()),
+                    notifyWaiting: hub.waiting, notifyLimit: hub.limit))
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
@@ -52,14 +59,8 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let objects = objectCounters.snapshot
         let purged = compaction.purged
         let at = now()
-        var gateways: [String: CloudStatsDocument.Gateway] = [:]
-        for cursor in try await compaction.cursors() {
-            var gateway = gateways[cursor.gateway] ?? .init(lastSeenSecondsAgo: Int64.max, lag: [])
-            gateway.lastSeenSecondsAgo = min(gateway.lastSeenSecondsAgo, max(0, at - cursor.seenAt) / 1000)
-            let version = statistics.tables[cursor.table]?.version ?? cursor.version
-            gateway.lag.append((cursor.table, max(0, version - cursor.version)))
-            gateways[cursor.gateway] = gateway
-        }
+        let gateways = CloudStatsDocument.Gateway.folded(
+            try await compaction.cursors(), versions: statistics.tables.mapValues(\.version), at: at)
         return CloudStatsDocument(
             uptimeSeconds: (now() - startedAt) / 1000,
             tables: statistics.tables.sorted { $0.key < $1.key }.map { name, table in
@@ -71,7 +72,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
                     ]
                 )
             },
-            gateways: gateways.sorted { $0.key < $1.key },
+            gateways: gateways,
             batches: [
                 ("received", counts.batches), ("replayed", counts.replayed), ("rows_accepted", counts.rowsAccepted),
                 ("conflicts", counts.conflicts), ("rows_rejected", counts.rejected),

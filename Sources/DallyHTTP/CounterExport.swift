@@ -1,8 +1,7 @@
-import DallyHTTP
 import Prometheus
 import Synchronization
 
-/// Exports counts the gateway keeps as snapshots (since start, monotonic) as Prometheus
+/// Exports counts a server keeps as snapshots (since start, monotonic) as Prometheus
 /// counters, so that `rate()` and counter resets work as Prometheus expects.
 ///
 /// swift-prometheus's `Counter` only increments; each scrape increments it by what the count
@@ -15,17 +14,17 @@ import Synchronization
 /// export.counter("dally_uplink_requests_total", help: "Requests sent over the uplink.",
 ///                labels: [("uplink", "lte")], value: snapshot.requests)
 /// ```
-final class CounterExport: Sendable {
+public final class CounterExport: Sendable {
     private let registry: PrometheusCollectorRegistry
     private let exported = Mutex<[String: Int64]>([:])
 
-    init(registry: PrometheusCollectorRegistry) {
+    public init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
     }
 
     /// Brings the counter `name` with `labels` up to `value`; a value below the last one
     /// exported (which a monotonic count never gives) is left for the counter to catch up with.
-    func counter(_ name: String, help: String, labels: [(String, String)] = [], value: Int64) {
+    public func counter(_ name: String, help: String, labels: [(String, String)] = [], value: Int64) {
         let key = ([name] + labels.map { "\($0.0)=\($0.1)" }).joined(separator: "\u{1F}")
         let counter = registry.counter(name, help: help, labels: labels)
         exported.withLock { exported in
