@@ -36,6 +36,11 @@ public struct RowWrite: Sendable {
         self.expectedSeq = expectedSeq
     }
 
+    /// The latest writer time a write may carry: 9999-12-31T23:59:59.999Z, the last instant ISO
+    /// 8601's four-digit years can write. A later one would win every last-writer-wins conflict
+    /// for ever, and no TinySync client could read it back.
+    public static let latestUpdatedAt: Int64 = 253_402_300_799_999
+
     /// The members a write body may have besides `values`.
     static let envelopeKeys: Set<String> = ["id", "values", "updated_at", "expected_seq"]
 
@@ -74,6 +79,7 @@ public struct RowWrite: Sendable {
                 values = try decodeValues(member.value, schema: schema)
             case "updated_at":
                 updatedAt = try integer(member.value, field: "updated_at", minimum: 0)
+                if let updatedAt, updatedAt > latestUpdatedAt { throw DallyError.updatedAtTooLate("updated_at") }
             case "expected_seq":
                 expectedSeq = try integer(member.value, field: "expected_seq", minimum: 0)
             case "id":
@@ -128,6 +134,14 @@ public struct RowWrite: Sendable {
 }
 
 extension DallyError {
+    /// A writer time past ``RowWrite/latestUpdatedAt``.
+    public static func updatedAtTooLate(_ field: String) -> DallyError {
+        DallyError(
+            .badRequest,
+            "'\(field)' must be a time no later than 9999-12-31T23:59:59.999Z (\(RowWrite.latestUpdatedAt) ms since 1970)",
+            field: field)
+    }
+
     /// The error for a row id outside the accepted syntax.
     public static func invalidRowID(_ id: String) -> DallyError {
         DallyError(

@@ -53,6 +53,20 @@ struct RowsEndToEndTests {
         }
     }
 
+    @Test func aWriterTimePastYear9999IsRefused() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let last = try await gw.send(
+                .PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{},"updated_at":253402300799999}"#)
+            #expect(last.status == 200, "\(last.body)")
+            for body in [#"{"values":{},"updated_at":253402300800000}"#, #"{"values":{},"updated_at":9223372036854775807}"#] {
+                let late = try await gw.send(.PUT, "/v1/tables/orders/rows/o2", body: body)
+                #expect(late.errorCode == "bad_request", "\(late.body)")
+                #expect(late.json["error"]?["field"]?.string == "updated_at")
+            }
+            #expect(try await gw.send(.GET, "/v1/tables/orders/rows/o2").status == 404)
+        }
+    }
+
     @Test func aBodyStartingWithAByteOrderMarkIsRead() async throws {
         // As a file saved by Notepad (before 2019) and posted with PowerShell's `-InFile` arrives.
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]

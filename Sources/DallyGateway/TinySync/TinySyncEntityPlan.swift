@@ -115,7 +115,9 @@ struct TinySyncEntityPlan: Sendable {
     static func time(_ json: JSONValue, field: String) throws(DallyError) -> Int64? {
         switch json {
         case .null: return nil
-        case .int(let millis) where millis >= 0: return millis
+        case .int(let millis) where millis >= 0:
+            guard millis <= RowWrite.latestUpdatedAt else { throw DallyError.updatedAtTooLate(field) }
+            return millis
         case .string(let text):
             if let millis = TinySyncTime.parse(text) { return millis }
         default: break

@@ -17,7 +17,9 @@ struct TinySyncRecord: Encodable {
     func encode(to encoder: any Encoder) throws {
         var object = encoder.container(keyedBy: CodingName.self)
         try object.encode(row.id, for: "id")
-        try object.encode(TinySyncTime.format(row.updatedAt), for: "updated_at")
+        // A time no four-digit year writes (stored before writes were bounded) goes as its number.
+        try object.encode(
+            TinySyncTime.format(row.updatedAt).map(JSONValue.string) ?? .int(row.updatedAt), for: "updated_at")
         for (column, value) in zip(schema.columns, row.values) {
             try object.encode(Self.json(value, column: column), for: column.name)
         }
@@ -26,7 +28,7 @@ struct TinySyncRecord: Encodable {
     static func json(_ value: Value, column: Column) -> JSONValue {
         switch value {
         case .null: .null
-        case .integer(let i): TinySyncEntityPlan.isTime(column) ? .string(TinySyncTime.format(i)) : .int(i)
+        case .integer(let i): TinySyncEntityPlan.isTime(column) ? TinySyncTime.format(i).map(JSONValue.string) ?? .int(i) : .int(i)
         case .real(let d): .double(d)
         case .text(let s): .string(s)
         case .boolean(let b): .bool(b)

@@ -90,7 +90,9 @@ struct TinySyncRoute: Sendable {
                     errors: plan.refused.map { TinySyncRowError(id: $0.id, error: $0.error) }
                         + outcome.errors.map { TinySyncRowError(id: $0.id, error: $0.error) }))
         }
-        return try JSONResponse.encoded(TinySyncAnswer(lastSynced: TinySyncTime.format(mark.at), entities: entities))
+        // A mark is the gateway's clock, always within the years ISO 8601 writes.
+        let lastSynced = TinySyncTime.format(mark.at) ?? String(mark.at)
+        return try JSONResponse.encoded(TinySyncAnswer(lastSynced: lastSynced, entities: entities))
     }
 
     /// Every entity checked against its table and the caller's rights, before anything is

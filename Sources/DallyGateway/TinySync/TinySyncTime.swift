@@ -8,6 +8,7 @@
 /// ```swift
 /// TinySyncTime.parse("2014-02-14T09:12:43-0700")   // 1392394363000
 /// TinySyncTime.format(1392394363000)               // "2014-02-14T16:12:43.000Z"
+/// TinySyncTime.format(.min)                        // nil: no four-digit year writes it
 /// ```
 enum TinySyncTime {
     /// Milliseconds since 1970, or nil for a string that is not such a time.
@@ -38,8 +39,15 @@ enum TinySyncTime {
         return seconds * 1000 + millis
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC: the form every answer uses, millisecond-exact.
-    static func format(_ millis: Int64) -> String {
+    /// The first and last instants a four-digit year writes: 0000-01-01T00:00:00.000Z and
+    /// 9999-12-31T23:59:59.999Z.
+    static let writable: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC: the form every answer uses, millisecond-exact; nil
+    /// outside ``writable`` (an INTEGER `_at` column may hold any number: the answer gives that
+    /// number as it is).
+    static func format(_ millis: Int64) -> String? {
+        guard writable.contains(millis) else { return nil }
         let (days, msOfDay) = floorDivide(millis, 86_400_000)
         let (year, month, day) = civilFromDays(days)
         let hour = msOfDay / 3_600_000

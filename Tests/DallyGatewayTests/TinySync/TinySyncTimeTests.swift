@@ -38,7 +38,16 @@ struct TinySyncTimeTests {
         #expect(TinySyncTime.format(0) == "1970-01-01T00:00:00.000Z")
         #expect(TinySyncTime.format(-1) == "1969-12-31T23:59:59.999Z")
         for millis: Int64 in [0, 1, 951_782_400_000, 1_800_000_000_123, 4_102_444_799_999] {
-            #expect(TinySyncTime.parse(TinySyncTime.format(millis)) == millis)
+            #expect(TinySyncTime.format(millis).flatMap(TinySyncTime.parse) == millis)
+        }
+    }
+
+    @Test func onlyFourDigitYearsAreFormattedAndNoNumberTraps() {
+        #expect(TinySyncTime.format(253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        #expect(TinySyncTime.format(-62_167_219_200_000) == "0000-01-01T00:00:00.000Z")
+        // Int64.min once overflowed the day arithmetic and stopped the gateway.
+        for millis: Int64 in [253_402_300_800_000, -62_167_219_200_001, .max, .min] {
+            #expect(TinySyncTime.format(millis) == nil, "\(millis)")
         }
     }
 }
