@@ -215,10 +215,21 @@ struct RowWriteRefusalTests {
         }
     }
 
-    @Test func envelopeIntegersAcceptZeroAndInt64Max() throws {
-        let write = try decode(#"{"values":{},"expected_seq":0,"updated_at":9223372036854775807}"#, kind: .put)
-        #expect(write.expectedSeq == 0)
-        #expect(write.updatedAt == Int64.max)
+    @Test func envelopeIntegersAcceptZeroAndTheirLargest() throws {
+        let first = try decode(#"{"values":{},"expected_seq":0,"updated_at":0}"#, kind: .put)
+        #expect(first.expectedSeq == 0)
+        #expect(first.updatedAt == 0)
+        let last = try decode(#"{"values":{},"expected_seq":9223372036854775807,"updated_at":253402300799999}"#, kind: .put)
+        #expect(last.expectedSeq == Int64.max)
+        #expect(last.updatedAt == RowWrite.latestUpdatedAt)
+    }
+
+    @Test(arguments: ["253402300800000", "9223372036854775807"])
+    func aWriterTimePastYear9999IsRefused(_ value: String) throws {
+        let error = try #require(try decodeError(#"{"values":{},"updated_at":\#(value)}"#, kind: .put))
+        #expect(error.code == .badRequest)
+        #expect(error.field == "updated_at")
+        #expect(error.message.contains("9999-12-31T23:59:59.999Z"))
     }
 
     @Test(arguments: [#""order-2""#, #""ORDER-1""#, #""""#, "1", "null"])
