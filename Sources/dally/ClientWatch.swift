@@ -21,12 +21,15 @@ struct ClientWatch: AsyncParsableCommand {
     @Argument(help: "Tables to follow (default: every table the token may read).") var tables: [String] = []
     @Option(name: .long, help: "Start after this seq (0: from the beginning).") var since: Int64 = 0
     @Option(name: .long, help: "Seconds the gateway holds each poll.") var wait: Int = 25
-    @Option(name: .long, help: "Longest wait between polls after a failure, in seconds.") var retryMax: Double = 5
+    @Option(name: .long, help: "Longest wait between polls after a failure, in seconds (at most 86400).") var retryMax: Double = 5
 
     func validate() throws {
         // A poll held 0 s would be asked again at once, round and round, while nothing changes.
         if wait < 1 { throw ValidationError("--wait must be at least 1 (seconds)") }
-        if !(retryMax > 0) || !retryMax.isFinite { throw ValidationError("--retry-max must be a number of seconds above 0") }
+        // Up to a day: a number past what milliseconds hold stopped the command with a trap.
+        if !(retryMax > 0 && retryMax <= 86_400) {
+            throw ValidationError("--retry-max must be a number of seconds above 0, at most 86400 (a day)")
+        }
         if since < 0 { throw ValidationError("--since must be 0 or a seq printed before") }
     }
 

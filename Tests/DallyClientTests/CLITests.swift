@@ -239,7 +239,8 @@ import Testing
             ["put", "orders", "o1", "[1,2]"], ["get", "orders", "o1", "--output", "yaml"],
             ["uplinks", "lte"], ["conflicts", "settle", "docs", "d1"], ["nonsense"],
             ["rows", "orders", "--limit=-5"], ["rows", "orders", "--where", "a:1", "--where", "a:2"],
-            ["watch", "orders", "--wait=0"], ["watch", "orders", "--retry-max=-1"], ["conflicts", "list", "--limit=0"],
+            ["watch", "orders", "--wait=0"], ["watch", "orders", "--retry-max=-1"], ["watch", "orders", "--retry-max=1e300"],
+            ["conflicts", "list", "--limit=0"],
             ["get", "orders", "o1", "--url", "notaurl"], ["get", "orders", "o1", "--url", "ftp://x"],
         ] {
             let result = try await CLIProcess.run(arguments, environment: env)
