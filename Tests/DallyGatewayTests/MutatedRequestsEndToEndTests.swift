@@ -4,9 +4,9 @@ import DallyTestSupport
 import NIOHTTP1
 import Testing
 
-/// Valid requests of every writing route, their JSON mutated member by member (values swapped
-/// for extremes: Int64's ends, numbers past them, NUL and unpaired text, times past year 9999,
-/// deep and empty containers), sent over real HTTP from a fixed seed. Whatever the gateway
+/// Valid requests of every writing route, their JSON mutated member by member
+/// (``JSONMutations``: values swapped for extremes, members removed or added), sent over real
+/// HTTP from a fixed seed. Whatever the gateway
 /// makes of each, it answers: a success, or an error that is JSON with a stable code and a 4xx
 /// status; never a 5xx, and it keeps serving. A time column holding Int64.min once stopped
 /// the process at a TinySync read; found this way.
@@ -95,21 +95,12 @@ struct MutatedRequestsEndToEndTests {
         Seed(method: .POST, path: "/v1/conflicts/orders/o1", body: .object([JSONMember("resolution", .string("server"))])),
     ]
 
-    /// What a mutation puts in place of a value.
-    static let extremes: [JSONValue] = [
-        .null, .bool(false), .int(0), .int(-1), .int(.max), .int(.min), .double(9.3e18), .double(-9.3e18),
-        .double(1e308), .double(5e-324), .string(""), .string("\u{0}"), .string(String(repeating: "x", count: 3_000)),
-        .string("9999-12-31T23:59:59.999Z"), .string("10000-01-01T00:00:00Z"), .int(253_402_300_800_000), .array([]),
-        .object([]), .array([.array([.array([])])]), .string("orders"), .string("delete"),
-    ]
-
     @Test func everyMutationIsAnsweredAndTheGatewayServesOn() async throws {
         try await LiveGateway.run(Self.config()) { gw in
             var random = SplitMix64(seed: 20_261_130)
             for round in 0..<1_500 {
                 let seed = Self.seeds[random.int(in: 0...(Self.seeds.count - 1))]
-                var body = seed.body
-                for _ in 0..<random.int(in: 1...3) { body = Self.mutate(body, &random) }
+                let body = JSONMutations.mutated(seed.body, &random)
                 let reply = try await gw.send(seed.method, seed.path, body: body.jsonText)
                 #expect(reply.status < 500, "round \(round): \(seed.path) \(body.jsonText) → \(reply.status) \(reply.body)")
                 if reply.status >= 400 {
@@ -124,33 +115,5 @@ struct MutatedRequestsEndToEndTests {
             }
             #expect(try await gw.send(.GET, "/healthz").status == 200)
         }
-    }
-
-    /// `value` with one of its leaves (or members, or elements) replaced, removed or added.
-    static func mutate(_ value: JSONValue, _ random: inout SplitMix64) -> JSONValue {
-        switch value {
-        case .object(var members) where !members.isEmpty:
-            let i = random.int(in: 0...(members.count - 1))
-            switch random.int(in: 0...9) {
-            case 0: members.remove(at: i)
-            case 1: members.append(JSONMember("extra", extreme(&random)))
-            default: members[i].value = mutate(members[i].value, &random)
-            }
-            return .object(members)
-        case .array(var elements) where !elements.isEmpty:
-            let i = random.int(in: 0...(elements.count - 1))
-            switch random.int(in: 0...9) {
-            case 0: elements.remove(at: i)
-            case 1: elements.append(extreme(&random))
-            default: elements[i] = mutate(elements[i], &random)
-            }
-            return .array(elements)
-        default:
-            return extreme(&random)
-        }
-    }
-
-    static func extreme(_ random: inout SplitMix64) -> JSONValue {
-        extremes[random.int(in: 0...(extremes.count - 1))]
     }
 }
