@@ -18,7 +18,7 @@ extension SQLiteCloudStore {
         """
 
     public func offerDictionary(_ dictionary: StoredDictionary, limit: Int) async throws -> DictionaryOffer {
-        try await pool.write { db in
+        try await writing { db in
             if let stored = try Data.fetchOne(
                 db, sql: "SELECT bytes FROM cloud_dictionaries WHERE gateway = ? AND id = ?",
                 arguments: [dictionary.gateway, Int64(dictionary.id)])
@@ -65,7 +65,7 @@ extension SQLiteCloudStore {
     }
 
     public func deleteDictionary(gateway: String, id: UInt32) async throws -> Bool {
-        try await pool.write { db in
+        try await writing { db in
             try db.execute(
                 sql: "DELETE FROM cloud_dictionaries WHERE gateway = ? AND id = ?", arguments: [gateway, Int64(id)])
             return db.changesCount > 0

@@ -39,7 +39,7 @@ extension SQLiteCloudStore {
         let chunkPool = chunkStore.pool
         var seen: Set<ContentHash> = []
         let listed = manifest.chunks.map(\.hash).filter { seen.insert($0).inserted }
-        return try await pool.write { db in
+        return try await writing { db in
             if try Bool.fetchOne(db.cachedStatement(sql: Self.selectObjectHeld), arguments: [manifest.hash.hex]) != nil {
                 return .alreadyStored
             }
@@ -81,7 +81,7 @@ extension SQLiteCloudStore {
     public func collectObjects(before cutoff: Int64) async throws -> ObjectCollection {
         var collection = ObjectCollection()
         let referenced = Self.referencedHashes(tables.values.sorted { $0.schema.name < $1.schema.name })
-        collection.objects = try await pool.write { db in
+        collection.objects = try await writing { db in
             if let referenced {
                 try db.execute(
                     sql: "DELETE FROM cloud_objects WHERE created_at < ? AND hash NOT IN (\(referenced))",
@@ -92,7 +92,7 @@ extension SQLiteCloudStore {
             return db.changesCount
         }
         let chunkPool = chunkStore.pool
-        let swept = try await pool.write { db in
+        let swept = try await writing { db in
             let keeping = try Self.listedChunks(db)
             return try chunkPool.write { chunkDB in
                 try SQLiteChunkStore.sweep(storedBefore: cutoff, keeping: keeping, db: chunkDB)

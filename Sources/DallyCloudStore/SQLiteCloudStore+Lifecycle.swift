@@ -7,7 +7,7 @@ extension SQLiteCloudStore {
 
     public func recordCursors(_ cursors: [GatewayCursor]) async throws {
         guard !cursors.isEmpty else { return }
-        try await pool.write { db in
+        try await writing { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO cloud_gateway_cursors (gateway, tbl, version, seen_at) VALUES (?, ?, ?, ?)
@@ -31,7 +31,7 @@ extension SQLiteCloudStore {
         guard let sql = tables[table] else { return 0 }
         var purged: Int64 = 0
         while true {
-            let removed = try await pool.write { db -> Int64 in
+            let removed = try await writing { db -> Int64 in
                 // The piece ends at the version of its last tombstone, and the horizon moves
                 // there in the same transaction as the deletes: a reader sees both or neither.
                 guard

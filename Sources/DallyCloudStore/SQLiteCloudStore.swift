@@ -147,7 +147,7 @@ public final class SQLiteCloudStore: CloudStore {
                 return BatchAnswer(batchID: batch.batchID, replayed: false, results: [], changes: changes)
             }
         }
-        let (answer, touched) = try await pool.write { db -> (BatchAnswer, [String: Int64]) in
+        let (answer, touched) = try await writing { db -> (BatchAnswer, [String: Int64]) in
             // The table counters are read in the transaction: the in-memory copy is published
             // after commit, possibly after the next batch has started.
             let versionsAtStart = try Self.tableVersions(tables, db: db)
@@ -270,10 +270,22 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
+    /// A write transaction on the store; a full disk is answered `507 insufficient_storage`
+    /// (``FullDisk``) instead of `500`: the gateways resend what it refused.
+    func writing<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(updates)
+        } catch {
+            throw FullDisk.refusal(
+                for: error,
+                "the cloud's disk is full: nothing of the request was saved (reads go on). Free space in the filesystem of its data_dir; gateways send again by themselves")
+        }
+    }
+
     // MARK: - Upkeep
 
     public func forgetAnswers(receivedBefore before: Int64) async throws -> Int {
-        try await pool.write { db in
+        try await writing { db in
             try db.execute(sql: "DELETE FROM cloud_batches WHERE received_at < ?", arguments: [before])
             return db.changesCount
         }

@@ -116,7 +116,8 @@ public struct Gateway {
         RowRoutes(access: access).register(on: router)
         let receiver = ObjectReceiver(
             chunks: objects.chunkStore, intakes: objects.intakes, counters: objects.counters,
-            maxBytes: config.objects.maxBytes, chunking: chunking, now: now)
+            maxBytes: config.objects.maxBytes, chunking: chunking, now: now,
+            room: { () throws(DallyError) in try store.requireRoomForLocalWrites() })
         ObjectRoutes(
             access: access, receiver: receiver, chunks: objects.chunkStore,
             fetcher: objectFetcher ?? (syncer as? any ObjectFetching)

@@ -87,10 +87,7 @@ final class GroupCommit: Sendable {
         lane: Lane = .local, _ operation: @escaping @Sendable (Database, inout CommitContext) throws -> T
     ) async throws -> T {
         // Local writes stop at the free-space floor; sync work goes on, as it drains the outbox.
-        if case .local = lane {
-            try freeSpace?.check()
-            try ceiling?.check()
-        }
+        if case .local = lane { try requireRoom() }
         let box = ResultBox<T>()
         return try await withCheckedThrowingContinuation { continuation in
             let pending = Pending(
@@ -184,11 +181,17 @@ final class GroupCommit: Sendable {
     /// `507 insufficient_storage`. The transaction or savepoint rolled back, so nothing of the
     /// write is saved, and everything committed before stays readable.
     static func translate(_ error: any Error) -> any Error {
-        let full = error is DiskFull || (error as? DatabaseError)?.resultCode == .SQLITE_FULL
-        guard full else { return error }
+        guard error is DiskFull || FullDisk.matches(error) else { return error }
         return DallyError(
             .insufficientStorage,
             "the gateway's disk is full: the write was not saved (reads go on). Free space in the data directory's filesystem, then write again")
+    }
+
+    /// Refuses a local write (`507 insufficient_storage`) below the filesystem's free-space
+    /// floor or at the replica's size bound; sync work is never held to them.
+    func requireRoom() throws(DallyError) {
+        try freeSpace?.check()
+        try ceiling?.check()
     }
 
     /// Runs each operation of `group` in its own savepoint; a failing one rolls back alone.

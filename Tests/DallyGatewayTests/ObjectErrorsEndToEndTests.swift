@@ -2,6 +2,7 @@ import DallyConfig
 import DallyCore
 import DallyObjects
 import Foundation
+import NIOHTTP1
 import Testing
 
 /// Every way the object routes refuse a request, through real HTTP; and that a refused
@@ -96,6 +97,21 @@ struct ObjectErrorsEndToEndTests {
             #expect(row.json["seq"]?.int == 1)
             #expect(row.json["values"]?["image"] == .null)
             #expect(try await gw.stats()["objects"]?["objects"]?.int == 1)
+        }
+    }
+
+    @Test func anUploadUnderTheFreeSpaceFloorIsRefusedBeforeAnyChunkIsStored() async throws {
+        var config = try Self.config()
+        config.store.minFreeBytes = 1 << 50  // more than any filesystem here has free
+        try await ObjectGateway.run(config) { gw in
+            for (method, path) in [(HTTPMethod.PUT, Self.path), (.POST, "/v1/objects")] {
+                let reply = try await gw.stream(method, path, seed: 3, length: 48 << 10, announce: true)
+                #expect(reply.status == 507, "\(String(decoding: reply.bytes, as: UTF8.self))")
+                #expect(reply.errorCode == "insufficient_storage")
+            }
+            // Refused uploads once left their chunks behind, filling the disk they were refused for.
+            #expect(try await gw.stats()["objects"]?["chunks"]?.int == 0)
+            #expect(try await gw.stats()["objects"]?["objects"]?.int == 0)
         }
     }
 

@@ -62,6 +62,9 @@ import Testing
             [[tables]]
             name = "notes"
             columns = ["body TEXT"]
+            [[tables]]
+            name = "photos"
+            columns = ["image OBJECT"]
             """.write(toFile: config, atomically: true, encoding: .utf8)
 
         let gateway = try await offPool { try GatewayProcess(config: config) }
@@ -85,6 +88,11 @@ import Testing
         #expect(acknowledged.count >= 100)
         // Reads go on while the disk is full.
         #expect(try await call(gateway.port, .GET, "/v1/tables/notes/rows?limit=1", nil).status == 200)
+        // An object's chunks meet the same full disk: told so, not `500 internal`.
+        let photo = String(repeating: "\(UUID())", count: 8_000)
+        let object = try await call(gateway.port, .PUT, "/v1/tables/photos/rows/p1/objects/image", photo)
+        #expect(object.status == 507, "\(object.body)")
+        #expect(object.json["error"]?["message"]?.string?.contains("disk") == true, "\(object.body)")
 
         gateway.kill9()
         let restarted = try await offPool { try GatewayProcess(config: config) }

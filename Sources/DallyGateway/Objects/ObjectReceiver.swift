@@ -8,7 +8,9 @@ import Hummingbird
 ///
 /// The body is never held whole: memory is one network buffer plus the chunker's window (at
 /// most one maximum-size chunk). A body past `objects.max_bytes` is refused as soon as it
-/// passes it, not after it has been read. Chunks are stored before the manifest is recorded,
+/// passes it, not after it has been read; one that local writes could not record for want of
+/// space (the free-space floor, the replica's bound) is refused before its bytes are stored, and
+/// stops as soon as it runs into them. Chunks are stored before the manifest is recorded,
 /// so an upload that fails or stops half-way — too large, a digest mismatch, a client that
 /// went away — leaves only chunks no manifest lists, which GC sweeps after its grace.
 struct ObjectReceiver: Sendable {
@@ -18,6 +20,9 @@ struct ObjectReceiver: Sendable {
     let maxBytes: Int64
     let chunking: ChunkingParameters
     let now: @Sendable () -> Int64
+    /// Throws while local writes are refused for space (``ReplicaStore/requireRoomForLocalWrites()``):
+    /// asked before the body is read and before each chunk is stored.
+    let room: @Sendable () throws(DallyError) -> Void
 
     /// Reads `request`'s body as an object and calls `record` with its manifest; `record`'s
     /// result is returned, and the upload counted, once it has recorded the object.
@@ -33,10 +38,11 @@ struct ObjectReceiver: Sendable {
         }
         let declared = try declaredLength(request)
         let expected = try ExpectedDigest.read(request.headers)
+        try room()
         return try await intakes.receiving(startedAt: now()) {
             var whole = StreamingHash()
             var chunker = StreamingChunker(chunking)
-            var sink = ChunkSink(chunks: chunks, now: now)
+            var sink = ChunkSink(chunks: chunks, now: now, room: room)
             var cut: [(hash: ContentHash, bytes: [UInt8])] = []
             var body = request.body.makeAsyncIterator()
             while let buffer = try await Self.next(&body) {
@@ -100,17 +106,20 @@ struct ObjectReceiver: Sendable {
 private struct ChunkSink {
     let chunks: any ChunkStore
     let now: @Sendable () -> Int64
+    let room: @Sendable () throws(DallyError) -> Void
     private(set) var entries: [ChunkEntry] = []
     /// Chunks (and their bytes) the store held already.
     private(set) var deduplicated = 0
     private(set) var deduplicatedBytes: Int64 = 0
 
-    init(chunks: any ChunkStore, now: @escaping @Sendable () -> Int64) {
+    init(chunks: any ChunkStore, now: @escaping @Sendable () -> Int64, room: @escaping @Sendable () throws(DallyError) -> Void) {
         self.chunks = chunks
         self.now = now
+        self.room = room
     }
 
     mutating func store(_ hash: ContentHash, _ bytes: [UInt8]) async throws {
+        try room()
         if try await !chunks.put(hash, bytes: bytes, now: now()) {
             deduplicated += 1
             deduplicatedBytes += Int64(bytes.count)

@@ -62,6 +62,14 @@ extension ReplicaStore {
 
     // MARK: - Objects: writes
 
+    /// Refuses a local write, `507 insufficient_storage`, while the data directory's filesystem
+    /// is under `store.min_free_bytes` or the replica at `store.max_bytes`: what every local row
+    /// write is held to, asked before an object's bytes are stored, so that an upload the row
+    /// write would refuse leaves no chunks behind to fill the disk.
+    public func requireRoomForLocalWrites() throws(DallyError) {
+        try groupCommit.requireRoom()
+    }
+
     /// Records an object whose chunks are now all in the chunk store — one a client uploaded
     /// (`POST /v1/objects`) or one fetched from the cloud — and returns its reference. A row
     /// write may name it from then on; it leaves the download queue.

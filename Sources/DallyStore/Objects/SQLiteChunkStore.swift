@@ -48,16 +48,24 @@ public final class SQLiteChunkStore: ChunkStore {
     /// old chunk no manifest lists yet must not see the sweep delete it before its manifest is
     /// recorded. (Insert and refresh are one transaction, so a sweep runs wholly before it —
     /// and the chunk is stored anew — or wholly after.)
+    ///
+    /// - Throws: `insufficient_storage` when the disk is full (``FullDisk``).
     public func put(_ hash: ContentHash, bytes: [UInt8], now: Int64) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO chunks (hash, size, stored_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING",
-                arguments: [Data(hash.bytes), bytes.count, now, Data(bytes)])
-            if db.changesCount > 0 { return true }
-            try db.execute(
-                sql: "UPDATE chunks SET stored_at = ? WHERE hash = ? AND stored_at < ?",
-                arguments: [now, Data(hash.bytes), now])
-            return false
+        do {
+            return try await pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO chunks (hash, size, stored_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING",
+                    arguments: [Data(hash.bytes), bytes.count, now, Data(bytes)])
+                if db.changesCount > 0 { return true }
+                try db.execute(
+                    sql: "UPDATE chunks SET stored_at = ? WHERE hash = ? AND stored_at < ?",
+                    arguments: [now, Data(hash.bytes), now])
+                return false
+            }
+        } catch {
+            throw FullDisk.refusal(
+                for: error,
+                "the disk holding the chunk store is full: the chunk was not saved (reads go on). Free space in the data directory's filesystem, then send it again")
         }
     }
 
