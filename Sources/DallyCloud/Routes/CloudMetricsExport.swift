@@ -1,5 +1,4 @@
 import DallyHTTP
-import DallySync
 import Prometheus
 
 /// Sets the cloud's gauges (and counters kept as totals) at each scrape of `/metrics`, from
@@ -62,22 +61,5 @@ struct CloudMetricsExport: Sendable {
         registry.gauge("dally_cloud_notify_waiters", help: "Notify long-polls held now.").set(Int64(levels.notifyWaiting))
         registry.gauge("dally_cloud_notify_waiters_limit", help: "Most notify long-polls held at once (limits.max_waiters).")
             .set(Int64(levels.notifyLimit))
-    }
-}
-
-extension CloudStatsDocument.Gateway {
-    /// Each gateway's sighting, from its cursors: the most recent pull of any table, and per
-    /// table the versions it is behind `versions` (a table missing there: none).
-    static func folded(_ cursors: [GatewayCursor], versions: [String: Int64], at now: Int64)
-        -> [(String, CloudStatsDocument.Gateway)]
-    {
-        var gateways: [String: CloudStatsDocument.Gateway] = [:]
-        for cursor in cursors {
-            var gateway = gateways[cursor.gateway] ?? .init(lastSeenSecondsAgo: Int64.max, lag: [])
-            gateway.lastSeenSecondsAgo = min(gateway.lastSeenSecondsAgo, max(0, now - cursor.seenAt) / 1000)
-            gateway.lag.append((cursor.table, max(0, (versions[cursor.table] ?? cursor.version) - cursor.version)))
-            gateways[cursor.gateway] = gateway
-        }
-        return gateways.sorted { $0.key < $1.key }
     }
 }

@@ -1,5 +1,6 @@
 import DallyCore
 import DallyHTTP
+import DallySync
 
 /// The cloud's `/stats` document: `{"uptime_seconds", "tables": {name: {version, live,
 /// tombstones}}, "batches": {…}, "dictionaries": {…}, "objects": {…}, "notify": {waiting,
@@ -43,5 +44,22 @@ struct CloudStatsDocument: Encodable {
         try object.encode(entries: notify, for: "notify")
         try object.encode(entries: store, for: "store")
         try object.encode(requests, for: "requests")
+    }
+}
+
+extension CloudStatsDocument.Gateway {
+    /// Each gateway's sighting, from its cursors: the most recent pull of any table, and per
+    /// table the versions it is behind `versions` (a table missing there: none).
+    static func folded(_ cursors: [GatewayCursor], versions: [String: Int64], at now: Int64)
+        -> [(String, CloudStatsDocument.Gateway)]
+    {
+        var gateways: [String: CloudStatsDocument.Gateway] = [:]
+        for cursor in cursors {
+            var gateway = gateways[cursor.gateway] ?? .init(lastSeenSecondsAgo: Int64.max, lag: [])
+            gateway.lastSeenSecondsAgo = min(gateway.lastSeenSecondsAgo, max(0, now - cursor.seenAt) / 1000)
+            gateway.lag.append((cursor.table, max(0, (versions[cursor.table] ?? cursor.version) - cursor.version)))
+            gateways[cursor.gateway] = gateway
+        }
+        return gateways.sorted { $0.key < $1.key }
     }
 }
