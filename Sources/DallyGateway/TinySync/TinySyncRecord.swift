@@ -18,8 +18,7 @@ struct TinySyncRecord: Encodable {
         var object = encoder.container(keyedBy: CodingName.self)
         try object.encode(row.id, for: "id")
         // A time no four-digit year writes (stored before writes were bounded) goes as its number.
-        try object.encode(
-            TinySyncTime.format(row.updatedAt).map(JSONValue.string) ?? .int(row.updatedAt), for: "updated_at")
+        try object.encode(TinySyncTime.json(row.updatedAt), for: "updated_at")
         for (column, value) in zip(schema.columns, row.values) {
             try object.encode(Self.json(value, column: column), for: column.name)
         }
@@ -28,7 +27,7 @@ struct TinySyncRecord: Encodable {
     static func json(_ value: Value, column: Column) -> JSONValue {
         switch value {
         case .null: .null
-        case .integer(let i): TinySyncEntityPlan.isTime(column) ? TinySyncTime.format(i).map(JSONValue.string) ?? .int(i) : .int(i)
+        case .integer(let i): TinySyncEntityPlan.isTime(column) ? TinySyncTime.json(i) : .int(i)
         case .real(let d): .double(d)
         case .text(let s): .string(s)
         case .boolean(let b): .bool(b)

@@ -1,3 +1,5 @@
+import DallyCore
+
 /// TinySync's times: ISO 8601 strings on the wire, milliseconds since 1970 in the replica.
 ///
 /// Parsing accepts what TinySync clients send: `2014-02-14T09:12:43-0700` (the seed's form),
@@ -55,6 +57,12 @@ enum TinySyncTime {
         let second = msOfDay / 1000 % 60
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))."
             + "\(pad(msOfDay % 1000, 3))Z"
+    }
+
+    /// A time as an answer writes it: ``format(_:)``'s string, or the number itself where no
+    /// four-digit year writes it (an INTEGER `_at` column may hold any number).
+    static func json(_ millis: Int64) -> JSONValue {
+        format(millis).map(JSONValue.string) ?? .int(millis)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
