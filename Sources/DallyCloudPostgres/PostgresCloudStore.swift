@@ -238,16 +238,11 @@ public final class PostgresCloudStore: CloudStore {
             let horizons = try await PostgresPageReader.horizons(Array(tables.keys), on: connection, logger: logger)
             var result: [String: CloudStoreStatistics.Table] = [:]
             for (name, table) in tables {
-                var live: Int64 = 0
-                var tombstones: Int64 = 0
-                let rows = try await connection.query(
-                    PostgresQuery(unsafeSQL: "SELECT deleted, COUNT(*) FROM \(table.sqlTable) GROUP BY deleted"),
-                    logger: logger)
-                for try await (deleted, count) in rows.decode((Bool, Int64).self) {
-                    if deleted { tombstones = count } else { live = count }
-                }
+                let rows = try await Self.count(PostgresQuery(unsafeSQL: table.rowCountStatement), on: connection, logger: logger)
+                let tombstones = try await Self.count(PostgresQuery(unsafeSQL: table.tombstoneCountStatement), on: connection, logger: logger)
                 result[name] = .init(
-                    version: versions[name] ?? 0, live: live, tombstones: tombstones, horizon: horizons[name] ?? 0)
+                    version: versions[name] ?? 0, live: rows - tombstones, tombstones: tombstones,
+                    horizon: horizons[name] ?? 0)
             }
             let answers = try await Self.count("SELECT COUNT(*) FROM cloud_batches", on: connection, logger: logger)
             let objects = try await Self.count("SELECT COUNT(*) FROM cloud_objects", on: connection, logger: logger)

@@ -297,13 +297,11 @@ public final class SQLiteCloudStore: CloudStore {
         let counts = try await pool.read { db in
             var result: [String: CloudStoreStatistics.Table] = [:]
             for (name, table) in tables {
-                var live: Int64 = 0
-                var tombstones: Int64 = 0
-                for row in try Row.fetchAll(db, sql: "SELECT deleted, COUNT(*) FROM \(table.sqlTable) GROUP BY deleted") {
-                    if (row[0] as Int64) == 0 { live = row[1] } else { tombstones = row[1] }
-                }
+                let rows = try Int64.fetchOne(db, sql: table.rowCountStatement) ?? 0
+                let tombstones = try Int64.fetchOne(db, sql: table.tombstoneCountStatement) ?? 0
                 let horizon = try CloudPageReader.state(of: name, db: db).horizon
-                result[name] = .init(version: versions[name] ?? 0, live: live, tombstones: tombstones, horizon: horizon)
+                result[name] = .init(
+                    version: versions[name] ?? 0, live: rows - tombstones, tombstones: tombstones, horizon: horizon)
             }
             let answers = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM cloud_batches") ?? 0
             let objects = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM cloud_objects") ?? 0

@@ -328,6 +328,10 @@ struct CloudStoreBatchTests {
             cloudBatch("b3", [cloudSection("orders", ["customer"], [cloudPut("o1", base: 2, ["Ada again"])])]))
         #expect(revived.allRows == [.accepted(id: "o1", version: 4)])
         #expect(try await cloud.allChanges("orders").last?.values == ["Ada again", nil, nil])
+        // Counted again: the revived row live, the other tombstone still one.
+        let after = try await cloud.statistics().tables["orders"]
+        #expect(after?.live == 1)
+        #expect(after?.tombstones == 1)
     }
 
     @Test(arguments: Backend.allCases) func everyColumnTypeAndNullRoundTripsAmongPutsAndDeletesOfOneBatch(
