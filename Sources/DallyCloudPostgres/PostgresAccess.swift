@@ -9,7 +9,8 @@ import _ConnectionPoolModule
 ///
 /// A lost connection or a database that is restarting becomes ``DallyError`` `store_unavailable`
 /// (the HTTP layer answers 503 with `Retry-After`; the gateway resends the same batch, which is
-/// safe because batches apply once). Any other database error is `storage`, with
+/// safe because batches apply once). A server out of disk space is `insufficient_storage`
+/// (507), as the SQLite store's full disk is. Any other database error is `storage`, with
 /// PostgreSQL's message.
 struct PostgresAccess: Sendable {
     let client: PostgresClient
@@ -87,6 +88,12 @@ struct PostgresAccess: Sendable {
         if let error = error as? PSQLError {
             if Self.isUnavailable(error) { return unavailable() }
             let message = error.serverInfo?[.message] ?? String(describing: error.code)
+            if Self.isDiskFull(error) {
+                return DallyError(
+                    .insufficientStorage,
+                    "the cloud's database is out of disk space (PostgreSQL: \(message)): nothing of the request was saved (reads go on). Free space where the PostgreSQL server at \(settings.host):\(settings.port) keeps its data; gateways send again by themselves"
+                )
+            }
             return DallyError(.storage, "the database refused a statement: \(message)")
         }
         // The pool gave up connecting (its circuit breaker), or was shut down.
@@ -110,6 +117,12 @@ struct PostgresAccess: Sendable {
         DallyError(
             .storeUnavailable,
             "the cloud cannot reach its database at \(settings.host):\(settings.port); resend the batch shortly")
+    }
+
+    /// Whether `error` is the server's `disk_full` (SQLSTATE 53100): a write that needed room
+    /// on the server's disk and found none. The transaction was rolled back.
+    static func isDiskFull(_ error: PSQLError) -> Bool {
+        error.code == .server && error.serverInfo?[.sqlState] == "53100"
     }
 
     /// Whether `error` says the database or the way to it is down, as opposed to a statement

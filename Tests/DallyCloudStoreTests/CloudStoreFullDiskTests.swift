@@ -1,7 +1,10 @@
+import DallyCloudPostgres
+import DallyConfig
 import DallyCore
 import DallyObjects
 import DallySync
 import DallyTestSupport
+import Foundation
 import GRDB
 import Testing
 
@@ -39,5 +42,50 @@ struct CloudStoreFullDiskTests {
         let applied = try await store.send(batch)
         #expect(applied.allRows.count == 200)
         #expect(store.versions["orders"] == 201)
+    }
+
+    /// PostgreSQL's own full disk (`disk_full`, SQLSTATE 53100): the database on a tablespace
+    /// on a 12 MiB tmpfs, filled by batches of wide rows until the server cannot extend a file.
+    /// The batch that meets it, and a chunk after it, are refused `insufficient_storage`, not
+    /// `500 storage`; what was accepted before is all there, and reads go on.
+    @Test(.enabled(if: TmpfsMount.isPermitted), .timeLimit(.minutes(2)))
+    func aPostgreSQLServerOutOfDiskSpaceRefusesWritesAsSuchAndKeepsWhatItHad() async throws {
+        let cluster = try await offPool { try PostgresCluster.shared() }
+        let disk = try TmpfsMount(size: "12m", owner: "postgres")
+        let name = "full_" + UUID().uuidString.prefix(8).lowercased()
+        _ = try cluster.psql("CREATE TABLESPACE \(name) LOCATION '\(disk.path)'", database: "postgres")
+        _ = try cluster.psql("CREATE DATABASE \(name) TABLESPACE \(name)", database: "postgres")
+        let settings = PostgresSettings(host: "127.0.0.1", port: cluster.port, username: PostgresCluster.user, database: name)
+        let store = try await PostgresCloudStore.open(settings, tables: cloudTables, logger: quietLogger)
+        defer {
+            try? store.close()
+            _ = try? cluster.psql("DROP DATABASE \(name) WITH (FORCE)", database: "postgres")
+            _ = try? cluster.psql("DROP TABLESPACE \(name)", database: "postgres")
+            disk.unmount()
+        }
+        var accepted = 0
+        var refused: DallyError?
+        for n in 0..<100 where refused == nil {
+            // Random text: PostgreSQL compresses a long repeated value to nothing.
+            let rows = (0..<200).map { cloudPut("b\(n)-\($0)", [.string((0..<40).map { _ in UUID().uuidString }.joined())]) }
+            do {
+                let answer = try await store.send(cloudBatch("full-\(n)", [cloudSection("orders", ["customer"], rows)]))
+                accepted += answer.allRows.count
+            } catch let error as DallyError {
+                refused = error
+            }
+        }
+        let full = try #require(refused, "12 MiB never filled")
+        #expect(full.code == .insufficientStorage, "\(full)")
+        #expect(full.message.contains("out of disk space"), "\(full.message)")
+        #expect(accepted >= 200)
+        #expect(store.versions["orders"] == Int64(accepted))
+        // Reads go on, and hold every row accepted.
+        #expect(try await store.allChanges("orders").count == accepted)
+        let chunk = (0..<4_096).flatMap { _ in Array(UUID().uuidString.utf8) }
+        let chunkRefused = await #expect(throws: DallyError.self) {
+            try await store.chunks.put(ContentHash.of(chunk), bytes: chunk, now: 1_000)
+        }
+        #expect(chunkRefused?.code == .insufficientStorage, "\(String(describing: chunkRefused))")
     }
 }

@@ -12,34 +12,18 @@ import Testing
 ///
 /// Mounting needs root, allowed to mount (as CI runs); elsewhere the test is off.
 @Suite struct FullDiskProcessTests {
-    static let mount = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let umount = ["/usr/bin/umount", "/bin/umount"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    /// Whether this process may mount a tmpfs: root, and (in a container) allowed to, found by
-    /// mounting a small one once. Where it may not, SQLite's `max_page_count` stands in
-    /// (`DataLifecycleTests`).
-    static let canMount: Bool = {
-        guard getuid() == 0, let mount, let umount,
-            FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)
-        else { return false }
-        let probe = ScratchSpace.path("dally-mount-probe-")
-        guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)) != nil,
-            let mounted = try? SpawnedProcess(mount, ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe])
-        else { return false }
-        mounted.waitUntilExit()
-        guard mounted.terminationStatus == 0 else { return false }
-        (try? SpawnedProcess(umount, [probe]))?.waitUntilExit()
-        return true
-    }()
+    /// A tmpfs to fill, and the gateway's binary to fill it with.
+    static let canRun = TmpfsMount.isPermitted && FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)
 
     let token = "client-token-0123456789"
 
-    @Test(.enabled(if: canMount), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: canRun), .timeLimit(.minutes(2)))
     func aFilesystemThatFillsRefusesWritesKeepsReadsAndLosesNothingAcknowledged() async throws {
         let root = ScratchSpace.path("dally-full-disk-")
-        let disk = root + "/disk"
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try run(Self.mount, ["-t", "tmpfs", "-o", "size=3m", "tmpfs", disk])
-        defer { try? run(Self.umount, [disk]) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let mounted = try TmpfsMount(size: "3m")
+        defer { mounted.unmount() }
+        let disk = mounted.path
         let config = root + "/gateway.toml"
         try """
             [server]
@@ -118,15 +102,5 @@ import Testing
         return SyncSystem.Reply(
             status: Int(response.status.code), headers: response.headers,
             body: String(buffer: try await response.body.collect(upTo: 4 << 20)))
-    }
-
-    /// Runs `executable` with `arguments` and waits; throws unless it exits 0.
-    func run(_ executable: String?, _ arguments: [String]) throws {
-        guard let executable else { throw TestFailure("no mount/umount here") }
-        let child = try SpawnedProcess(executable, arguments)
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else {
-            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(child.terminationStatus)")
-        }
     }
 }
