@@ -115,7 +115,9 @@ public struct QueryParameters {
             switch column.type {
             case .text: .text(text)
             case .integer: Int64(text).map(Value.integer)
-            case .real: Double(text).map(Value.real)
+            // A stored REAL is finite (JSON has no NaN or infinity): `nan` or `1e999` could only
+            // ever match nothing, which looks like an answer.
+            case .real: Double(text).flatMap { $0.isFinite ? Value.real($0) : nil }
             case .boolean: text == "true" ? .boolean(true) : text == "false" ? .boolean(false) : nil
             case .json, .blob, .object: nil
             }

@@ -24,6 +24,8 @@ struct ErrorsEndToEndTests {
         Case(method: "GET", path: "/v1/tables/orders/rows?since=-1", status: 400, code: "bad_query"),
         Case(method: "GET", path: "/v1/tables/orders/rows?limit=21", status: 400, code: "bad_query"),
         Case(method: "GET", path: "/v1/tables/orders/rows?where=items:1", status: 400, code: "bad_query"),
+        Case(method: "GET", path: "/v1/tables/orders/rows?where=total:nan", status: 400, code: "bad_query"),
+        Case(method: "GET", path: "/v1/tables/orders/rows?where=total:1e999", status: 400, code: "bad_query"),
         Case(method: "GET", path: "/v1/tables/orders/changes?wait=soon", status: 400, code: "bad_query"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", token: nil, body: #"{"values":{}}"#, status: 401, code: "unauthorized"),
         Case(method: "PUT", path: "/v1/tables/orders/rows/o1", token: "wrong-token-0123456789", body: #"{"values":{}}"#, status: 401, code: "unauthorized"),
