@@ -1,6 +1,7 @@
 import DallyConfig
 import DallyCore
 import DallyHTTP
+import DallyObjects
 import Hummingbird
 
 /// Who is calling, as established by the bearer token.
@@ -10,15 +11,19 @@ enum Principal: Sendable {
 }
 
 /// Checks bearer tokens against the configuration.
+///
+/// Tokens are found by their SHA-256, not their text: comparing a guess with a token byte by
+/// byte stops at the first difference, so its time tells how much of the token a guess got
+/// right; a digest's matching prefix tells nothing about the token.
 struct Authorizer: Sendable {
-    private let clients: [String: GatewayConfig.ClientToken]
-    private let adminToken: String
+    private let clients: [ContentHash: GatewayConfig.ClientToken]
+    private let adminToken: ContentHash
     /// Each scoped token's scopes, typed once against their tables: by token, then table.
     private let scopes: [String: [String: TypedScope?]]
 
     init(config: GatewayConfig) {
-        clients = Dictionary(uniqueKeysWithValues: config.clients.map { ($0.token, $0) })
-        adminToken = config.adminToken
+        clients = Dictionary(uniqueKeysWithValues: config.clients.map { (ContentHash.of(Array($0.token.utf8)), $0) })
+        adminToken = ContentHash.of(Array(config.adminToken.utf8))
         var scopes: [String: [String: TypedScope?]] = [:]
         for client in config.clients {
             for (table, scope) in client.scopes {
@@ -51,7 +56,7 @@ struct Authorizer: Sendable {
         else {
             throw DallyError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
         }
-        let token = String(credentials)
+        let token = ContentHash.of(Array(credentials.utf8))
         if let client = clients[token] { return .client(client) }
         if token == adminToken { return .admin }
         throw DallyError(.unauthorized, "unknown token")
