@@ -66,6 +66,10 @@ public enum JSONResponse {
     public static func row(_ row: StoredRow, schema: TableSchema) -> Response {
         var writer = JSONWriter()
         row.write(to: &writer, schema: schema)
-        return make(writer, headers: [.eTag: "\"\(row.seq)\""])
+        return make(writer, headers: [.eTag: rowTag(row)])
     }
+
+    /// A row's entity tag: its local sequence number, quoted (`"17"`), which every write
+    /// changes; `If-Match` on a write names it.
+    public static func rowTag(_ row: StoredRow) -> String { "\"\(row.seq)\"" }
 }

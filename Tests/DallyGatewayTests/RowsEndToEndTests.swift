@@ -31,6 +31,27 @@ struct RowsEndToEndTests {
         }
     }
 
+    /// A read that sends back the tag it holds (`If-None-Match`, as HTTP caches do: one tag,
+    /// a list, weak ones, or `*`) gets `304` and no body while the row is unchanged, the row
+    /// again once a write changed it.
+    @Test func aRowReadWithItsCurrentTagInIfNoneMatchIsNotModified() async throws {
+        try await LiveGateway.run(LiveGateway.config()) { gw in
+            let path = "/v1/tables/orders/rows/o1"
+            _ = try await gw.send(.PUT, path, body: #"{"values":{"total":1}}"#)
+            for held in [#""1""#, #""7", W/"1""#, "*"] {
+                let cached = try await gw.send(.GET, path, headers: [("If-None-Match", held)])
+                #expect(cached.status == 304, "\(held)")
+                #expect(cached.body.isEmpty)
+                #expect(cached.headers["ETag"].first == #""1""#)
+            }
+            _ = try await gw.send(.PATCH, path, body: #"{"values":{"total":2}}"#)
+            let changed = try await gw.send(.GET, path, headers: [("If-None-Match", #""1""#)])
+            #expect(changed.status == 200)
+            #expect(changed.headers["ETag"].first == #""2""#)
+            #expect(changed.json["values"]?["total"] == 2.0)
+        }
+    }
+
     /// A path's segments are read percent-decoded: `o%7E1` is `o~1`, as clients that escape
     /// `~` write it; a table or column name alike. A segment that decodes to what no id may
     /// hold is still refused.

@@ -155,7 +155,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
         _ = try QueryParameters(request, allowed: [])
         let hash = try Self.hash(context)
         let tag = "\"\(hash.hex)\""
-        if request.headers[.ifNoneMatch] == tag {
+        if let ifNoneMatch = request.headers[.ifNoneMatch], EntityTag.isListed(tag, in: ifNoneMatch) {
             guard try await store.chunks.present([hash]).contains(hash) else { throw Self.noChunk(hash) }
             return Response(status: .notModified, headers: [.eTag: tag])
         }

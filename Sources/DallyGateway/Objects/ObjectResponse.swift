@@ -14,7 +14,7 @@ enum ObjectResponse {
     static func make(_ manifest: ObjectManifest, request: Request, chunks: any ChunkStore, head: Bool) -> Response {
         let etag = "\"\(manifest.hash.hex)\""
         var headers: HTTPFields = [.eTag: etag, .acceptRanges: "bytes", .contentType: "application/octet-stream"]
-        if let ifNoneMatch = request.headers[.ifNoneMatch], matches(ifNoneMatch, etag: etag) {
+        if let ifNoneMatch = request.headers[.ifNoneMatch], EntityTag.isListed(etag, in: ifNoneMatch) {
             return Response(status: .notModified, headers: [.eTag: etag, .acceptRanges: "bytes"])
         }
         var range: ClosedRange<Int64>? = nil
@@ -69,16 +69,6 @@ enum ObjectResponse {
             let to = Int(min(range.upperBound - offset + 1, Int64(entry.size)))
             try await writer.write(ByteBuffer(bytes: bytes[from..<to]))
             offset += Int64(entry.size)
-        }
-    }
-
-    /// Whether an `If-None-Match` list names `etag` (weak or strong), or is `*`.
-    static func matches(_ header: String, etag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            return tag == etag
         }
     }
 

@@ -46,6 +46,10 @@ struct RowRoutes: Sendable {
         guard let row = try await access.visibleRow(request, schema: schema, id: id) else {
             throw DallyError(.notFound, "no row '\(id)' in '\(schema.name)'", field: "id")
         }
+        // A client's HTTP cache asks again with the tag it holds: unchanged, no body.
+        if let ifNoneMatch = request.headers[.ifNoneMatch], EntityTag.isListed(JSONResponse.rowTag(row), in: ifNoneMatch) {
+            return Response(status: .notModified, headers: [.eTag: JSONResponse.rowTag(row)])
+        }
         return JSONResponse.row(row, schema: schema)
     }
 
