@@ -238,8 +238,10 @@ public final class PostgresCloudStore: CloudStore {
             let horizons = try await PostgresPageReader.horizons(Array(tables.keys), on: connection, logger: logger)
             var result: [String: CloudStoreStatistics.Table] = [:]
             for (name, table) in tables {
-                let rows = try await Self.count(PostgresQuery(unsafeSQL: table.rowCountStatement), on: connection, logger: logger)
-                let tombstones = try await Self.count(PostgresQuery(unsafeSQL: table.tombstoneCountStatement), on: connection, logger: logger)
+                let rows = try await Self.count(
+                    PostgresQuery(unsafeSQL: table.rowCountStatement), on: connection, logger: logger)
+                let tombstones = try await Self.count(
+                    PostgresQuery(unsafeSQL: table.tombstoneCountStatement), on: connection, logger: logger)
                 result[name] = .init(
                     version: versions[name] ?? 0, live: rows - tombstones, tombstones: tombstones,
                     horizon: horizons[name] ?? 0)

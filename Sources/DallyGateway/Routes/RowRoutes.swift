@@ -47,8 +47,9 @@ struct RowRoutes: Sendable {
             throw DallyError(.notFound, "no row '\(id)' in '\(schema.name)'", field: "id")
         }
         // A client's HTTP cache asks again with the tag it holds: unchanged, no body.
-        if let ifNoneMatch = request.headers[.ifNoneMatch], EntityTag.isListed(JSONResponse.rowTag(row), in: ifNoneMatch) {
-            return Response(status: .notModified, headers: [.eTag: JSONResponse.rowTag(row)])
+        let tag = JSONResponse.rowTag(row)
+        if let ifNoneMatch = request.headers[.ifNoneMatch], EntityTag.isListed(tag, in: ifNoneMatch) {
+            return Response(status: .notModified, headers: [.eTag: tag])
         }
         return JSONResponse.row(row, schema: schema)
     }
