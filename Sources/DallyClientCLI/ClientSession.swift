@@ -89,6 +89,8 @@ public enum ClientSession {
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw ClientInputError("values must be a JSON object such as '{\"total\":12.5}': \(BatchFile.reason(error))")
         } catch {
             throw ClientInputError("values must be a JSON object such as '{\"total\":12.5}': \(error)")
         }

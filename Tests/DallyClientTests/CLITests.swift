@@ -85,6 +85,12 @@ import Testing
             #expect(badLine.stderr == "dally client: line 2 is not a batch entry: not valid JSON\n", "\(badLine.stderr)")
             let noID = try await CLIProcess.run(["batch", "orders"], environment: env, input: "{\"values\":{}}\n")
             #expect(noID.stderr == "dally client: line 1 is not a batch entry: it has no \"id\"\n", "\(noID.stderr)")
+            // Values on the command line alike.
+            let badValues = try await CLIProcess.run(["put", "orders", "o9", "not json"], environment: env)
+            #expect(badValues.status == 2)
+            #expect(
+                badValues.stderr == "dally client: values must be a JSON object such as '{\"total\":12.5}': not valid JSON\n",
+                "\(badValues.stderr)")
             let missing = try await CLIProcess.run(["batch", "orders", "/nonexistent/batch.ndjson"], environment: env)
             #expect(missing.status == 1)
             #expect(missing.stderr == "dally client: cannot read /nonexistent/batch.ndjson\n", "\(missing.stderr)")
