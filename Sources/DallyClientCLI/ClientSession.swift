@@ -68,12 +68,12 @@ public enum ClientSession {
     /// Prints a line to standard output at once (a pipe reader sees each change as it comes).
     public static func emit(_ line: String) {
         guard !line.isEmpty else { return }
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        StandardOutput.write(Data((line + "\n").utf8))
     }
 
     /// Prints `dally client: <error>` to standard error.
     public static func printError(_ error: any Error) {
-        FileHandle.standardError.write(Data("dally client: \(error)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("dally client: \(error)\n".utf8))
     }
 
     /// The text of `argument`, or of standard input when it is nil or `-`.

@@ -67,7 +67,7 @@ struct ClientObjectGet: AsyncParsableCommand {
             let objects = client.table(table)
             guard let file, file != "-" else {
                 let (_, bytes) = try await objects.objectStream(id: id, column: column, progress: bar.handler)
-                for try await piece in bytes { FileHandle.standardOutput.write(Data(piece)) }
+                for try await piece in bytes { StandardOutput.write(piece) }
                 return
             }
             let info = try await objects.downloadObject(id: id, column: column, to: file, progress: bar.handler)

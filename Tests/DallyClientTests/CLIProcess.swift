@@ -36,6 +36,27 @@ struct CLIProcess {
             stderr: (try? String(contentsOfFile: out + ".err", encoding: .utf8)) ?? "")
     }
 
+    /// Runs `dally client <arguments>` with its standard output a pipe whose reader has gone
+    /// (closed at once, as `| head` closes it once it has its lines); its exit and standard
+    /// error.
+    static func runIntoClosedPipe(_ arguments: [String], environment: [String: String]) async throws -> Result {
+        let err = ScratchSpace.path("dally-cli-") + ".err"
+        defer { try? FileManager.default.removeItem(atPath: err) }
+        let executable = executable.path
+        let status = try await offPool {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw TestSupportError("pipe() failed: errno \(errno)") }
+            close(ends[0])
+            defer { close(ends[1]) }
+            let child = try SpawnedProcess(
+                executable, ["client"] + arguments, environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+                outputDescriptor: ends[1], standardError: err)
+            child.waitUntilExit()
+            return child.terminationStatus
+        }
+        return Result(status: status, output: Data(), stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
     /// `dally client <arguments>` left running, its standard output as lines as they come.
     final class Running: @unchecked Sendable {
         let process: SpawnedProcess

@@ -159,6 +159,13 @@ import Testing
             let toStdout = try await CLIProcess.run(["object", "get", "photos", "p1", "image"], environment: env)
             #expect(toStdout.status == 0)
             #expect(toStdout.output == Data(bytes))
+            // A reader that has gone (`| head -c 10`, `| head -1`): the command ends by SIGPIPE,
+            // as `cat` would, not by a trap and a backtrace (Foundation's write traps on EPIPE).
+            for arguments in [["object", "get", "photos", "p1", "image"], ["rows", "photos"]] {
+                let gone = try await CLIProcess.runIntoClosedPipe(arguments, environment: env)
+                #expect(gone.status == SIGPIPE, "\(arguments): \(gone.status) \(gone.stderr.prefix(300))")
+                #expect(gone.stderr.isEmpty, "\(arguments): \(gone.stderr.prefix(300))")
+            }
 
             let sync = try await CLIProcess.run(["sync", "orders"], environment: env)
             #expect(sync.status == 1)
