@@ -38,7 +38,7 @@ struct ClientWatch: AsyncParsableCommand {
         let options = ChangeFeed<JSONValue>.Options(
             wait: .seconds(wait), retryMinimum: .milliseconds(100), retryMaximum: .milliseconds(Int(retryMax * 1000)),
             onRetry: { error, pause in
-                FileHandle.standardError.write(Data("dally client: \(error); polling again in \(DurationText.format(pause))\n".utf8))
+                try? FileHandle.standardError.write(contentsOf: Data("dally client: \(error); polling again in \(DurationText.format(pause))\n".utf8))
             })
         try await connection.run { client in
             for try await change in client.changes(tables: tables.isEmpty ? nil : tables, since: since, options: options) {

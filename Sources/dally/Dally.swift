@@ -27,7 +27,7 @@ struct Dally: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 let message = fullMessage(for: error)
-                FileHandle.standardError.write(Data((message + "\n").utf8))
+                try? FileHandle.standardError.write(contentsOf: Data((message + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)
