@@ -77,11 +77,27 @@ public enum ClientSession {
     }
 
     /// The text of `argument`, or of standard input when it is nil or `-`.
-    public static func input(_ argument: String?) -> String {
+    ///
+    /// - Throws: ``ClientInputError`` when standard input cannot be read (`< somedir`):
+    ///   Foundation's `readDataToEndOfFile()` trapped there.
+    public static func input(_ argument: String?) throws -> String {
         guard let argument, argument != "-" else {
-            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            do {
+                return String(decoding: try FileHandle.standardInput.readToEnd() ?? Data(), as: UTF8.self)
+            } catch {
+                throw ClientInputError("cannot read standard input: \(systemReason(error))")
+            }
         }
         return argument
+    }
+
+    /// What the system said, for a Foundation file error wrapping a POSIX one ("Is a
+    /// directory"), else the error itself.
+    static func systemReason(_ error: any Error) -> String {
+        guard let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        else { return "\(error)" }
+        return String(cString: strerror(Int32(underlying.code)))
     }
 
     /// A JSON object of column values from the command line.

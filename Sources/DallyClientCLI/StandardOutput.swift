@@ -28,7 +28,8 @@ public enum StandardOutput {
                 signal(SIGPIPE, SIG_DFL)
                 raise(SIGPIPE)
             }
-            try? FileHandle.standardError.write(contentsOf: Data("dally client: cannot write standard output: \(error)\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("dally client: cannot write standard output: \(ClientSession.systemReason(error))\n".utf8))
             exit(1)
         }
     }

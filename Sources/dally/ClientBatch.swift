@@ -33,7 +33,11 @@ struct ClientBatch: AsyncParsableCommand {
             }
             text = String(decoding: data, as: UTF8.self)
         } else {
-            text = ClientSession.input(nil)
+            do {
+                text = try ClientSession.input(nil)
+            } catch {
+                throw ClientConnection.refuse(error, code: ClientExitCode.refused)
+            }
         }
         var batch: Batch<JSONValue>
         do {

@@ -21,10 +21,16 @@ struct ClientConnection: ParsableArguments {
     }
 
     /// A JSON object of column values: `argument`, or standard input when it is nil or `-`.
-    /// Anything else is a usage error (exit 2).
+    /// Anything else is a usage error (exit 2); standard input that cannot be read, exit 1.
     func values(_ argument: String?) throws -> JSONValue {
+        let text: String
         do {
-            return try ClientSession.values(ClientSession.input(argument))
+            text = try ClientSession.input(argument)
+        } catch {
+            throw Self.refuse(error, code: ClientExitCode.refused)
+        }
+        do {
+            return try ClientSession.values(text)
         } catch {
             throw Self.refuse(error, code: ClientExitCode.usage)
         }

@@ -18,8 +18,10 @@ struct CLIProcess {
     }
 
     /// Runs `dally client <arguments>` with `environment` added to a clean one, `input` on its
-    /// standard input; waits for it to exit.
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
+    /// standard input (or the file `inputPath`); waits for it to exit.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], input: String? = nil, inputPath: String? = nil
+    ) async throws -> Result {
         let out = ScratchSpace.path("dally-cli-")
         defer { for ext in [".in", ".out", ".err"] { try? FileManager.default.removeItem(atPath: out + ext) } }
         try (input ?? "").write(toFile: out + ".in", atomically: false, encoding: .utf8)
@@ -27,7 +29,7 @@ struct CLIProcess {
         let status = try await offPool {
             let child = try SpawnedProcess(
                 executable, ["client"] + arguments, environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
-                standardInput: out + ".in", standardOutput: out + ".out", standardError: out + ".err")
+                standardInput: inputPath ?? out + ".in", standardOutput: out + ".out", standardError: out + ".err")
             child.waitUntilExit()
             return child.terminationStatus
         }

@@ -85,6 +85,13 @@ import Testing
             #expect(badLine.stderr == "dally client: line 2 is not a batch entry: not valid JSON\n", "\(badLine.stderr)")
             let noID = try await CLIProcess.run(["batch", "orders"], environment: env, input: "{\"values\":{}}\n")
             #expect(noID.stderr == "dally client: line 1 is not a batch entry: it has no \"id\"\n", "\(noID.stderr)")
+            // Standard input that cannot be read (`< somedir`) is told so, exit 1 (it trapped).
+            let directory = NSTemporaryDirectory()
+            for arguments in [["batch", "orders"], ["put", "orders", "o9", "-"]] {
+                let unreadable = try await CLIProcess.run(arguments, environment: env, inputPath: directory)
+                #expect(unreadable.status == 1, "\(arguments): \(unreadable.stderr.prefix(300))")
+                #expect(unreadable.stderr == "dally client: cannot read standard input: Is a directory\n", "\(unreadable.stderr.prefix(300))")
+            }
             // Values on the command line alike.
             let badValues = try await CLIProcess.run(["put", "orders", "o9", "not json"], environment: env)
             #expect(badValues.status == 2)
