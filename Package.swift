@@ -227,7 +227,7 @@ let package = Package(
         ),
         // What `dally client` needs beside the library: output as JSON lines or tables, exit
         // codes, the progress bar, batch files.
-        .target(name: "DallyClientCLI", dependencies: ["DallyClient", "DallyCore"]),
+        .target(name: "DallyClientCLI", dependencies: ["DallyClient", "DallyCore", "DallyLogging"]),
         // The command line: `dally gateway`, `dally cloud`, `dally dev`. No benchmark code.
         .executableTarget(
             name: "dally",

@@ -1,4 +1,5 @@
 import DallyClient
+import DallyLogging
 import Foundation
 
 /// One run of a `dally client` command: the client made from flags and environment, the body
@@ -73,7 +74,7 @@ public enum ClientSession {
 
     /// Prints `dally client: <error>` to standard error.
     public static func printError(_ error: any Error) {
-        try? FileHandle.standardError.write(contentsOf: Data("dally client: \(error)\n".utf8))
+        StandardError.line("dally client: \(error)")
     }
 
     /// The text of `argument`, or of standard input when it is nil or `-`.

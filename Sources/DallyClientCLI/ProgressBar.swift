@@ -1,4 +1,5 @@
 import DallyClient
+import DallyLogging
 import Foundation
 import Synchronization
 
@@ -35,7 +36,7 @@ public final class ProgressBar: Sendable {
             state.drawn = true
             return true
         }
-        if draw { try? FileHandle.standardError.write(contentsOf: Data(("\r" + Self.line(label, progress)).utf8)) }
+        if draw { StandardError.write(Data(("\r" + Self.line(label, progress)).utf8)) }
     }
 
     /// Ends the bar's line, if one was drawn.
@@ -44,7 +45,7 @@ public final class ProgressBar: Sendable {
             defer { state.drawn = false }
             return state.drawn
         }
-        if drawn { try? FileHandle.standardError.write(contentsOf: Data("\n".utf8)) }
+        if drawn { StandardError.write(Data("\n".utf8)) }
     }
 
     /// `label [#########-----------]  45%  12.3 MB / 27.0 MB`.

@@ -1,3 +1,4 @@
+import DallyLogging
 import Foundation
 
 #if canImport(Glibc)
@@ -28,8 +29,7 @@ public enum StandardOutput {
                 signal(SIGPIPE, SIG_DFL)
                 raise(SIGPIPE)
             }
-            try? FileHandle.standardError.write(
-                contentsOf: Data("dally client: cannot write standard output: \(ClientSession.systemReason(error))\n".utf8))
+            StandardError.line("dally client: cannot write standard output: \(ClientSession.systemReason(error))")
             exit(1)
         }
     }

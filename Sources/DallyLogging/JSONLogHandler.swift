@@ -24,7 +24,7 @@ public struct JSONLogHandler: LogHandler {
     public init(label: String, level: Logger.Level, write: (@Sendable ([UInt8]) -> Void)? = nil) {
         self.label = label
         logLevel = level
-        self.write = write ?? { line in FileHandle.standardError.write(Data(line)) }
+        self.write = write ?? { line in StandardError.write(line) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DallyLogging
 import Foundation
 
 #if canImport(Glibc)
@@ -45,7 +46,7 @@ struct BenchCommand: ParsableCommand {
 
     /// Says why on standard error and exits 1: no usage text, the arguments were not the problem.
     private static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("dally: bench: \(message)\n".utf8))
+        StandardError.write(Data("dally: bench: \(message)\n".utf8))
         Foundation.exit(1)
     }
 

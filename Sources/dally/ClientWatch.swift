@@ -1,5 +1,6 @@
 import ArgumentParser
 import DallyClient
+import DallyLogging
 import DallyClientCLI
 import DallyCore
 import Foundation
@@ -38,7 +39,7 @@ struct ClientWatch: AsyncParsableCommand {
         let options = ChangeFeed<JSONValue>.Options(
             wait: .seconds(wait), retryMinimum: .milliseconds(100), retryMaximum: .milliseconds(Int(retryMax * 1000)),
             onRetry: { error, pause in
-                try? FileHandle.standardError.write(contentsOf: Data("dally client: \(error); polling again in \(DurationText.format(pause))\n".utf8))
+                StandardError.line("dally client: \(error); polling again in \(DurationText.format(pause))")
             })
         try await connection.run { client in
             for try await change in client.changes(tables: tables.isEmpty ? nil : tables, since: since, options: options) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DallyCore
+import DallyLogging
 import Foundation
 
 @main
@@ -27,7 +28,7 @@ struct Dally: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 let message = fullMessage(for: error)
-                try? FileHandle.standardError.write(contentsOf: Data((message + "\n").utf8))
+                StandardError.write(Data((message + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)

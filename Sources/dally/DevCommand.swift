@@ -2,6 +2,7 @@ import ArgumentParser
 import DallyCloud
 import DallyConfig
 import DallyGateway
+import DallyLogging
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -31,7 +32,7 @@ struct DevCommand: AsyncParsableCommand {
         let cloudSettings = try Startup.load { () throws(ConfigError) in try CloudConfig.load(path: cloudConfig) }
         let gatewaySettings = try Startup.load { () throws(ConfigError) in try GatewayConfig.load(path: gatewayConfig) }
         guard (1...cloudSettings.gateways.count).contains(gateways) else {
-            FileHandle.standardError.write(
+            StandardError.write(
                 Data("dally: --gateways must be 1 to \(cloudSettings.gateways.count) (the cloud file's [[gateways]])\n".utf8))
             throw ExitCode(2)
         }

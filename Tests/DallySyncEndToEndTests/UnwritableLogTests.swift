@@ -1,0 +1,74 @@
+import AsyncHTTPClient
+import DallyTestSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A server whose standard error cannot be written — the log pipe's reader died, or the disk
+/// under its log file is full (`/dev/full` here: every write fails) — loses those log lines
+/// and goes on serving. With JSON logs the gateway died at its first line: Foundation's
+/// `FileHandle.write(_:)` traps when a write fails.
+@Suite struct UnwritableLogTests {
+    static let gatewayBuilt = FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)
+
+    @Test(.enabled(if: gatewayBuilt), .timeLimit(.minutes(2)), arguments: ["json", "text"])
+    func aGatewayWhoseLogCannotBeWrittenKeepsServing(_ format: String) async throws {
+        let root = ScratchSpace.path("dally-unwritable-log-")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let port = try FreePort.find()
+        let config = root + "/gateway.toml"
+        // Debug logs: a line for every request, and a cloud that is not there to log about.
+        try """
+            [server]
+            host = "127.0.0.1"
+            port = \(port)
+            data_dir = "\(root)/data"
+            log_level = "debug"
+            log_format = "\(format)"
+            [admin]
+            token = "admin-token-0123456789"
+            [[clients]]
+            name = "app"
+            token = "client-token-0123456789"
+            read = ["*"]
+            write = ["*"]
+            [cloud]
+            url = "http://127.0.0.1:\(try FreePort.find())"
+            gateway_id = "gw"
+            secret = "gateway-secret-0123456789"
+            [[tables]]
+            name = "notes"
+            columns = ["body TEXT"]
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let gateway = try SpawnedProcess(
+            GatewayProcess.executable.path, ["gateway", "--config", config], standardError: "/dev/full")
+        defer {
+            kill(gateway.processIdentifier, SIGKILL)
+            gateway.waitUntilExit()
+        }
+        var health = 0
+        for _ in 0..<600 where health != 200 && gateway.isRunning {
+            health = (try? await call(port, .GET, "/healthz", nil).status) ?? 0
+            if health != 200 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(health == 200, "the gateway never answered (running: \(gateway.isRunning))")
+        for n in 0..<20 {
+            let write = try await call(port, .PUT, "/v1/tables/notes/rows/n\(n)", #"{"values":{"body":"x"}}"#)
+            #expect(write.status == 200)
+        }
+        #expect(try await call(port, .GET, "/v1/tables/notes/rows/n19", nil).status == 200)
+        #expect(gateway.isRunning)
+    }
+
+    func call(_ port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> SyncSystem.Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer client-token-0123456789")
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        return SyncSystem.Reply(
+            status: Int(response.status.code), headers: response.headers,
+            body: String(buffer: try await response.body.collect(upTo: 1 << 20)))
+    }
+}
