@@ -94,13 +94,6 @@ import Testing
     }
 
     func call(_ port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> SyncSystem.Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        return SyncSystem.Reply(
-            status: Int(response.status.code), headers: response.headers,
-            body: String(buffer: try await response.body.collect(upTo: 4 << 20)))
+        try await LoopbackRequest.send(port, method, path, body, token: token)
     }
 }

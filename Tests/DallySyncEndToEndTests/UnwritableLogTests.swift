@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import DallyTestSupport
 import Foundation
-import NIOCore
 import NIOHTTP1
 import Testing
 
@@ -17,32 +15,17 @@ import Testing
         let root = ScratchSpace.path("dally-unwritable-log-")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let port = try FreePort.find()
-        let config = root + "/gateway.toml"
         // Debug logs: a line for every request, and a cloud that is not there to log about.
-        try """
-            [server]
-            host = "127.0.0.1"
-            port = \(port)
-            data_dir = "\(root)/data"
-            log_level = "debug"
-            log_format = "\(format)"
-            [admin]
-            token = "admin-token-0123456789"
-            [[clients]]
-            name = "app"
-            token = "client-token-0123456789"
-            read = ["*"]
-            write = ["*"]
-            [cloud]
-            url = "http://127.0.0.1:\(try FreePort.find())"
-            gateway_id = "gw"
-            secret = "gateway-secret-0123456789"
-            [[tables]]
-            name = "notes"
-            columns = ["body TEXT"]
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        var system = SystemConfig(
+            tables: [.init("notes", columns: ["body TEXT"])], gateways: [.init(id: "gw", secret: "gateway-secret-0123456789")],
+            clients: [.init(name: "app", token: Self.token)], cloudAdminToken: "cloud-admin-0123456789",
+            gatewayAdminToken: "admin-token-0123456789", logLevel: "debug", loopbackAnyPort: true)
+        system.logFormat = format
+        let config = root + "/gateway.toml"
+        try system.gatewayTOML("gw", dataDirectory: root + "/data", link: .init(url: "http://127.0.0.1:\(try FreePort.find())"))
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let gateway = try SpawnedProcess(
-            GatewayProcess.executable.path, ["gateway", "--config", config], standardError: "/dev/full")
+            GatewayProcess.executable.path, ["gateway", "--config", config, "--port", "\(port)"], standardError: "/dev/full")
         defer {
             kill(gateway.processIdentifier, SIGKILL)
             gateway.waitUntilExit()
@@ -61,14 +44,9 @@ import Testing
         #expect(gateway.isRunning)
     }
 
+    static let token = "client-token-0123456789"
+
     func call(_ port: Int, _ method: HTTPMethod, _ path: String, _ body: String?) async throws -> SyncSystem.Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer client-token-0123456789")
-        if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-        return SyncSystem.Reply(
-            status: Int(response.status.code), headers: response.headers,
-            body: String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        try await LoopbackRequest.send(port, method, path, body, token: Self.token)
     }
 }
