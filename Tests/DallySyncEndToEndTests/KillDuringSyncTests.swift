@@ -198,13 +198,7 @@ import Testing
         _ system: SyncSystem, _ gateway: Endpoint, _ method: HTTPMethod, _ path: String, _ body: String?,
         token: String = SyncSystem.clientToken
     ) async throws -> SyncSystem.Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(gateway.port)\(path)")
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await system.http.execute(request, timeout: .seconds(60))
-        let bytes = try await response.body.collect(upTo: 1 << 20)
-        return SyncSystem.Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+        try await LoopbackRequest.send(gateway.port, method, path, body, token: token, client: system.http, timeout: .seconds(60))
     }
 
     func cloudVersion(_ system: SyncSystem) async throws -> Int64? {

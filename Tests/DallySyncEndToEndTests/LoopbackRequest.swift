@@ -10,13 +10,14 @@ import NIOHTTP1
 /// ```
 enum LoopbackRequest {
     static func send(
-        _ port: Int, _ method: HTTPMethod, _ path: String, _ body: String? = nil, token: String
+        _ port: Int, _ method: HTTPMethod, _ path: String, _ body: String? = nil, token: String,
+        client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)
     ) async throws -> SyncSystem.Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: timeout)
         return SyncSystem.Reply(
             status: Int(response.status.code), headers: response.headers,
             body: String(buffer: try await response.body.collect(upTo: 4 << 20)))
