@@ -95,10 +95,15 @@ public enum ClientSession {
     /// What the system said, for a Foundation file error wrapping a POSIX one ("Is a
     /// directory"), else the error itself.
     static func systemReason(_ error: any Error) -> String {
+        posixCode(of: error).map { String(cString: strerror($0)) } ?? "\(error)"
+    }
+
+    /// The POSIX error (`errno`) a Foundation file error wraps, if any.
+    static func posixCode(of error: any Error) -> Int32? {
         guard let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
             underlying.domain == NSPOSIXErrorDomain
-        else { return "\(error)" }
-        return String(cString: strerror(Int32(underlying.code)))
+        else { return nil }
+        return Int32(underlying.code)
     }
 
     /// A JSON object of column values from the command line.

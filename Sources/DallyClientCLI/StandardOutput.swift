@@ -23,9 +23,7 @@ public enum StandardOutput {
         do {
             try FileHandle.standardOutput.write(contentsOf: bytes)
         } catch {
-            if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
-                underlying.domain == NSPOSIXErrorDomain, underlying.code == Int(EPIPE)
-            {
+            if ClientSession.posixCode(of: error) == EPIPE {
                 signal(SIGPIPE, SIG_DFL)
                 raise(SIGPIPE)
             }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import DallyStore
 import DallyLogging
+import DallyStore
 import Foundation
 
 /// `dally backup --data-dir DIR --to DIR`: a consistent copy of a server's databases, taken
@@ -27,7 +27,7 @@ struct BackupCommand: ParsableCommand {
                 print("\(to)/\(copy.name): \(copy.bytes) bytes, integrity ok")
             }
         } catch let error as StoreError {
-            StandardError.write(Data("dally: backup failed: \(error)\n".utf8))
+            StandardError.line("dally: backup failed: \(error)")
             throw ExitCode(1)
         }
     }

@@ -46,7 +46,7 @@ struct BenchCommand: ParsableCommand {
 
     /// Says why on standard error and exits 1: no usage text, the arguments were not the problem.
     private static func fail(_ message: String) -> Never {
-        StandardError.write(Data("dally: bench: \(message)\n".utf8))
+        StandardError.line("dally: bench: \(message)")
         Foundation.exit(1)
     }
 

@@ -1,8 +1,8 @@
 import ArgumentParser
 import DallyClient
-import DallyLogging
 import DallyClientCLI
 import DallyCore
+import DallyLogging
 import Foundation
 
 /// `dally client watch [table…]`: follow the changes feed.

@@ -28,7 +28,7 @@ struct Dally: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 let message = fullMessage(for: error)
-                StandardError.write(Data((message + "\n").utf8))
+                StandardError.line(message)
                 Foundation.exit(2)
             }
             exit(withError: error)

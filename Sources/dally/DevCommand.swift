@@ -32,8 +32,8 @@ struct DevCommand: AsyncParsableCommand {
         let cloudSettings = try Startup.load { () throws(ConfigError) in try CloudConfig.load(path: cloudConfig) }
         let gatewaySettings = try Startup.load { () throws(ConfigError) in try GatewayConfig.load(path: gatewayConfig) }
         guard (1...cloudSettings.gateways.count).contains(gateways) else {
-            StandardError.write(
-                Data("dally: --gateways must be 1 to \(cloudSettings.gateways.count) (the cloud file's [[gateways]])\n".utf8))
+            StandardError.line(
+                "dally: --gateways must be 1 to \(cloudSettings.gateways.count) (the cloud file's [[gateways]])")
             throw ExitCode(2)
         }
         Startup.bootstrapLogging(gatewaySettings.server)

@@ -17,7 +17,7 @@ enum Startup {
         do {
             return try read()
         } catch {
-            StandardError.write(Data("dally: configuration refused: \(error)\n".utf8))
+            StandardError.line("dally: configuration refused: \(error)")
             throw ExitCode(2)
         }
     }
@@ -30,7 +30,7 @@ enum Startup {
         do {
             return try make()
         } catch let error as StoreError {
-            StandardError.write(Data("dally: cannot open \(what): \(error)\n".utf8))
+            StandardError.line("dally: cannot open \(what): \(error)")
             throw ExitCode(3)
         }
     }
@@ -40,10 +40,10 @@ enum Startup {
         do {
             return try await make()
         } catch let error as StoreError {
-            StandardError.write(Data("dally: cannot open \(what): \(error)\n".utf8))
+            StandardError.line("dally: cannot open \(what): \(error)")
             throw ExitCode(3)
         } catch let error as PostgresStoreError {
-            StandardError.write(Data("dally: cannot open \(what): \(error)\n".utf8))
+            StandardError.line("dally: cannot open \(what): \(error)")
             throw ExitCode(error.unreachable ? 4 : 3)
         }
     }
@@ -57,12 +57,12 @@ enum Startup {
             try await run()
         } catch let error as IOError {
             guard let hint = listenHints[error.errnoCode] else { throw error }
-            StandardError.write(
-                Data("dally: cannot listen on \(address): \(TransportFailure.describe(error)); \(hint)\n".utf8))
+            StandardError.line(
+                "dally: cannot listen on \(address): \(TransportFailure.describe(error)); \(hint)")
             throw ExitCode(5)
         } catch let error as SocketAddressError.UnknownHost {
-            StandardError.write(
-                Data("dally: cannot listen on \(address): host '\(error.host)' does not resolve (\(error.errorDescription)); set [server] host to an address of this machine\n".utf8))
+            StandardError.line(
+                "dally: cannot listen on \(address): host '\(error.host)' does not resolve (\(error.errorDescription)); set [server] host to an address of this machine")
             throw ExitCode(5)
         }
     }
