@@ -345,7 +345,10 @@ public struct JSONScanner {
         // multiplication or division apart (Clinger's fast path): most decimals JSON carries, read
         // without making a string of them for `Double(_:)`.
         let power = exponent - fractionDigits
-        if !isInteger, !overflow, magnitude <= 1 << 53, power >= -22, power <= 22 {
+        // Up to 15 significant digits, every decimal is the shortest text of the Double nearest
+        // it, so it comes back as it was sent; beyond, the Double may lose digits, which is
+        // checked below.
+        if !isInteger, !overflow, magnitude < Self.fifteenDigits, power >= -22, power <= 22 {
             let scale = Self.exactPowersOfTen[abs(power)]
             let value = power >= 0 ? Double(magnitude) * scale : Double(magnitude) / scale
             return .double(negative ? -value : value)
@@ -355,8 +358,11 @@ public struct JSONScanner {
             index = start
             throw error("number out of range")
         }
-        return .double(double)
+        return DecimalDigits(text.utf8) == DecimalDigits(double.description.utf8) ? .double(double) : .number(text)
     }
+
+    /// 10^15: a significand below it has at most 15 digits.
+    private static let fifteenDigits: UInt64 = 1_000_000_000_000_000
 
     @inline(__always) private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 

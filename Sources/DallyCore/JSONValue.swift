@@ -9,6 +9,12 @@ public enum JSONValue: Sendable, Equatable {
     /// A number written without fraction or exponent that fits in 64 bits.
     case int(Int64)
     case double(Double)
+    /// A number kept as it was written, because neither `int` nor `double` holds it digit for
+    /// digit: an integer beyond 64 bits (`18446744073709551615`) or a decimal with more
+    /// significant digits than a Double keeps (`0.12345678901234567891`). A JSON column gives
+    /// it back as it was sent, as PostgreSQL's `jsonb` does; a REAL column reads it as the
+    /// nearest Double (``double``).
+    case number(String)
     case string(String)
     case array([JSONValue])
     case object([JSONMember])
@@ -20,13 +26,23 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// The value of a number as the nearest Double, nil for any other type.
+    public var double: Double? {
+        switch self {
+        case .int(let i): Double(i)
+        case .double(let d): d
+        case .number(let text): Double(text)
+        default: nil
+        }
+    }
+
     /// A short name of this value's JSON type, for error messages.
     public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
         case .int: "integer"
-        case .double: "number"
+        case .double, .number: "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"

@@ -115,6 +115,8 @@ public struct JSONWriter: Sendable {
         case .bool(let b): bool(b)
         case .int(let i): int(i)
         case .double(let d): double(d)
+        // Checked against JSON's number grammar by the parser that made it.
+        case .number(let text): rawText(text)
         case .string(let s): string(s)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))

@@ -57,6 +57,20 @@ struct CloudStoreBatchTests {
         #expect(!page.more)
     }
 
+    /// A JSON column keeps the numbers it was sent as they were written: an integer beyond 64
+    /// bits and a decimal with more digits than a Double keeps come back digit for digit.
+    @Test(arguments: Backend.allCases) func aJSONColumnsNumbersAreKeptDigitForDigit(_ backend: Backend) async throws {
+        let documents = table("documents", [("doc", .json)])
+        let cloud = try await openCloud(backend, tables: cloudTables + [documents])
+        defer { try? cloud.close() }
+        let text = #"{"id":18446744073709551615,"amounts":[0.12345678901234567891,-98765432109876543210,2.5]}"#
+        let doc = try JSONParser.parse(text)
+        _ = try await cloud.send(cloudBatch("b1", [cloudSection("documents", ["doc"], [cloudPut("d1", [doc])])]))
+        let page = try await cloud.changes(table: "documents", since: 0, limit: 10, excludingReplica: nil)
+        #expect(page.rows.first?.values == [doc])
+        #expect(page.rows.first?.values.first?.jsonText == text)
+    }
+
     @Test(arguments: Backend.allCases) func theSameBatchTwiceIsAnsweredFromTheRecordAndChangesNothing(_ backend: Backend) async throws {
         let cloud = try await openCloud(backend)
         defer { try? cloud.close() }

@@ -1,4 +1,5 @@
 import DallyCore
+import Foundation
 import Testing
 
 /// Parses `text`, returning the error it throws, or nil when it parses.
@@ -87,12 +88,36 @@ struct JSONParserValidTests {
         #expect(try JSONParser.parse("-9223372036854775808") == .int(Int64.min))
     }
 
-    @Test func integersBeyondInt64BecomeDoubles() throws {
-        #expect(try JSONParser.parse("9223372036854775808") == .double(9_223_372_036_854_775_808.0))
-        #expect(try JSONParser.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_809.0))
-        // Overflows UInt64 as well.
-        #expect(try JSONParser.parse("18446744073709551616") == .double(18_446_744_073_709_551_616.0))
-        #expect(try JSONParser.parse("123456789012345678901234567890") == .double(1.2345678901234568e29))
+    /// A number no Int64 or Double holds digit for digit is kept as it was written, so that a
+    /// JSON column gives it back as sent; its value as a Double is the nearest one.
+    @Test func integersBeyondInt64AreKeptAsWritten() throws {
+        for text in ["9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+                     "123456789012345678901234567890"] {
+            let read = try JSONParser.parse(text)
+            #expect(read == .number(text))
+            #expect(read.double == Double(text))
+            #expect(read.typeName == "number")
+        }
+    }
+
+    @Test func decimalsWithMoreDigitsThanADoubleKeepsAreKeptAsWritten() throws {
+        for text in ["0.12345678901234567891", "123456789.123456789", "-1.00000000000000000001", "9007199254740993.5",
+                     "1.2345678901234567891e300"] {
+            #expect(try JSONParser.parse(text) == .number(text))
+        }
+        // Every digit a Double gives back: a Double, however it was spelt.
+        #expect(try JSONParser.parse("1.10") == .double(1.1))
+        #expect(try JSONParser.parse("0.1000000000000000000") == .double(0.1))
+        #expect(try JSONParser.parse("12345678901234.5") == .double(12_345_678_901_234.5))
+        #expect(try JSONParser.parse("1.7976931348623157e308") == .double(.greatestFiniteMagnitude))
+        #expect(try JSONParser.parse("5e-324") == .double(5e-324))
+        #expect(try JSONParser.parse("4.9406564584124654e-324") == .number("4.9406564584124654e-324"))
+        #expect(try JSONParser.parse("100000000000000000000000") == .double(1e23))
+    }
+
+    @Test func aDocumentsNumbersComeBackAsWritten() throws {
+        let text = #"{"id":18446744073709551615,"amounts":[0.12345678901234567891,-98765432109876543210,2.5],"n":1}"#
+        #expect(try JSONParser.parse(text).jsonText == text)
     }
 
     @Test func fractionsAndExponents() throws {
@@ -104,8 +129,9 @@ struct JSONParserValidTests {
         #expect(try JSONParser.parse("25e-1") == .double(2.5))
         // A number with an exponent is a double even when its value is integral.
         #expect(try JSONParser.parse("1.0") == .double(1.0))
-        // Underflow is finite, hence accepted.
-        #expect(try JSONParser.parse("1e-400") == .double(0))
+        // Underflow is finite, hence accepted: kept as written, its Double zero.
+        #expect(try JSONParser.parse("1e-400") == .number("1e-400"))
+        #expect(try JSONParser.parse("1e-400").double == 0)
     }
 
     /// Decimals read without a string for `Double(_:)` (an exact significand and power of ten)
@@ -120,7 +146,14 @@ struct JSONParserValidTests {
             if random.chance(40) { text += random.pick(["e", "E"]) + random.pick(["", "+", "-"]) + String(random.int(in: 0...30)) }
             guard text.contains(where: { ".eE".contains($0) }) else { continue }
             let expected = try #require(Double(text))
-            guard case .double(let read) = try JSONParser.parse(text) else {
+            let parsed = try JSONParser.parse(text)
+            // Foundation's Decimal (38 digits) says whether the Double's shortest text is the number sent.
+            let posix = Locale(identifier: "en_US_POSIX")
+            guard Decimal(string: text, locale: posix) == Decimal(string: expected.description, locale: posix) else {
+                #expect(parsed == .number(text))
+                continue
+            }
+            guard case .double(let read) = parsed else {
                 Issue.record("\(text) did not read as a double")
                 continue
             }

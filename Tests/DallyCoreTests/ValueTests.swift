@@ -64,6 +64,16 @@ struct ValueConversionTests {
         #expect(try value(-1e-9, .real) == .real(-1e-9))
     }
 
+    /// A number no Double holds digit for digit is, in a REAL column, the Double nearest it; an
+    /// INTEGER column refuses an integer beyond 64 bits, as it refused it read as a Double.
+    @Test func aNumberKeptAsWrittenIsItsNearestDoubleInARealColumn() throws {
+        #expect(try value(.number("0.12345678901234567891"), .real) == .real(0.12345678901234568))
+        #expect(try value(.number("18446744073709551615"), .real) == .real(18_446_744_073_709_551_615.0))
+        let error = try #require(conversionError(.number("18446744073709551615"), .integer, column: "n"))
+        #expect(error.code == .wrongType)
+        #expect(error.message == "column 'n' expects INTEGER (an integer), got number")
+    }
+
     @Test func integerIsCoercedToReal() throws {
         #expect(try value(3, .real) == .real(3.0))
         #expect(try value(-12, .real) == .real(-12.0))
@@ -94,6 +104,14 @@ struct ValueConversionTests {
         #expect(try value(7, .json) == .json("7"))
         #expect(try value(false, .json) == .json("false"))
         #expect(try value([], .json) == .json("[]"))
+        // Numbers kept as written: the column gives them back as they were sent.
+        #expect(try value([.number("18446744073709551615"), .number("1e-400")], .json) == .json("[18446744073709551615,1e-400]"))
+    }
+
+    /// Documents (a TinySync answer's rows, a conflict's row) write such a number's digits too.
+    @Test func aDocumentWritesANumberKeptAsWrittenDigitForDigit() throws {
+        let row: JSONValue = ["n": .number("18446744073709551615"), "a": .number("-0.12345678901234567891")]
+        #expect(String(decoding: try DocumentEncoder.encode(row), as: UTF8.self) == #"{"a":-0.12345678901234567891,"n":18446744073709551615}"#)
     }
 
     @Test func objectColumnTakesARequestedHashAndKeepsOnlyTheHash() throws {

@@ -37,6 +37,24 @@ import Testing
         }
     }
 
+    /// A JSON column's numbers travel gateway → cloud → gateway as they were written, an
+    /// integer beyond 64 bits and a decimal with more digits than a Double keeps included.
+    @Test func aJSONColumnsNumbersTravelDigitForDigit() async throws {
+        try await SyncSystem.run { system in
+            let items = #"[{"sku":18446744073709551615,"price":0.12345678901234567891},-98765432109876543210,1.5]"#
+            let put = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"items":\#(items)}}"#)
+            #expect(put.status == 200)
+            let local = try await system.gateway("gw-a", .GET, "/v1/tables/orders/rows/o1")
+            #expect(local.body.contains(#""items":\#(items)"#), "\(local.body)")
+            #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
+
+            let arrived = try await system.awaitChange(on: "gw-b", table: "orders", "o1")
+            #expect(arrived["values"]?["items"] == (try JSONParser.parse(items)))
+            let read = try await system.gateway("gw-b", .GET, "/v1/tables/orders/rows/o1")
+            #expect(read.body.contains(#""items":\#(items)"#), "\(read.body)")
+        }
+    }
+
     @Test func manyRowsWrittenAtOneMomentCrossPageBoundariesIntact() async throws {
         try await SyncSystem.run { system in
             // 120 rows with the same updated_at: the cloud pages by version (50 per page here),
