@@ -1,3 +1,5 @@
+import Foundation
+
 extension JSONValue: Decodable {
     /// Decodes any JSON value, so that a client can read rows whose columns it does not model
     /// (`client.table("orders", as: JSONValue.self)`, the command line). A decoder gives an
@@ -25,7 +27,15 @@ extension JSONValue: Decodable {
         } else if let value = try? single.decode(Int64.self) {
             self = .int(value)
         } else if let value = try? single.decode(Double.self) {
-            self = .double(value)
+            // Foundation reads a number's digits into a Decimal (38 of them): one the Double
+            // does not give back keeps them, as ``JSONParser`` keeps them.
+            if let decimal = try? single.decode(Decimal.self),
+                DecimalDigits(decimal.description.utf8) != DecimalDigits(value.description.utf8)
+            {
+                self = .number(decimal.description)
+            } else {
+                self = .double(value)
+            }
         } else {
             self = .string(try single.decode(String.self))
         }

@@ -115,6 +115,16 @@ struct JSONParserValidTests {
         #expect(try JSONParser.parse("100000000000000000000000") == .double(1e23))
     }
 
+    /// Read through Foundation's decoder (the client library, the command line), such numbers
+    /// keep their digits too.
+    @Test func aDecodedDocumentKeepsItsNumbersDigitForDigit() throws {
+        let text = #"[18446744073709551615,0.12345678901234567891,0.1,2.5,7,-98765432109876543210]"#
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        #expect(decoded == [.number("18446744073709551615"), .number("0.12345678901234567891"), 0.1, 2.5, 7,
+                            .number("-98765432109876543210")])
+        #expect(decoded.jsonText == text)
+    }
+
     @Test func aDocumentsNumbersComeBackAsWritten() throws {
         let text = #"{"id":18446744073709551615,"amounts":[0.12345678901234567891,-98765432109876543210,2.5],"n":1}"#
         #expect(try JSONParser.parse(text).jsonText == text)
