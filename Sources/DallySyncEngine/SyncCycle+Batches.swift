@@ -1,3 +1,4 @@
+import DallyCore
 import DallyStore
 import DallySync
 import Foundation
@@ -118,11 +119,28 @@ extension SyncCycle {
                 let sent = flying.removeFirst()
                 let batch = sent.batch
                 batches += 1
-                let answer: BatchAnswer
+                var answer: BatchAnswer
                 let traffic: CloudClient.Traffic
+                var pulled = true
                 switch await sent.sending.value {
                 case .success(let exchange):
                     (answer, traffic) = exchange
+                case .failure(.refused(413, let code, let message)) where batch.rows == 1:
+                    // A row the cloud will never take: alone it makes a body over the cloud's
+                    // limits. It is rejected as the cloud rejects a row, parked with the reason
+                    // in /v1/conflicts until settled, instead of failing every sync after it (in
+                    // flight, it went first at every wake, and nothing written after it left).
+                    guard let rejection = Self.tooLarge(batch, code: code, message: message) else {
+                        throw CloudError.refused(status: 413, code: code, message: message)
+                    }
+                    uplink.recordAnswer(CloudClient.Traffic(), now: now())
+                    logger.error(
+                        "the cloud refused a row as too large for any batch; parked until settled",
+                        metadata: ["batch": "\(batch.batchID)", "table": "\(rejection.table)", "error": "\(message)"])
+                    answer = BatchAnswer(batchID: batch.batchID, replayed: false, results: [rejection], changes: [])
+                    traffic = CloudClient.Traffic()
+                    pulled = false
+                    rowLimit = link.maxBatchRows
                 case .failure(.refused(413, let code, _)) where batch.rows > 1:
                     // Refused whole, before anything was applied: send the rows in smaller batches.
                     uplink.recordAnswer(CloudClient.Traffic(), now: now())
@@ -162,7 +180,7 @@ extension SyncCycle {
                 }
                 logger.debug("a batch's answer applied", metadata: ["batch": "\(batch.batchID)", "uplink": "\(uplink.name)"])
                 report.add(applied)
-                unpulled.subtract(batch.pulls)
+                if pulled { unpulled.subtract(batch.pulls) }
                 // Only a batch that asked for pages can say more wait (a pipelined one asks none).
                 if !batch.pulls.isEmpty { more = applied.more }
                 counters.withLock { counters in
@@ -183,6 +201,22 @@ extension SyncCycle {
             throw error
         }
         return more
+    }
+
+    /// The answer a row refused as too large gets: rejected with the cloud's code, and a
+    /// message saying what to do; nil when the batch names no row (it held one change).
+    static func tooLarge(_ batch: OutgoingBatch, code: DallyError.Code?, message: String) -> BatchAnswer.SectionResult? {
+        guard let section = batch.outline.sections.first(where: { !$0.ids.isEmpty }), let id = section.ids.first else {
+            return nil
+        }
+        let reason = """
+            the cloud refused this row as too large for any batch (\(message)); make the row smaller, or raise \
+            the cloud's limits.max_body_bytes and max_decompressed_bytes, then settle it (POST /v1/conflicts/\
+            \(section.table)/\(id))
+            """
+        return BatchAnswer.SectionResult(
+            table: section.table,
+            rows: [.rejected(id: id, BatchAnswer.RowRejection(code: code?.rawValue ?? "body_too_large", message: reason, field: nil))])
     }
 
     /// Applies a batch's answer, with the objects its pages' atomic rows need.
