@@ -350,6 +350,11 @@ enum ReplicaSchema {
                     END;
                     """)
         }
+        migrator.registerMigration("v16-refused-uploads") { db in
+            // An object the cloud refused (over its objects.max_bytes) waits, out of the upload
+            // queue's sight, until the app settles its rows' records (``ReplicaStore/refuseObjectUpload(_:code:message:)``).
+            try db.execute(sql: "ALTER TABLE dally_object_uploads ADD COLUMN refused INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 

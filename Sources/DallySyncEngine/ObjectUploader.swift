@@ -1,3 +1,4 @@
+import DallyCore
 import DallyObjects
 import DallyStore
 import Logging
@@ -170,7 +171,20 @@ final class ObjectUploader: Sendable {
             return false
         }
         try uplink.requireUsable(at: now(), stop: stop)
-        switch try await send(pending, manifest, on: uplink, ahead: ahead, betweenChunks: betweenChunks) {
+        let sending: Sending
+        do {
+            sending = try await send(pending, manifest, on: uplink, ahead: ahead, betweenChunks: betweenChunks)
+        } catch CloudError.refused(413, .objectTooLarge, let message) {
+            // Too large for the cloud for good: set aside, and its rows' records tell the app,
+            // instead of failing every walk here (and sending its chunks again each time) while
+            // the objects queued after it never go.
+            let told = try await store.refuseObjectUpload(manifest.hash, code: DallyError.Code.objectTooLarge.rawValue, message: message)
+            logger.error(
+                "the cloud refused an object as too large; set aside until its rows' records are settled",
+                metadata: ["object": "\(manifest.hash)", "table": "\(upload.table)", "rows": "\(told)", "error": "\(message)"])
+            return false
+        }
+        switch sending {
         case .sent:
             try await store.objectUploaded(manifest.hash)
             counters.withLock { $0.uploaded += 1 }

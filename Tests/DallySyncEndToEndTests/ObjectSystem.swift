@@ -19,13 +19,15 @@ import NIOHTTP1
 /// a row travels and appears only with its cover), `docs` (objects fetched on demand),
 /// `readings` (rows over cellular only).
 final class ObjectSystem: Sendable {
-    let base = SyncSystem(config: SyncSystem.config(tables: ObjectSystem.tables), cloudExtra: "")
+    let base: SyncSystem
     let clockA = ManualClock()
     let clockB = ManualClock()
     let wifi: InspectingProxy
     let lte: InspectingProxy
 
-    init() {
+    /// `cloudExtra`: more of the cloud's configuration (`[objects]` limits, …).
+    init(cloudExtra: String = "") {
+        base = SyncSystem(config: SyncSystem.config(tables: ObjectSystem.tables), cloudExtra: cloudExtra)
         wifi = InspectingProxy(upstream: "", http: base.http)
         lte = InspectingProxy(upstream: "", http: base.http)
     }
@@ -85,8 +87,8 @@ final class ObjectSystem: Sendable {
         try? await base.shutdown()
     }
 
-    static func run(_ body: (ObjectSystem) async throws -> Void) async throws {
-        let system = ObjectSystem()
+    static func run(cloudExtra: String = "", _ body: (ObjectSystem) async throws -> Void) async throws {
+        let system = ObjectSystem(cloudExtra: cloudExtra)
         do {
             try await system.start()
             try await body(system)

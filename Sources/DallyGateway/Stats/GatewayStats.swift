@@ -142,6 +142,9 @@ struct GatewayStats: Sendable {
         let chunkTotals = try await objects.chunkStore.totals()
         registry.gauge("dally_objects", help: "Objects the replica knows.").set(objectTotals.objects)
         registry.gauge("dally_objects_local", help: "Objects whose bytes are on this gateway.").set(objectTotals.local)
+        registry.gauge(
+            "dally_objects_refused_uploads", help: "Objects the cloud refused as too large, set aside until their rows' records are settled."
+        ).set(objectTotals.refused)
         registry.gauge("dally_chunks", help: "Chunks in the gateway's chunk store.").set(Int64(chunkTotals.chunks))
         registry.gauge("dally_chunk_bytes", help: "Bytes in the gateway's chunk store.").set(chunkTotals.bytes)
         for field in objects.counters.snapshot.fields {

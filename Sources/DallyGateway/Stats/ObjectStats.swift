@@ -33,7 +33,7 @@ struct ObjectStats: Encodable {
         var object = encoder.container(keyedBy: CodingName.self)
         try object.encode(counters: [
             ("objects", totals.objects), ("local_objects", totals.local), ("chunks", Int64(chunks.chunks)),
-            ("chunk_bytes", chunks.bytes), ("receiving", Int64(receiving)),
+            ("chunk_bytes", chunks.bytes), ("receiving", Int64(receiving)), ("refused_uploads", totals.refused),
         ])
         try object.encode(counters: counters.fields.map { ($0.name, $0.value) })
         try object.encode(

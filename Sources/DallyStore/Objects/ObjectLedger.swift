@@ -87,7 +87,7 @@ enum ObjectLedger {
                 """)
         let dropUpload = try db.cachedStatement(
             sql: """
-                DELETE FROM dally_object_uploads WHERE hash = ? AND announced = 0
+                DELETE FROM dally_object_uploads WHERE hash = ? AND (announced = 0 OR refused = 1)
                 AND NOT EXISTS (SELECT 1 FROM dally_object_refs r WHERE r.hash = dally_object_uploads.hash)
                 """)
         for hash in Set(before) {

@@ -1,5 +1,6 @@
 import DallyCore
 import DallyObjects
+import DallySync
 import Foundation
 import GRDB
 
@@ -14,7 +15,7 @@ extension ReplicaStore {
             db,
             sql: """
                 SELECT tbl, COUNT(*), SUM(MAX(size - bytes_sent, 0)), MIN(first_dirty_at)
-                FROM dally_object_uploads GROUP BY tbl ORDER BY tbl
+                FROM dally_object_uploads WHERE refused = 0 GROUP BY tbl ORDER BY tbl
                 """
         ).map { ObjectUploadSummary(table: $0[0], objects: $0[1], bytes: $0[2], oldestFirstDirtyAt: $0[3]) }
     }
@@ -36,7 +37,7 @@ extension ReplicaStore {
                 sql: """
                     SELECT u.hash, u.tbl, u.size, u.bytes_sent, u.attempts, u.first_dirty_at, o.manifest, u.chunks_done
                     FROM dally_object_uploads u LEFT JOIN dally_objects o ON o.hash = u.hash
-                    WHERE u.tbl IN (\(marks)) ORDER BY u.first_dirty_at, u.hash LIMIT ?
+                    WHERE u.tbl IN (\(marks)) AND u.refused = 0 ORDER BY u.first_dirty_at, u.hash LIMIT ?
                     """,
                 arguments: arguments
             ).compactMap { row -> PendingObjectUpload? in
@@ -87,6 +88,39 @@ extension ReplicaStore {
         try await groupCommit.perform(lane: .sync(.objects)) { db, _ in
             try db.execute(sql: "DELETE FROM dally_object_uploads WHERE hash = ?", arguments: [hash.hex])
             try db.execute(sql: "UPDATE dally_objects SET in_cloud = 1 WHERE hash = ?", arguments: [hash.hex])
+        }
+    }
+
+    /// The cloud refused `hash` for good (`413 object_too_large`: over its `objects.max_bytes`):
+    /// it leaves the upload queue's sight, and each row naming it gets an open `error` record
+    /// in `/v1/conflicts` with the cloud's `code` and what to do. Settling a record (a smaller
+    /// object written, or the cloud's limit raised) puts the row's objects back in the queue
+    /// (``resolveConflict(table:id:_:)``); an object no row names any more is collected.
+    ///
+    /// - Returns: how many rows were told.
+    @discardableResult
+    public func refuseObjectUpload(_ hash: ContentHash, code: String, message: String) async throws -> Int {
+        let tables = self.tables
+        return try await groupCommit.perform(lane: .sync(.objects)) { db, context in
+            try db.execute(sql: "UPDATE dally_object_uploads SET refused = 1 WHERE hash = ?", arguments: [hash.hex])
+            var told = 0
+            let refs = try Row.fetchAll(
+                db, sql: "SELECT tbl, row_id, col FROM dally_object_refs WHERE hash = ? ORDER BY tbl, row_id, col",
+                arguments: [hash.hex])
+            for ref in refs {
+                guard let table = tables[ref[0] as String] else { continue }
+                let column: String = ref[2]
+                let rejection = BatchAnswer.RowRejection(
+                    code: code,
+                    message: """
+                        the cloud refused object \(hash.hex) of column '\(column)' (\(message)); write a smaller \
+                        object, or raise the cloud's objects.max_bytes, then settle this record
+                        """,
+                    field: column)
+                try ConflictLog.record(rejection, id: ref[1], table: table, now: context.now, db: db)
+                told += 1
+            }
+            return told
         }
     }
 

@@ -57,7 +57,8 @@ extension ReplicaStore {
 
     static func objectTotals(db: Database) throws -> ObjectTotals {
         let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(local), 0) FROM dally_objects")
-        return ObjectTotals(objects: row?[0] ?? 0, local: row?[1] ?? 0)
+        let refused = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_object_uploads WHERE refused = 1") ?? 0
+        return ObjectTotals(objects: row?[0] ?? 0, local: row?[1] ?? 0, refused: refused)
     }
 
     // MARK: - Objects: writes

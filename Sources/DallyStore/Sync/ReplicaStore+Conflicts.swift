@@ -42,6 +42,7 @@ extension ReplicaStore {
             switch resolution {
             case .takeLocal:
                 try Self.unpark(id, table: table, basedOn: record.server?.version, db: db)
+                try Self.requeueRefusedObjects(of: id, table: table, db: db)
             case .takeServer:
                 guard let server = record.server else {
                     throw DallyError(
@@ -58,6 +59,7 @@ extension ReplicaStore {
             case .write(let write):
                 _ = try RowWriter.apply(write, table: sql, db: db, context: &context)
                 try Self.unpark(id, table: table, basedOn: record.server?.version, db: db)
+                try Self.requeueRefusedObjects(of: id, table: table, db: db)
             }
             try db.execute(
                 sql: "UPDATE dally_conflicts SET status = 'resolved' WHERE tbl = ? AND row_id = ?", arguments: [table, id])
@@ -103,6 +105,18 @@ extension ReplicaStore {
         try db.execute(
             sql: "UPDATE dally_outbox SET parked = NULL, base_version = COALESCE(?, base_version) WHERE tbl = ? AND row_id = ?",
             arguments: [version, table, id])
+    }
+
+    /// Puts the objects row `id` names that the cloud refused back in the upload queue: the
+    /// record's settling says the cause is fixed (the cloud's limit raised; a smaller object
+    /// written instead leaves the refused one unnamed, and collected).
+    private static func requeueRefusedObjects(of id: String, table: String, db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE dally_object_uploads SET refused = 0, bytes_sent = 0, chunks_done = 0
+                WHERE refused = 1 AND hash IN (SELECT hash FROM dally_object_refs WHERE tbl = ? AND row_id = ?)
+                """,
+            arguments: [table, id])
     }
 
     private static func serverValues(_ json: String) throws -> [JSONMember] {
