@@ -36,6 +36,15 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// How many arrays and objects deep the value nests: 0 for a scalar, 1 for `[1]` or `{}`.
+    public var nesting: Int {
+        switch self {
+        case .array(let elements): 1 + (elements.map(\.nesting).max() ?? 0)
+        case .object(let members): 1 + (members.map(\.value.nesting).max() ?? 0)
+        default: 0
+        }
+    }
+
     /// A short name of this value's JSON type, for error messages.
     public var typeName: String {
         switch self {

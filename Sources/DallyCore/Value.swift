@@ -47,13 +47,28 @@ public enum Value: Sendable, Equatable {
                 throw .wrongType(column: column, got: "a string that is not base64")
             }
             self = .blob(Array(data))
-        case (.json, let any): self = .json(any.jsonText)
+        case (.json, let any):
+            let levels = any.nesting
+            guard levels <= Self.maxJSONNesting else {
+                throw DallyError(
+                    .wrongType,
+                    "column '\(column.name)' expects JSON nested at most \(Self.maxJSONNesting) levels deep, got \(levels) "
+                        + "(deeper values could not travel inside the sync messages, whose parser stops at \(JSONParser.maxDepth))",
+                    field: column.name)
+            }
+            self = .json(any.jsonText)
         case (.object, let any):
             self = .json(try Self.requestedObject(any, column: column))
         default:
             throw .wrongType(column: column, got: json.typeName)
         }
     }
+
+    /// How deeply a JSON column's value may nest (arrays and objects within each other). The
+    /// sync messages carry a row's values five levels down, and every parser on the way stops
+    /// at ``JSONParser/maxDepth`` levels: a row route's body held a value nested 62 levels,
+    /// which no batch could carry, and every sync after it failed.
+    public static let maxJSONNesting = 32
 
     /// An OBJECT column's value as a client writes it, `{"hash": "<64 hex digits>"}` (size and
     /// chunks may be given too and are ignored), as the compact text `{"hash":"<lowercase hex>"}`.

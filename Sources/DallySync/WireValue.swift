@@ -35,6 +35,10 @@ extension Value {
             case .string(let reference): self = .text(reference)
             default: throw .wrongType(column: column, got: json.typeName)
             }
+        } else if column.type == .json {
+            // As sent: a value nested deeper than a client may write now (``Value/maxJSONNesting``),
+            // stored before that bound, still travels.
+            self = json == .null ? .null : .json(json.jsonText)
         } else {
             try self.init(json: json, for: column)
         }

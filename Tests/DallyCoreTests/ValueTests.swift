@@ -108,6 +108,22 @@ struct ValueConversionTests {
         #expect(try value([.number("18446744073709551615"), .number("1e-400")], .json) == .json("[18446744073709551615,1e-400]"))
     }
 
+    /// A JSON value nests at most `maxJSONNesting` levels: deeper ones could not travel.
+    @Test func aJSONValueNestedDeeperThanTheSyncMessagesCarryIsRefused() throws {
+        func nested(_ levels: Int) throws -> JSONValue {
+            try JSONParser.parse(String(repeating: #"{"a":["#, count: levels / 2) + (levels % 2 == 1 ? "[]" : "1")
+                + String(repeating: "]}", count: levels / 2))
+        }
+        #expect(try nested(Value.maxJSONNesting).nesting == Value.maxJSONNesting)
+        #expect(try value(try nested(Value.maxJSONNesting), .json) == .json(try nested(Value.maxJSONNesting).jsonText))
+        let error = try #require(conversionError(try nested(Value.maxJSONNesting + 1), .json, column: "doc"))
+        #expect(error.code == .wrongType)
+        #expect(error.field == "doc")
+        #expect(error.message.hasPrefix("column 'doc' expects JSON nested at most 32 levels deep, got 33"))
+        #expect(try nested(0).nesting == 0)
+        #expect(try JSONParser.parse("[[],{}]").nesting == 2)
+    }
+
     /// Documents (a TinySync answer's rows, a conflict's row) write such a number's digits too.
     @Test func aDocumentWritesANumberKeptAsWrittenDigitForDigit() throws {
         let row: JSONValue = ["n": .number("18446744073709551615"), "a": .number("-0.12345678901234567891")]

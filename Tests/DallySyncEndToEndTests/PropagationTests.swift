@@ -55,6 +55,25 @@ import Testing
         }
     }
 
+    /// A JSON value as deep as a write may nest travels; one level deeper is refused at the
+    /// write, where before it was stored and then failed every sync (no batch could carry it).
+    @Test func theDeepestJSONValueAWriteTakesTravels() async throws {
+        try await SyncSystem.run { system in
+            let levels = Value.maxJSONNesting
+            let deepest = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+            let put = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/deep", body: #"{"values":{"items":\#(deepest)}}"#)
+            #expect(put.status == 200, "\(put.body)")
+            let deeper = "[" + deepest + "]"
+            let refused = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/deeper", body: #"{"values":{"items":\#(deeper)}}"#)
+            #expect(refused.status == 422)
+            #expect(refused.json["error"]?["code"] == "wrong_type")
+            #expect(refused.json["error"]?["field"] == "items")
+            #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
+            let arrived = try await system.awaitChange(on: "gw-b", table: "orders", "deep")
+            #expect(arrived["values"]?["items"]?.nesting == levels)
+        }
+    }
+
     @Test func manyRowsWrittenAtOneMomentCrossPageBoundariesIntact() async throws {
         try await SyncSystem.run { system in
             // 120 rows with the same updated_at: the cloud pages by version (50 per page here),
