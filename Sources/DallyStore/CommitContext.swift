@@ -14,6 +14,8 @@ public struct CommitContext: Sendable {
     var deltas: [String: TableCounts] = [:]
     /// Per table: what this commit added to the outbox.
     public internal(set) var outbox: [String: Outbox.Growth] = [:]
+    /// Per table: the columns whose downstream values the replica could not hold.
+    public internal(set) var notHeld: [String: Set<String>] = [:]
 
     init(lastSeq: Int64, now: Int64) {
         self.lastSeq = lastSeq
@@ -31,8 +33,14 @@ public struct CommitContext: Sendable {
         outbox[table, default: Outbox.Growth()].add(bytes: Int64(bytes), firstDirtyAt: firstDirtyAt)
     }
 
-    mutating func count(_ table: String, live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0) {
+    /// Notes a value the cloud sent for `column` that its type here cannot hold.
+    mutating func noteNotHeld(_ table: String, column: String) {
+        notHeld[table, default: []].insert(column)
+        count(table, notHeld: 1)
+    }
+
+    mutating func count(_ table: String, live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0, notHeld: Int64 = 0) {
         deltas[table, default: TableCounts()].add(
-            TableCounts(live: live, tombstones: tombstones, writes: writes, coalesced: coalesced))
+            TableCounts(live: live, tombstones: tombstones, writes: writes, coalesced: coalesced, notHeld: notHeld))
     }
 }

@@ -36,7 +36,7 @@ final class CommitLedger: Sendable {
         }
         guard !context.touched.isEmpty else { return }
         let notice = ReplicaStore.CommitNotice(
-            tables: context.touched, lastSeq: context.lastSeq, outbox: context.outbox)
+            tables: context.touched, lastSeq: context.lastSeq, outbox: context.outbox, notHeld: context.notHeld)
         for observer in observers { observer(notice) }
     }
 }

@@ -25,11 +25,17 @@ public final class ReplicaStore: Sendable {
         public let tables: [String: Int64]
         public let lastSeq: Int64
         public let outbox: [String: Outbox.Growth]
+        /// Per table, columns whose values from the cloud the replica could not hold: the
+        /// table's configuration and the cloud's disagree on their types.
+        public let notHeld: [String: Set<String>]
 
-        public init(tables: [String: Int64], lastSeq: Int64, outbox: [String: Outbox.Growth] = [:]) {
+        public init(
+            tables: [String: Int64], lastSeq: Int64, outbox: [String: Outbox.Growth] = [:], notHeld: [String: Set<String>] = [:]
+        ) {
             self.tables = tables
             self.lastSeq = lastSeq
             self.outbox = outbox
+            self.notHeld = notHeld
         }
     }
 

@@ -8,12 +8,16 @@ public struct TableCounts: Sendable, Equatable {
     public var writes: Int64 = 0
     /// Writes that replaced a pending outbox entry instead of adding one, since start.
     public var coalesced: Int64 = 0
+    /// Values the cloud sent that the table's columns cannot hold (its configuration and the
+    /// cloud's disagree on a column's type), left as they were, since start.
+    public var notHeld: Int64 = 0
 
-    public init(live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0) {
+    public init(live: Int64 = 0, tombstones: Int64 = 0, writes: Int64 = 0, coalesced: Int64 = 0, notHeld: Int64 = 0) {
         self.live = live
         self.tombstones = tombstones
         self.writes = writes
         self.coalesced = coalesced
+        self.notHeld = notHeld
     }
 
     mutating func add(_ other: TableCounts) {
@@ -21,5 +25,6 @@ public struct TableCounts: Sendable, Equatable {
         tombstones += other.tombstones
         writes += other.writes
         coalesced += other.coalesced
+        notHeld += other.notHeld
     }
 }

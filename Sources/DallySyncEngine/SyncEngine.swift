@@ -5,6 +5,7 @@ import DallyScheduler
 import DallyStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Moves changes between the gateway's replica and the cloud, when the ``Scheduler`` says
 /// and over the uplinks it picks: the gateway's sync engine, wired from its parts.
@@ -123,7 +124,17 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
                 uplink: uplink, requestTimeout: link.requestTimeout, clock: clock, now: now, stop: stop,
                 availabilityChanged: announce, poke: { decisions.poke() })
         }
-        store.observeCommits { [weak decisions] notice in decisions?.noticeCommit(notice) }
+        let warned = Mutex<Set<String>>([])
+        store.observeCommits { [weak decisions, logger] notice in
+            decisions?.noticeCommit(notice)
+            for (table, columns) in notice.notHeld {
+                for column in columns where warned.withLock({ $0.insert("\(table).\(column)").inserted }) {
+                    logger.error(
+                        "the cloud sent a value this column's type cannot hold: the table's configuration here and the cloud's disagree; the value is left as it was, and a local write to the row would send that over the cloud's; make the column's type the same on both",
+                        metadata: ["table": "\(table)", "column": "\(column)"])
+                }
+            }
+        }
     }
 
     // MARK: - SyncControl

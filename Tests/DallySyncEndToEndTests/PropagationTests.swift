@@ -74,6 +74,26 @@ import Testing
         }
     }
 
+    /// A gateway whose table declares a column's type other than the cloud's cannot hold the
+    /// values it is sent there: the rest of the row arrives, and the mismatch is counted (and
+    /// logged once) instead of passing unseen.
+    @Test func aValueAGatewaysColumnCannotHoldIsCounted() async throws {
+        var tables = SyncSystem.tables
+        tables[0] = .init("orders", columns: ["customer TEXT", "total INTEGER", "paid BOOLEAN", "items JSON"], conflict: "last_writer_wins")
+        try await SyncSystem.run(SyncSystem(gatewayTables: ["gw-b": tables])) { system in
+            let put = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"Ada","total":12.5}}"#)
+            #expect(put.status == 200)
+            #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)
+            let arrived = try await system.awaitChange(on: "gw-b", table: "orders", "o1")
+            #expect(arrived["values"]?["customer"] == "Ada")
+            #expect(arrived["values"]?["total"] == .null)
+            let stats = try await system.gateway("gw-b", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            #expect(stats["tables"]?["orders"]?["values_not_held"]?.int == 1)
+            let metrics = try await system.gateway("gw-b", .GET, "/metrics", token: SyncSystem.gatewayAdmin).body
+            #expect(metrics.contains(#"dally_table_values_not_held_total{table="orders"} 1"#))
+        }
+    }
+
     @Test func manyRowsWrittenAtOneMomentCrossPageBoundariesIntact() async throws {
         try await SyncSystem.run { system in
             // 120 rows with the same updated_at: the cloud pages by version (50 per page here),

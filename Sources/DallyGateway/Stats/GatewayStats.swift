@@ -74,6 +74,10 @@ struct GatewayStats: Sendable {
             counters.counter(
                 "dally_table_coalesced_writes_total", help: "Writes folded into a row change not yet sent, since start.",
                 labels: labels, value: c.coalesced)
+            counters.counter(
+                "dally_table_values_not_held_total",
+                help: "Values from the cloud this table's column types cannot hold (the configurations disagree), since start.",
+                labels: labels, value: c.notHeld)
             gauge("dally_outbox_pending", "Row changes waiting to go to the cloud.").set(outbox[table]?.pending ?? 0)
             let age = outbox[table]?.oldestFirstDirtyAt.map { Double(max(0, now - $0)) / 1000 } ?? 0
             gauge("dally_outbox_oldest_age_seconds", "Age of the oldest change waiting to go.").set(age)

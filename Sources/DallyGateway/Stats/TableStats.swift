@@ -19,7 +19,7 @@ struct TableStats: Encodable {
         var object = encoder.container(keyedBy: CodingName.self)
         try object.encode(counters: [
             ("rows", counts.live), ("tombstones", counts.tombstones), ("writes", counts.writes),
-            ("coalesced_writes", counts.coalesced), ("outbox_pending", outbox?.pending ?? 0),
+            ("coalesced_writes", counts.coalesced), ("values_not_held", counts.notHeld), ("outbox_pending", outbox?.pending ?? 0),
             ("outbox_bytes", outbox?.bytes ?? 0), ("outbox_in_flight", outbox?.inFlight ?? 0),
             ("outbox_parked", outbox?.parked ?? 0), ("horizon", lifecycle.horizon),
             ("tombstones_purged", lifecycle.tombstonesPurged), ("retained_removed", lifecycle.retainedRemoved),

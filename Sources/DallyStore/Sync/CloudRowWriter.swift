@@ -22,8 +22,13 @@ enum CloudRowWriter {
             for (json, position) in zip(row.values, columns) {
                 guard let position else { continue }
                 // A value the replica's type cannot hold (the two configurations disagree) is
-                // left as it was rather than failing the whole page.
-                if let value = try? Value(wire: json, for: schema.columns[position]) { values[position] = value }
+                // left as it was rather than failing the whole page, and counted: a local write
+                // to the row would send the value it kept over the cloud's.
+                if let value = try? Value(wire: json, for: schema.columns[position]) {
+                    values[position] = value
+                } else {
+                    context.noteNotHeld(schema.name, column: schema.columns[position].name)
+                }
             }
         }
         let hasObjects = RowObjects.hasObjects(schema)
