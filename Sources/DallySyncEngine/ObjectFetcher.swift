@@ -25,13 +25,15 @@ final class ObjectFetcher: Sendable {
     private let sleep: @Sendable (Duration) async -> Void
     private let now: @Sendable () -> Int64
     private let stop: StopFlag
+    private let logger: Logger
     private let counters = Mutex(ObjectFetchCounters())
 
     init(
         store: ReplicaStore, chunks: any ChunkStore, intakes: ObjectIntakes, schemas: [String: TableSchema],
         uplinks: [Uplink], fetchTimeout: Duration, sleep: @escaping @Sendable (Duration) async -> Void,
-        now: @escaping @Sendable () -> Int64, stop: StopFlag
+        now: @escaping @Sendable () -> Int64, stop: StopFlag, logger: Logger
     ) {
+        self.logger = logger
         self.store = store
         self.chunks = chunks
         self.intakes = intakes
@@ -89,8 +91,20 @@ final class ObjectFetcher: Sendable {
     func downloadObjects(on uplink: Uplink, tables: Set<String>) async throws {
         for download in try await store.objectDownloads(tables: tables) {
             try uplink.requireUsable(at: now(), stop: stop)
-            if try await !fetchObject(download.hash, on: uplink) {
-                // Its writer has not sent it yet: look again a period from now.
+            do {
+                if try await !fetchObject(download.hash, on: uplink) {
+                    // Its writer has not sent it yet: look again a period from now.
+                    try await store.deferObjectDownload(download.hash, now: now())
+                }
+            } catch CloudError.refused(404, _, let message) {
+                // The cloud lists the object but cannot serve a chunk of it (its chunk store
+                // lost one, or was restored from an older backup): asked again a period from
+                // now, and the objects queued after it go meanwhile instead of this one
+                // failing every wake's walk.
+                counters.withLock { $0.fetchFailures += 1 }
+                logger.warning(
+                    "the cloud cannot serve an object it lists; fetching it again a period from now",
+                    metadata: ["object": "\(download.hash)", "uplink": "\(uplink.name)", "error": "\(message)"])
                 try await store.deferObjectDownload(download.hash, now: now())
             }
         }

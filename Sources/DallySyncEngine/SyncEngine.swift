@@ -87,7 +87,8 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         fetcher = ObjectFetcher(
             store: store, chunks: chunks, intakes: intakes,
             schemas: Dictionary(tables.map { ($0.name, $0) }) { first, _ in first }, uplinks: uplinks,
-            fetchTimeout: fetchTimeout, sleep: { try? await clock.sleep(for: $0) }, now: now, stop: stop)
+            fetchTimeout: fetchTimeout, sleep: { try? await clock.sleep(for: $0) }, now: now, stop: stop,
+            logger: logger)
         dictionaries = DictionaryExchange(store: store, link: link, now: now, logger: logger)
         cycle = SyncCycle(
             store: store, link: link, scheduler: scheduler, requests: requests, uploader: uploader, fetcher: fetcher,

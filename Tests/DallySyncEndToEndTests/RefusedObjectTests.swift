@@ -1,4 +1,6 @@
 import DallyCore
+import Foundation
+import GRDB
 import Testing
 
 /// An object larger than the cloud takes (`objects.max_bytes`, 100,000 bytes here) is set aside
@@ -55,6 +57,40 @@ import Testing
             let replaced = try await system.readObject("gw-b", table: "photos", row: "p1", column: "image")
             #expect(replaced.status == 200, "\(replaced.body)")
             #expect(replaced.digest == smaller.digest)
+        }
+    }
+}
+
+/// An object the cloud lists but cannot serve whole (a chunk gone from its chunk store) is
+/// fetched again a period later; the objects queued after it arrive meanwhile.
+@Suite struct UnservedObjectTests {
+    @Test func anObjectWhoseChunkTheCloudLostDoesNotHoldBackTheOthers() async throws {
+        try await ObjectSystem.run { system in
+            let lost = TestObject(size: 50_000, seed: 41)
+            let kept = TestObject(size: 60_000, seed: 42)
+            for (row, object) in [("p1", lost), ("p2", kept)] {
+                let put = try await system.putObject("gw-a", table: "photos", row: row, column: "image", object)
+                #expect((200...201).contains(put.status), "\(put.body)")
+                #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            }
+            // The first object's one chunk leaves the cloud's chunk store behind its back.
+            let chunks = try DatabaseQueue(path: system.base.live.directory("cloud") + "/chunks.sqlite")
+            let removed = try await chunks.write { db in
+                try db.execute(sql: "DELETE FROM chunks WHERE hash = ?", arguments: [Data(lost.digest.hash.bytes)])
+                return db.changesCount
+            }
+            #expect(removed == 1)
+            try await chunks.close()
+
+            // gw-b pulls both rows and queues both objects: the lost one is put off, the other comes.
+            #expect(try await system.sync("gw-b", table: "photos").status == 200)
+            let stats = try await system.stats("gw-b")
+            #expect(stats["sync"]?["objects_fetched"]?.int == 1)
+            #expect(stats["sync"]?["object_fetch_failures"]?.int == 1)
+            #expect(stats["sync"]?["consecutive_failures"]?.int == 0)
+            let read = try await system.readObject("gw-b", table: "photos", row: "p2", column: "image")
+            #expect(read.status == 200, "\(read.body)")
+            #expect(read.digest == kept.digest)
         }
     }
 }
