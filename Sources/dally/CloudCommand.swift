@@ -25,7 +25,7 @@ struct CloudCommand: AsyncParsableCommand {
             return
         }
         Startup.bootstrapLogging(settings.server)
-        let cloud = try await Startup.open("the cloud store") {
+        let cloud = try await Startup.open("the cloud store", in: settings.server.dataDirectory, replica: false) {
             try await Cloud<ContinuousClock>.open(config: settings, logger: Logger(label: "dally.cloud"))
         }
         try await Startup.serve(on: "\(settings.server.host):\(settings.server.port)") { try await cloud.run() }

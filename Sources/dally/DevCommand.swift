@@ -38,7 +38,7 @@ struct DevCommand: AsyncParsableCommand {
         }
         Startup.bootstrapLogging(gatewaySettings.server)
         let cloudLogger = Logger(label: "dally.cloud")
-        let cloud = try Startup.open("the cloud store") { try Cloud(config: cloudSettings, logger: cloudLogger) }
+        let cloud = try Startup.open("the cloud store", in: cloudSettings.server.dataDirectory, replica: false) { try Cloud(config: cloudSettings, logger: cloudLogger) }
         var services: [any Service] = cloud.services { port in
             cloudLogger.info("cloud listening", metadata: ["address": "\(cloudSettings.server.host):\(port)"])
         }
@@ -46,7 +46,7 @@ struct DevCommand: AsyncParsableCommand {
         var addresses = ["\(cloudSettings.server.host):\(cloudSettings.server.port)"]
         for n in 0..<gateways {
             let settings = Self.gateway(n, of: gatewaySettings, cloud: cloudSettings)
-            let gateway = try Startup.open("the replica of gateway \(n + 1)") {
+            let gateway = try Startup.open("the replica of gateway \(n + 1)", in: settings.server.dataDirectory, replica: true) {
                 try Gateway(config: settings, logger: Logger(label: "dally.\(settings.cloud?.gatewayID ?? "gateway")"))
             }
             services += gateway.services(onServerRunning: gateway.announce)

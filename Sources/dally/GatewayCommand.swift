@@ -25,7 +25,7 @@ struct GatewayCommand: AsyncParsableCommand {
             return
         }
         Startup.bootstrapLogging(settings.server)
-        let gateway = try Startup.open("the replica") {
+        let gateway = try Startup.open("the replica", in: settings.server.dataDirectory, replica: true) {
             try Gateway(config: settings, logger: Logger(label: "dally.gateway"))
         }
         try await Startup.serve(on: "\(settings.server.host):\(settings.server.port)") { try await gateway.run() }

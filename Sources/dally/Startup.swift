@@ -26,17 +26,26 @@ enum Startup {
         LogOutput.bootstrap(level: server.logLevel, format: server.logFormat)
     }
 
-    static func open<T>(_ what: String, _ make: () throws -> T) throws -> T {
+    static func open<T>(_ what: String, in directory: String, replica: Bool, _ make: () throws -> T) throws -> T {
         do {
             return try make()
         } catch let error as StoreError {
             StandardError.line("dally: cannot open \(what): \(error)")
             throw ExitCode(3)
+        } catch {
+            try refuseDamaged(error, what, in: directory, replica: replica)
         }
     }
 
+    /// A database file SQLite finds damaged is exit 3 with what to do; any other error as it is.
+    private static func refuseDamaged(_ error: any Error, _ what: String, in directory: String, replica: Bool) throws -> Never {
+        guard let damaged = StoreError.damaged(error, in: directory, replica: replica) else { throw error }
+        StandardError.line("dally: cannot open \(what): \(damaged)")
+        throw ExitCode(3)
+    }
+
     /// ``open(_:_:)`` for a store opened asynchronously, such as the cloud's on PostgreSQL.
-    static func open<T>(_ what: String, _ make: () async throws -> T) async throws -> T {
+    static func open<T>(_ what: String, in directory: String, replica: Bool, _ make: () async throws -> T) async throws -> T {
         do {
             return try await make()
         } catch let error as StoreError {
@@ -45,6 +54,8 @@ enum Startup {
         } catch let error as PostgresStoreError {
             StandardError.line("dally: cannot open \(what): \(error)")
             throw ExitCode(error.unreachable ? 4 : 3)
+        } catch {
+            try refuseDamaged(error, what, in: directory, replica: replica)
         }
     }
 

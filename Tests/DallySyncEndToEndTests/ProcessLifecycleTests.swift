@@ -123,4 +123,31 @@ import Testing
         #expect(outOfRange.status == 2, "\(outOfRange.output)")
         #expect(outOfRange.output.contains("--port must be 0 to 65535, got 99999"), "\(outOfRange.output)")
     }
+
+    /// A database file SQLite finds damaged (here, not a database at all) is told as such with
+    /// what to do, exit 3, for the gateway and the cloud: it was `Error: SQLite error 26: file is
+    /// not a database - while executing …`, exit 1.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: GatewayProcess.executable.path)))
+    func aDamagedDatabaseFileIsToldWithWhatToDoAndExitsThree() async throws {
+        let root = ScratchSpace.path("dally-lifecycle-")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let files = [
+            ("gateway", "gw", "replica.sqlite", try system(root).gatewayTOML("gw-a", dataDirectory: root + "/gw")),
+            ("cloud", "cloud", "cloud.sqlite", try system(root).cloudTOML(dataDirectory: root + "/cloud")),
+        ]
+        for (command, directory, file, toml) in files {
+            let config = root + "/\(command).toml"
+            try toml.write(toFile: config, atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
+            try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: root + "/\(directory)/\(file)"))
+            let run = try await offPool {
+                try SpawnedProcess.output(GatewayProcess.executable.path, [command, "--config", config], mergingErrors: true)
+            }
+            #expect(run.status == 3, "\(command): \(run.output)")
+            #expect(run.output.contains("a database file in \(root)/\(directory) is damaged (SQLite: file is not a database)"), "\(command): \(run.output)")
+            #expect(run.output.contains("restore the data directory from a backup"), "\(command): \(run.output)")
+            #expect(run.output.contains("move it aside") == (command == "gateway"), "\(command): \(run.output)")
+        }
+    }
 }
