@@ -345,26 +345,51 @@ public struct JSONScanner {
         // multiplication or division apart (Clinger's fast path): most decimals JSON carries, read
         // without making a string of them for `Double(_:)`.
         let power = exponent - fractionDigits
+        let digits = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
         // Up to 15 significant digits, every decimal is the shortest text of the Double nearest
-        // it, so it comes back as it was sent; beyond, the Double may lose digits, which is
-        // checked below.
-        if !isInteger, !overflow, magnitude < Self.fifteenDigits, power >= -22, power <= 22 {
+        // it, so it comes back as it was sent; beyond, the Double may lose digits
+        // (``heldByDouble(_:_:)``).
+        if !isInteger, !overflow, magnitude <= 1 << 53, power >= -22, power <= 22 {
             let scale = Self.exactPowersOfTen[abs(power)]
             let value = power >= 0 ? Double(magnitude) * scale : Double(magnitude) / scale
-            return .double(negative ? -value : value)
+            let signed = negative ? -value : value
+            if magnitude < Self.fifteenDigits || Self.heldByDouble(digits, signed) { return .double(signed) }
+            return .number(String(decoding: digits, as: UTF8.self))
         }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
+        let text = String(decoding: digits, as: UTF8.self)
         guard let double = Double(text), double.isFinite else {
             index = start
             throw error("number out of range")
         }
-        return DecimalDigits(text.utf8) == DecimalDigits(double.description.utf8) ? .double(double) : .number(text)
+        return Self.heldByDouble(digits, double) ? .double(double) : .number(text)
+    }
+
+    /// Whether `double`, read from the number `text`, gives it back: every decimal of at most 15
+    /// significant digits (trailing zeros aside) is the shortest text of the Double nearest it,
+    /// unless it fell below the normal range (an underflow to zero or a subnormal, which hold
+    /// fewer digits). Longer ones are kept as written, whether or not a Double would give them
+    /// back: cheaper than formatting the Double to compare (8× the parse of such a document).
+    static func heldByDouble(_ text: some Collection<UInt8>, _ double: Double) -> Bool {
+        var significant = 0
+        var zerosAfter = 0
+        for byte in text {
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+            guard isDigit(byte) else { continue }
+            if byte == UInt8(ascii: "0") {
+                if significant > 0 { zerosAfter += 1 }
+            } else {
+                significant += zerosAfter + 1
+                zerosAfter = 0
+            }
+        }
+        if significant == 0 { return true }
+        return significant <= 15 && abs(double) >= Double.leastNormalMagnitude
     }
 
     /// 10^15: a significand below it has at most 15 digits.
     private static let fifteenDigits: UInt64 = 1_000_000_000_000_000
 
-    @inline(__always) private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+    @inline(__always) static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// 10^0 … 10^22: every one exact in a Double.
     private static let exactPowersOfTen: [Double] = [

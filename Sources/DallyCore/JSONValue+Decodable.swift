@@ -28,10 +28,8 @@ extension JSONValue: Decodable {
             self = .int(value)
         } else if let value = try? single.decode(Double.self) {
             // Foundation reads a number's digits into a Decimal (38 of them): one the Double
-            // does not give back keeps them, as ``JSONParser`` keeps them.
-            if let decimal = try? single.decode(Decimal.self),
-                DecimalDigits(decimal.description.utf8) != DecimalDigits(value.description.utf8)
-            {
+            // may not give back keeps them, as ``JSONParser`` keeps them.
+            if let decimal = try? single.decode(Decimal.self), !JSONScanner.heldByDouble(decimal.description.utf8, value) {
                 self = .number(decimal.description)
             } else {
                 self = .double(value)
