@@ -348,12 +348,12 @@ public struct JSONScanner {
         let digits = UnsafeRawBufferPointer(rebasing: buffer[start..<index])
         // Up to 15 significant digits, every decimal is the shortest text of the Double nearest
         // it, so it comes back as it was sent; beyond, the Double may lose digits
-        // (``heldByDouble(_:_:)``).
+        // (``DecimalText``).
         if !isInteger, !overflow, magnitude <= 1 << 53, power >= -22, power <= 22 {
             let scale = Self.exactPowersOfTen[abs(power)]
             let value = power >= 0 ? Double(magnitude) * scale : Double(magnitude) / scale
             let signed = negative ? -value : value
-            if magnitude < Self.fifteenDigits || Self.heldByDouble(digits, signed) { return .double(signed) }
+            if magnitude < Self.fifteenDigits || DecimalText.isHeld(digits, by: signed) { return .double(signed) }
             return .number(String(decoding: digits, as: UTF8.self))
         }
         let text = String(decoding: digits, as: UTF8.self)
@@ -361,35 +361,13 @@ public struct JSONScanner {
             index = start
             throw error("number out of range")
         }
-        return Self.heldByDouble(digits, double) ? .double(double) : .number(text)
-    }
-
-    /// Whether `double`, read from the number `text`, gives it back: every decimal of at most 15
-    /// significant digits (trailing zeros aside) is the shortest text of the Double nearest it,
-    /// unless it fell below the normal range (an underflow to zero or a subnormal, which hold
-    /// fewer digits). Longer ones are kept as written, whether or not a Double would give them
-    /// back: cheaper than formatting the Double to compare (8× the parse of such a document).
-    static func heldByDouble(_ text: some Collection<UInt8>, _ double: Double) -> Bool {
-        var significant = 0
-        var zerosAfter = 0
-        for byte in text {
-            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
-            guard isDigit(byte) else { continue }
-            if byte == UInt8(ascii: "0") {
-                if significant > 0 { zerosAfter += 1 }
-            } else {
-                significant += zerosAfter + 1
-                zerosAfter = 0
-            }
-        }
-        if significant == 0 { return true }
-        return significant <= 15 && abs(double) >= Double.leastNormalMagnitude
+        return DecimalText.isHeld(digits, by: double) ? .double(double) : .number(text)
     }
 
     /// 10^15: a significand below it has at most 15 digits.
     private static let fifteenDigits: UInt64 = 1_000_000_000_000_000
 
-    @inline(__always) static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+    @inline(__always) private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// 10^0 … 10^22: every one exact in a Double.
     private static let exactPowersOfTen: [Double] = [

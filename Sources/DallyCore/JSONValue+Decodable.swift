@@ -28,8 +28,8 @@ extension JSONValue: Decodable {
             self = .int(value)
         } else if let value = try? single.decode(Double.self) {
             // Foundation reads a number's digits into a Decimal (38 of them): one the Double
-            // may not give back keeps them, as ``JSONParser`` keeps them.
-            if let decimal = try? single.decode(Decimal.self), !JSONScanner.heldByDouble(decimal.description.utf8, value) {
+            // does not give back keeps them, as ``JSONParser`` keeps them.
+            if let decimal = try? single.decode(Decimal.self), !DecimalText.isHeld(decimal.description, by: value) {
                 self = .number(decimal.description)
             } else {
                 self = .double(value)

@@ -105,18 +105,20 @@ struct JSONParserValidTests {
                      "1.2345678901234567891e300"] {
             #expect(try JSONParser.parse(text) == .number(text))
         }
-        // Up to 15 significant digits (trailing zeros aside), a Double gives every one back:
-        // a Double, however it was spelt.
+        // Every digit a Double gives back: a Double, however it was spelt.
         #expect(try JSONParser.parse("1.10") == .double(1.1))
         #expect(try JSONParser.parse("0.1000000000000000000") == .double(0.1))
         #expect(try JSONParser.parse("12345678901234.5") == .double(12_345_678_901_234.5))
         #expect(try JSONParser.parse("100000000000000000000000") == .double(1e23))
         #expect(try JSONParser.parse("2.2250738585073e-308") == .double(2.2250738585073e-308))
-        // Longer ones are kept as written, those a Double would give back too; so are numbers
-        // below the normal range, which a Double holds with fewer digits.
-        #expect(try JSONParser.parse("1.7976931348623157e308") == .number("1.7976931348623157e308"))
-        #expect(try JSONParser.parse("1.7976931348623157e308").double == .greatestFiniteMagnitude)
-        #expect(try JSONParser.parse("5e-324") == .number("5e-324"))
+        #expect(try JSONParser.parse("1.7976931348623157e308") == .double(.greatestFiniteMagnitude))
+        #expect(try JSONParser.parse("0.30000000000000004") == .double(0.1 + 0.2))
+        #expect(try JSONParser.parse("3.141592653589793") == .double(.pi))
+        #expect(try JSONParser.parse("5e-324") == .double(5e-324))
+        // 16 or 17 digits the Double does not give back, and a subnormal's lost digits: as written.
+        #expect(try JSONParser.parse("3.1415926535897931") == .number("3.1415926535897931"))
+        #expect(try JSONParser.parse("4.9406564584124654e-324") == .number("4.9406564584124654e-324"))
+        #expect(try JSONParser.parse("1.23456789e-320") == .number("1.23456789e-320"))
     }
 
     /// Read through Foundation's decoder (the client library, the command line), such numbers
@@ -161,9 +163,9 @@ struct JSONParserValidTests {
             guard text.contains(where: { ".eE".contains($0) }) else { continue }
             let expected = try #require(Double(text))
             let parsed = try JSONParser.parse(text)
-            // Digits past the 15 a Double always gives back: kept as written.
-            let mantissa = text.prefix { $0 != "e" && $0 != "E" }.filter(\.isNumber).drop { $0 == "0" }
-            guard mantissa.reversed().drop(while: { $0 == "0" }).count <= 15 else {
+            // Foundation's Decimal (38 digits) says whether the Double's shortest text is the number sent.
+            let posix = Locale(identifier: "en_US_POSIX")
+            guard Decimal(string: text, locale: posix) == Decimal(string: expected.description, locale: posix) else {
                 #expect(parsed == .number(text), "\(text)")
                 #expect(parsed.double?.bitPattern == expected.bitPattern, "\(text)")
                 continue
