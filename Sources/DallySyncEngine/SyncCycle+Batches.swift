@@ -119,7 +119,7 @@ extension SyncCycle {
                 let sent = flying.removeFirst()
                 let batch = sent.batch
                 batches += 1
-                var answer: BatchAnswer
+                let answer: BatchAnswer
                 let traffic: CloudClient.Traffic
                 var pulled = true
                 switch await sent.sending.value {
@@ -203,9 +203,9 @@ extension SyncCycle {
         return more
     }
 
-    /// The answer a row refused as too large gets: rejected with the cloud's code, and a
-    /// message saying what to do; nil when the batch names no row (it held one change).
-    static func tooLarge(_ batch: OutgoingBatch, code: DallyError.Code?, message: String) -> BatchAnswer.SectionResult? {
+    /// The answer a one-row batch refused as too large gets: its row rejected with the cloud's
+    /// code and a message saying what to do; nil when its outline names no row.
+    private static func tooLarge(_ batch: OutgoingBatch, code: DallyError.Code?, message: String) -> BatchAnswer.SectionResult? {
         guard let section = batch.outline.sections.first(where: { !$0.ids.isEmpty }), let id = section.ids.first else {
             return nil
         }
