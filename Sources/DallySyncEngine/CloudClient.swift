@@ -336,7 +336,9 @@ struct CloudClient: Sendable {
             // An error status without Dally's JSON comes from something in front of the cloud
             // (a proxy's 502 page while the cloud is down): the status still says what failed.
             guard succeeded else {
+                // On one line: a proxy's HTML page broke each text log line it was logged in.
                 let text = String(decoding: response.bytes.prefix(120), as: UTF8.self)
+                    .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
                 throw .refused(
                     status: Int(response.status.code), code: nil, message: "an answer that is not Dally's: \(text)")
             }

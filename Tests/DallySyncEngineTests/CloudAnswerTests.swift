@@ -45,4 +45,12 @@ struct CloudAnswerTests {
         #expect(!unreadable.cloudDidNotAnswer)
         #expect(CloudError.unreachable("connection refused").cloudDidNotAnswer)
     }
+
+    /// A page of several lines is told on one: each line of it broke the text log line.
+    @Test func aProxysPageIsToldOnOneLine() throws {
+        let page = "<!DOCTYPE HTML>\n<html lang=\"en\">\n    <head>\r\n        <title>Error response</title>"
+        let refused = try #require(error(page, status: .notImplemented))
+        guard case .refused(501, nil, let message) = refused else { Issue.record("\(refused)"); return }
+        #expect(message == #"an answer that is not Dally's: <!DOCTYPE HTML> <html lang="en"> <head> <title>Error response</title>"#)
+    }
 }
