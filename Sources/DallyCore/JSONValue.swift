@@ -39,8 +39,9 @@ public enum JSONValue: Sendable, Equatable {
     /// How many arrays and objects deep the value nests: 0 for a scalar, 1 for `[1]` or `{}`.
     public var nesting: Int {
         switch self {
-        case .array(let elements): 1 + (elements.map(\.nesting).max() ?? 0)
-        case .object(let members): 1 + (members.map(\.value.nesting).max() ?? 0)
+        // Folded, not mapped: every JSON column's write asks, and an array a level cost it.
+        case .array(let elements): 1 + elements.reduce(0) { max($0, $1.nesting) }
+        case .object(let members): 1 + members.reduce(0) { max($0, $1.value.nesting) }
         default: 0
         }
     }

@@ -36,8 +36,8 @@ public enum Value: Sendable, Equatable {
         case (.integer, .double(let d)) where d.rounded() == d && abs(d) < 9.0e15: self = .integer(Int64(d))
         case (.real, .double(let d)): self = .real(d)
         case (.real, .int(let i)): self = .real(Double(i))
-        case (.real, .number(let text)):
-            guard let d = Double(text) else { throw .wrongType(column: column, got: "number") }
+        case (.real, .number):
+            guard let d = json.double else { throw .wrongType(column: column, got: "number") }
             self = .real(d)
         case (.boolean, .bool(let b)): self = .boolean(b)
         case (.blob, .string(let s)):

@@ -33,7 +33,6 @@ final class ObjectFetcher: Sendable {
         uplinks: [Uplink], fetchTimeout: Duration, sleep: @escaping @Sendable (Duration) async -> Void,
         now: @escaping @Sendable () -> Int64, stop: StopFlag, logger: Logger
     ) {
-        self.logger = logger
         self.store = store
         self.chunks = chunks
         self.intakes = intakes
@@ -43,6 +42,7 @@ final class ObjectFetcher: Sendable {
         self.sleep = sleep
         self.now = now
         self.stop = stop
+        self.logger = logger
     }
 
     var counts: ObjectFetchCounters { counters.withLock { $0 } }

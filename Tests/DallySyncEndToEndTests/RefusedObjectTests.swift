@@ -17,10 +17,8 @@ import Testing
             // Queued first (oldest first), so that before it was set aside it held back the other.
             let big = TestObject(size: 150_000, seed: 31)
             let small = TestObject(size: 5_000, seed: 32)
-            for (row, object) in [("p1", big), ("p2", small)] {
-                let put = try await system.putObject("gw-a", table: "photos", row: row, column: "image", object)
-                #expect((200...201).contains(put.status), "\(put.body)")
-            }
+            try await ObjectSyncEndToEndTests.put(system, "photos", "p1", "image", big)
+            try await ObjectSyncEndToEndTests.put(system, "photos", "p2", "image", small)
             #expect(try await system.sync("gw-a", table: "photos").status == 200)
 
             // The small one is in the cloud: the other gateway reads it.
@@ -48,7 +46,7 @@ import Testing
             // Settled after a smaller object replaced it: that one goes, and the refused one,
             // named by no row, leaves the queue.
             let smaller = TestObject(size: 20_000, seed: 33)
-            #expect(try await system.putObject("gw-a", table: "photos", row: "p1", column: "image", smaller).status == 200)
+            try await ObjectSyncEndToEndTests.put(system, "photos", "p1", "image", smaller)
             let settled = try await system.call("gw-a", .POST, "/v1/conflicts/photos/p1", body: #"{"take":"local"}"#)
             #expect(settled.status == 200, "\(settled.body)")
             #expect(try await system.sync("gw-a", table: "photos").status == 200)
@@ -69,8 +67,7 @@ import Testing
             let lost = TestObject(size: 50_000, seed: 41)
             let kept = TestObject(size: 60_000, seed: 42)
             for (row, object) in [("p1", lost), ("p2", kept)] {
-                let put = try await system.putObject("gw-a", table: "photos", row: row, column: "image", object)
-                #expect((200...201).contains(put.status), "\(put.body)")
+                try await ObjectSyncEndToEndTests.put(system, "photos", row, "image", object)
                 #expect(try await system.sync("gw-a", table: "photos").status == 200)
             }
             // The first object's one chunk leaves the cloud's chunk store behind its back.
