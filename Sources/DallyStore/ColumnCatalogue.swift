@@ -16,10 +16,12 @@ package enum ColumnCatalogue {
         ) WITHOUT ROWID
         """
 
-    /// Creates or migrates the row table of every configured table.
+    /// Creates or migrates the row table of every configured table, and returns the columns
+    /// added to tables that existed before, by table name.
     ///
     /// - Throws: ``StoreError`` for a type change, a dropped column or a dropped table.
-    package static func reconcile(_ tables: [some StoredTable], db: Database) throws {
+    @discardableResult
+    package static func reconcile(_ tables: [some StoredTable], db: Database) throws -> [String: [DallyCore.Column]] {
         var stored: [String: [(name: String, type: String)]] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT tbl, name, type FROM dally_columns ORDER BY tbl, position") {
             stored[row[0], default: []].append((row[1], row[2]))
@@ -31,6 +33,7 @@ package enum ColumnCatalogue {
         } catch {
             throw StoreError(error.message)
         }
+        var added: [String: [DallyCore.Column]] = [:]
         for step in steps {
             switch step {
             case .create(let schema):
@@ -41,8 +44,10 @@ package enum ColumnCatalogue {
                 guard let table = byName[schema.name] else { continue }
                 for column in columns { try db.execute(sql: table.addColumnStatement(column)) }
                 try record(columns, of: schema.name, from: from, db: db)
+                added[schema.name, default: []] += columns
             }
         }
+        return added
     }
 
     private static func record(_ columns: [DallyCore.Column], of table: String, from position: Int, db: Database) throws {

@@ -355,6 +355,11 @@ enum ReplicaSchema {
             // queue's sight, until the app settles its rows' records (``ReplicaStore/refuseObjectUpload(_:code:message:)``).
             try db.execute(sql: "ALTER TABLE dally_object_uploads ADD COLUMN refused INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v17-column-fill") { db in
+            // A table pulled again from scratch because columns were added to it (``ColumnFill``):
+            // the added columns' names, a JSON array; NULL for a resync the cloud asked for.
+            try db.execute(sql: "ALTER TABLE dally_resync ADD COLUMN fill TEXT")
+        }
         return migrator
     }
 

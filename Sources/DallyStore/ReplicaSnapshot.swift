@@ -21,6 +21,9 @@ public struct ReplicaSnapshot: Sendable {
     public let objectUploads: [ObjectUploadSummary]
     /// Per synced table, the cloud version its pulls have reached (0 before the first).
     public let cloudCursors: TableVersions
+    /// Per table whose added columns are being filled from the cloud, those columns
+    /// (``ColumnFill``).
+    public let filling: [String: [String]]
 }
 
 extension ReplicaStore {
@@ -33,7 +36,7 @@ extension ReplicaStore {
                 outbox: try Outbox.summaries(db: db, atomicTables: atomicTables),
                 openConflicts: try Self.openConflictCounts(db: db), lifecycle: try LifecycleLedger.all(db: db),
                 objectTotals: try Self.objectTotals(db: db), objectUploads: try Self.objectUploadSummaries(db: db),
-                cloudCursors: try Self.cloudCursors(tables: tables, db: db))
+                cloudCursors: try Self.cloudCursors(tables: tables, db: db), filling: try ColumnFill.all(db: db))
         }
     }
 }

@@ -105,8 +105,9 @@ public final class ReplicaStore: Sendable {
             throw error
         }
         let (initial, replicaID, horizons) = try pool.write { db in
-            try ColumnCatalogue.reconcile(tableSQL, db: db)
+            let added = try ColumnCatalogue.reconcile(tableSQL, db: db)
             for table in tableSQL {
+                if let columns = added[table.schema.name] { try ColumnFill.begin(table, added: columns, now: now(), db: db) }
                 for statement in table.lifecycleIndexStatements { try db.execute(sql: statement) }
             }
             try MoveLog.install(tableSQL, db: db)

@@ -138,6 +138,13 @@ final class SyncCycle: Sendable {
         // Due tables this wake must still bring up to date: a batch's answer does that for the
         // tables its `since` names, which may be fewer than the uplink may carry.
         var unpulled = duePulls.intersection(scope.pulls ?? [])
+        // A table whose added columns are being filled holds its changes until its pull from
+        // scratch ends (``ColumnFill``): pulled first, so that they go in this wake.
+        let filling = try await store.fillingTables().intersection(scope.pulls ?? [])
+        if !filling.isEmpty {
+            report.add(try await pull(filling, on: uplink))
+            unpulled.subtract(filling)
+        }
         // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
         // for those objects go in a second round of batches. The first object's ask goes
         // beside the rows: on a long link its round trip then costs nothing.

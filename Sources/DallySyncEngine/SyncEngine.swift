@@ -244,6 +244,12 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         // pulls its table again from the start (docs/CONFIG.md, scopes).
         let changed = try await store.reconcileScopes()
         if !changed.isEmpty { logger.info("scopes changed", metadata: ["tables": "\(changed.joined(separator: ","))"]) }
+        let filling = try await store.fillingTables()
+        if !filling.isEmpty {
+            logger.info(
+                "columns were added: the tables are pulled again to fill them from the cloud; their changes wait until then",
+                metadata: ["tables": "\(filling.sorted().joined(separator: ","))"])
+        }
         // Shutdown cancels every loop: a request under way is abandoned (a batch in flight
         // stays recorded and is resent at the next start), the notify poll is dropped.
         await cancelWhenGracefulShutdown {

@@ -45,7 +45,8 @@ struct GatewayStats: Sendable {
                 (table, TableStats(
                     counts: counts[table] ?? TableCounts(), outbox: outbox[table], schedule: schedules[table],
                     lifecycle: lifecycle[table] ?? LifecycleLedger(), bound: store.schema(table)?.lifecycle ?? TableLifecycle(),
-                    cloudVersion: syncer == nil ? nil : snapshot.cloudCursors[table], now: now))
+                    cloudVersion: syncer == nil ? nil : snapshot.cloudCursors[table], filling: snapshot.filling[table] ?? [],
+                    now: now))
             },
             objects: ObjectStats(
                 totals: snapshot.objectTotals, chunks: try await objects.chunkStore.totals(),

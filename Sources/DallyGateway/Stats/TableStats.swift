@@ -12,6 +12,8 @@ struct TableStats: Encodable {
     let bound: TableLifecycle
     /// The cloud version the table's pulls have reached; nil for a table that does not sync.
     let cloudVersion: Int64?
+    /// Columns added to the table being filled from the cloud; its changes wait meanwhile.
+    let filling: [String]
     /// ms since 1970, for ages and deadlines.
     let now: Int64
 
@@ -28,6 +30,7 @@ struct TableStats: Encodable {
         ])
         // The bound the outbox is weighed against (all its entries: waiting, in flight, parked).
         try object.encode(cloudVersion, for: "cloud_version")
+        try object.encode(filling, for: "filling_columns")
         try object.encode(bound.maxPendingRows, for: "outbox_max_rows")
         try object.encode(bound.maxPendingBytes, for: "outbox_max_bytes")
         let oldest = outbox?.oldestFirstDirtyAt

@@ -13,10 +13,17 @@ import GRDB
 /// Batches and pulls name the table in ``BatchRequest/resyncing`` meanwhile, so that the
 /// cloud pages on from the gateway's cursor, own rows included.
 enum ResyncLedger {
-    static func begin(_ table: TableSQL, now: Int64, db: Database) throws {
+    /// - Parameter counted: whether it counts as a resync in the table's stats (a pull the
+    ///   cloud asked for); a fill of added columns (``ColumnFill``) does not. A resync that
+    ///   begins during a fill keeps the fill's columns.
+    static func begin(_ table: TableSQL, now: Int64, counted: Bool = true, db: Database) throws {
         let name = table.schema.name
         try db.execute(
-            sql: "INSERT OR REPLACE INTO dally_resync (tbl, started_at) VALUES (?, ?)", arguments: [name, now])
+            sql: """
+                INSERT INTO dally_resync (tbl, started_at) VALUES (?, ?)
+                ON CONFLICT(tbl) DO UPDATE SET started_at = excluded.started_at
+                """,
+            arguments: [name, now])
         try db.execute(sql: "DELETE FROM dally_resync_rows WHERE tbl = ?", arguments: [name])
         try db.execute(
             sql: """
@@ -24,7 +31,7 @@ enum ResyncLedger {
                 SELECT ?, id FROM \(table.sqlTable) WHERE version IS NOT NULL AND deleted = 0
                 """,
             arguments: [name])
-        try LifecycleLedger.add(name, resyncs: 1, db: db)
+        if counted { try LifecycleLedger.add(name, resyncs: 1, db: db) }
     }
 
     static func isResyncing(_ table: String, db: Database) throws -> Bool {

@@ -11,7 +11,9 @@ import GRDB
 ///
 /// A page marked `resync` starts a pull from scratch (``ResyncLedger``): until the table's
 /// last page, every clean row not sent again is noted, and at the end those rows, which the
-/// cloud no longer has, become local tombstones (no outbox entry: nothing goes upstream).
+/// cloud no longer has, become local tombstones (no outbox entry: nothing goes upstream). A
+/// resync that fills added columns (``ColumnFill``) also brings their values into rows it
+/// already holds at the page's version.
 enum DownstreamApplier {
     /// Applies `rows`, a run of `page`'s rows, moves the table's cursor to `cursor`, and
     /// returns how many rows changed locally.
@@ -39,6 +41,7 @@ enum DownstreamApplier {
         if page.resync, rows.startIndex == page.rows.startIndex { try ResyncLedger.begin(table, now: context.now, db: db) }
         let resyncing = try page.resync || ResyncLedger.isResyncing(table.schema.name, db: db)
         let columns = CloudRowWriter.positions(of: page.columns, in: table.schema)
+        let filling = resyncing ? try ColumnFill.positions(in: table.schema, db: db) : []
         var applied = 0
         for row in rows {
             if resyncing { try ResyncLedger.seen(row.id, table: table.schema.name, db: db) }
@@ -53,9 +56,20 @@ enum DownstreamApplier {
             }
             if let old, old.version == nil {
                 try ConflictLog.refreshServerSide(table: table, row: row, pageColumns: page.columns, db: db)
+                if !filling.isEmpty,
+                    try ColumnFill.fillPending(
+                        row, into: old, columns: columns, filling: filling, table: table, db: db, context: &context)
+                {
+                    applied += 1
+                }
                 continue
             }
-            if let version = old?.version, resyncing ? version == row.version : version >= row.version { continue }
+            if let old, let version = old.version, resyncing ? version == row.version : version >= row.version {
+                // Added columns being filled (``ColumnFill``): the cloud's values come in.
+                guard version == row.version, !filling.isEmpty,
+                    ColumnFill.differs(row, from: old, columns: columns, filling: filling, schema: table.schema)
+                else { continue }
+            }
             try CloudRowWriter.write(row, columns: columns, table: table, old: old, db: db, context: &context)
             applied += 1
         }

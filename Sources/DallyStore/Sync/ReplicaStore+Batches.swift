@@ -101,7 +101,9 @@ extension ReplicaStore {
             // (a table with only parked rows yields an empty section below and is skipped).
             let pendingTables = try String.fetchAll(
                 db, sql: "SELECT tbl FROM dally_outbox_totals WHERE entries > 0 ORDER BY tbl")
-            for name in pendingTables where budget > 0 && scope.allowsUpload(name) {
+            // A table whose added columns are being filled holds its changes (``ColumnFill``).
+            let filling = try ColumnFill.tables(db: db)
+            for name in pendingTables where budget > 0 && scope.allowsUpload(name) && !filling.contains(name) {
                 guard let table = tables[name], !table.schema.policy.localOnly else { continue }
                 let section = try Self.pendingSection(table, limit: budget, after: cursors[name], highestSeq: &highestSeq, db: db)
                 guard let last = section.ids.last else { continue }
@@ -218,6 +220,12 @@ extension ReplicaStore {
     public func cloudCursors() async throws -> TableVersions {
         let tables = self.tables
         return try await pool.read { db in try Self.cloudCursors(tables: tables, db: db) }
+    }
+
+    /// The tables whose added columns are being filled from the cloud (``ColumnFill``): their
+    /// changes wait until a pull of the table from scratch ends.
+    public func fillingTables() async throws -> Set<String> {
+        try await pool.read { db in try ColumnFill.tables(db: db) }
     }
 
     /// The tables being pulled again from scratch after a `resync` page (``ResyncLedger``):

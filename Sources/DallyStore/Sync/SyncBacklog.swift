@@ -18,8 +18,12 @@ extension ReplicaStore {
     public func syncBacklog() async throws -> SyncBacklog {
         let atomicTables = self.atomicTables
         return try await pool.read { db in
-            SyncBacklog(
-                outbox: try Outbox.summaries(db: db, atomicTables: atomicTables), inFlight: try Self.inFlight(db: db),
+            // Changes a fill of added columns holds (``ColumnFill``) call for no upload; the
+            // fill's pull is due at once.
+            let filling = try ColumnFill.tables(db: db)
+            return SyncBacklog(
+                outbox: try Outbox.summaries(db: db, atomicTables: atomicTables).filter { !filling.contains($0.table) },
+                inFlight: try Self.inFlight(db: db),
                 pulledAt: try PullLog.times(db: db), objectUploads: try Self.objectUploadSummaries(db: db),
                 objectDownloadsQueuedAt: try Self.objectDownloadsQueuedAt(db: db))
         }

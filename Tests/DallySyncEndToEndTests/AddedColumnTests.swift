@@ -1,0 +1,99 @@
+import DallyCore
+import DallyTestSupport
+import Testing
+
+/// A column added to a gateway's table after the cloud already had it (a rolling schema
+/// upgrade: the cloud first, the sites later): the gateway's old rows never held the column's
+/// values, since pages it pulled before carried values it had no column for.
+@Suite("End to end: a column added to a gateway's table", .serialized)
+struct AddedColumnTests {
+    static let full = ["name TEXT", "note TEXT", "size INTEGER"]
+
+    static func table(_ columns: [String]) -> SystemConfig.Table {
+        SystemConfig.Table("items", columns: columns, upload: #"{ max_delay = "1h" }"#)
+    }
+
+    static func system() -> SyncSystem {
+        SyncSystem(
+            config: SyncSystem.config(tables: [table(full)]),
+            gatewayTables: ["gw-a": [table(["name TEXT"])], "gw-b": [table(full)]])
+    }
+
+    @Test("old rows get the added columns' values from the cloud, and a local write never sends a null over them")
+    func addedColumnsAreFilledFromTheCloud() async throws {
+        try await SyncSystem.run(Self.system()) { system in
+            func put(_ gateway: String, _ id: String, _ values: String) async throws {
+                let reply = try await system.gateway(gateway, .PUT, "/v1/tables/items/rows/\(id)", body: #"{"values":\#(values)}"#)
+                #expect(reply.status == 200 || reply.status == 201, "\(reply.body)")
+            }
+            func patch(_ gateway: String, _ id: String, _ values: String) async throws {
+                let reply = try await system.gateway(gateway, .PATCH, "/v1/tables/items/rows/\(id)", body: #"{"values":\#(values)}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            func sync(_ gateway: String) async throws {
+                let reply = try await system.sync(gateway, table: "items")
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            func values(_ gateway: String, _ id: String) async throws -> JSONValue? {
+                try await system.row(gateway, table: "items", id)?["values"]
+            }
+            func filling() async throws -> [String]? {
+                let stats = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin)
+                return stats.json["tables"]?["items"]?["filling_columns"]?.array?.compactMap(\.string)
+            }
+
+            // gw-b knows every column; gw-a only `name`.
+            try await put("gw-b", "r1", #"{"name":"one","note":"from b","size":1}"#)
+            try await put("gw-b", "r2", #"{"name":"two","note":"kept","size":2}"#)
+            try await put("gw-b", "r4", #"{"name":"four"}"#)
+            try await sync("gw-b")
+            try await put("gw-a", "r3", #"{"name":"three"}"#)
+            try await sync("gw-a")
+            try await sync("gw-b")
+            try await patch("gw-b", "r3", #"{"note":"noted by b","size":3}"#)
+            try await sync("gw-b")
+            try await sync("gw-a")
+            #expect(try await values("gw-a", "r3")?["name"]?.string == "three")
+
+            // The site is upgraded while its link is down: gw-a now declares the cloud's columns.
+            try await system.stopGateway("gw-a")
+            try await system.stopCloud()
+            system.gatewayTables.withLock { $0["gw-a"] = [Self.table(Self.full)] }
+            try await system.startGateway("gw-a")
+
+            // Written on the site before it has synced since the upgrade: the rows' new
+            // columns are not known there yet.
+            try await patch("gw-a", "r1", #"{"name":"one, renamed on a"}"#)
+            try await patch("gw-a", "r4", #"{"note":"a's own note"}"#)
+            #expect(try await filling() == ["note", "size"])
+            try await system.startCloud()
+            try await sync("gw-a")
+            #expect(try await filling() == [])
+
+            let r1 = try await values("gw-a", "r1")
+            #expect(r1?["name"]?.string == "one, renamed on a")
+            #expect(r1?["note"]?.string == "from b")
+            #expect(r1?["size"]?.int == 1)
+            #expect(try await values("gw-a", "r2")?["note"]?.string == "kept")
+            // gw-a's own row, whose later note came from gw-b.
+            #expect(try await values("gw-a", "r3")?["note"]?.string == "noted by b")
+            #expect(try await values("gw-a", "r3")?["size"]?.int == 3)
+            #expect(try await values("gw-a", "r4")?["note"]?.string == "a's own note")
+
+            // What gw-a sent kept the cloud's values.
+            try await sync("gw-b")
+            let b1 = try await values("gw-b", "r1")
+            #expect(b1?["name"]?.string == "one, renamed on a")
+            #expect(b1?["note"]?.string == "from b")
+            #expect(b1?["size"]?.int == 1)
+            #expect(try await values("gw-b", "r4")?["note"]?.string == "a's own note")
+
+            // Nothing is left pending on gw-a, and a write after the fill goes up as usual.
+            try await patch("gw-a", "r2", #"{"size":20}"#)
+            try await sync("gw-a")
+            try await sync("gw-b")
+            #expect(try await values("gw-b", "r2")?["size"]?.int == 20)
+            #expect(try await values("gw-b", "r2")?["note"]?.string == "kept")
+        }
+    }
+}
