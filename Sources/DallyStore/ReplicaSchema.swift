@@ -355,10 +355,17 @@ enum ReplicaSchema {
             // queue's sight, until the app settles its rows' records (``ReplicaStore/refuseObjectUpload(_:code:message:)``).
             try db.execute(sql: "ALTER TABLE dally_object_uploads ADD COLUMN refused INTEGER NOT NULL DEFAULT 0")
         }
-        migrator.registerMigration("v17-column-fill") { db in
+        migrator.registerMigration("v17-schema-changes") { db in
             // A table pulled again from scratch because columns were added to it (``ColumnFill``):
             // the added columns' names, a JSON array; NULL for a resync the cloud asked for.
             try db.execute(sql: "ALTER TABLE dally_resync ADD COLUMN fill TEXT")
+            // Changes refused for the cloud's schema (``SchemaRefusals``), found at each answer
+            // the cloud accepts a change in.
+            try db.execute(
+                sql: """
+                    CREATE INDEX dally_conflicts_schema ON dally_conflicts (tbl)
+                    WHERE status = 'open' AND kind = 'error' AND error_code IN ('unknown_table', 'unknown_column')
+                    """)
         }
         return migrator
     }

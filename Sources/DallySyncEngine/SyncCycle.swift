@@ -23,6 +23,11 @@ final class SyncCycle: Sendable {
     /// How often (ms) a long object walk asks whether rows fell due meanwhile.
     static var rowCheckInterval: Int64 { 5_000 }
 
+    /// How often (ms) a wake lets one change per table that the cloud refused for its schema
+    /// go again (``ReplicaStore/retrySchemaRefusals(table:)``): the first wake after start,
+    /// then every ten minutes.
+    static var schemaProbeInterval: Int64 { 600_000 }
+
     /// What cycles did since start.
     struct Counters: Sendable {
         var cycles: Int64 = 0
@@ -52,6 +57,8 @@ final class SyncCycle: Sendable {
     let now: @Sendable () -> Int64
     let logger: Logger
     let counters = Mutex(Counters())
+    /// When a wake last probed the changes refused for the cloud's schema.
+    private let schemaProbedAt = Mutex<Int64?>(nil)
 
     init(
         store: ReplicaStore, link: CloudLink, scheduler: Scheduler, requests: SyncRequests, uploader: ObjectUploader,
@@ -135,6 +142,7 @@ final class SyncCycle: Sendable {
         rowsCall: @escaping () async throws -> String?
     ) async throws -> (report: SyncReport, walkPaused: Bool) {
         var report = SyncReport()
+        try await probeSchemaRefusals()
         // Due tables this wake must still bring up to date: a batch's answer does that for the
         // tables its `since` names, which may be fewer than the uplink may carry.
         var unpulled = duePulls.intersection(scope.pulls ?? [])
@@ -215,6 +223,25 @@ final class SyncCycle: Sendable {
         if !objects.downloads.isEmpty { try await fetcher.downloadObjects(on: uplink, tables: objects.downloads) }
         try await dictionaries.tend(on: uplink, uploads: scope.uploads)
         return (report, false)
+    }
+
+    /// Lets one change per table the cloud refused for lacking its table or a column go again,
+    /// once a period: when the cloud's declaration has caught up, it is accepted and the rest
+    /// follow it (``ReplicaStore/retrySchemaRefusals(table:)``).
+    private func probeSchemaRefusals() async throws {
+        let now = self.now()
+        let due = schemaProbedAt.withLock { last in
+            guard last.map({ now - $0 >= Self.schemaProbeInterval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let probed = try await store.retrySchemaRefusals()
+        if !probed.isEmpty {
+            logger.info(
+                "retrying a change the cloud refused for its schema (unknown table or column)",
+                metadata: ["tables": "\(probed.joined(separator: ","))"])
+        }
     }
 
     /// Pulls `tables` with empty batches until the cloud says nothing more waits.

@@ -186,6 +186,13 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
     /// usable, whatever its delay; answers when that is done, or when it cannot be done now
     /// (the changes then go at the first allowed availability).
     public func syncNow(table: String) async -> SyncOutcome {
+        // Changes of the table the cloud refused for its schema go again: a sync-now is how an
+        // operator says the cloud's declaration has caught up.
+        do {
+            try await store.retrySchemaRefusals(table: table)
+        } catch {
+            logger.warning("could not retry changes refused for the cloud's schema", metadata: ["table": "\(table)", "error": "\(error)"])
+        }
         // The table's objects go too, each over the classes their own policy allows.
         let streams = [table, ObjectStream.name(of: table)].compactMap(scheduler.rules(of:))
         // A sync-now overrides waiting, the retry backoff included: every uplink the table may

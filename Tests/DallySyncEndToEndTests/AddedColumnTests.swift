@@ -96,4 +96,40 @@ struct AddedColumnTests {
             #expect(try await values("gw-b", "r2")?["note"]?.string == "kept")
         }
     }
+
+    @Test("changes refused for a column the cloud lacks go again, with no settling, once the cloud declares it")
+    func aGatewayAheadOfItsCloudCatchesUp() async throws {
+        let system = SyncSystem(
+            config: SyncSystem.config(tables: [Self.table(["name TEXT"])]),
+            gatewayTables: ["gw-a": [Self.table(Self.full)], "gw-b": [Self.table(["name TEXT"])]])
+        try await SyncSystem.run(system) { system in
+            for id in ["r1", "r2", "r3"] {
+                let reply = try await system.gateway(
+                    "gw-a", .PUT, "/v1/tables/items/rows/\(id)", body: #"{"values":{"name":"n","note":"note of \#(id)","size":1}}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            #expect(try await system.sync("gw-a", table: "items").status == 200)
+            func open() async throws -> [JSONValue] {
+                try await system.gateway("gw-a", .GET, "/v1/conflicts?table=items").json["conflicts"]?.array ?? []
+            }
+            let refused = try await open()
+            #expect(refused.count == 3)
+            #expect(refused.allSatisfy { $0["error"]?["code"]?.string == "unknown_column" })
+
+            // A sync-now before the cloud has the column: refused again, still recorded.
+            #expect(try await system.sync("gw-a", table: "items").status == 200)
+            #expect(try await open().count == 3)
+
+            // The cloud is upgraded; a sync-now sends one as a probe, and the rest follow it.
+            try await system.stopCloud()
+            try await system.live.startCloud(
+                try SyncSystem.config(tables: [Self.table(Self.full)]).cloud(
+                    dataDirectory: system.live.directory("cloud"), extra: SyncSystem.cloudLimits))
+            #expect(try await system.sync("gw-a", table: "items").status == 200)
+            #expect(try await open().isEmpty)
+            let page = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
+            let notes = (page["rows"]?.array ?? []).compactMap { $0.array?[5].string }.sorted()
+            #expect(notes == ["note of r1", "note of r2", "note of r3"])
+        }
+    }
 }

@@ -45,6 +45,8 @@ enum AnswerApplier {
             let settled = try AcceptedRows.settle(rows, table: table, batch: batch, db: db)
             report.sent += settled
             report.accepted += settled
+            // The cloud took a section of every column this table declares.
+            try SchemaRefusals.release(table: name, db: db)
         }
         return report
     }

@@ -70,6 +70,13 @@ extension ReplicaStore {
         }
     }
 
+    /// Lets one change per table that the cloud refused for its schema go again
+    /// (``SchemaRefusals``), of `table` only when given; returns the tables probed.
+    @discardableResult
+    public func retrySchemaRefusals(table: String? = nil) async throws -> [String] {
+        try await groupCommit.perform(lane: .sync(.upkeep)) { db, _ in try SchemaRefusals.probe(table: table, db: db) }
+    }
+
     /// Forgets a resolved record.
     ///
     /// - Throws: `not_found` when there is none, `version_mismatch` when it is still open.
