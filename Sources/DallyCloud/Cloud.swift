@@ -137,12 +137,14 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         router.middlewares.add(RequestCountingMiddleware(counter: requests))
         let methods = RouteMethods()
         router.middlewares.add(ErrorMiddleware(bodyLimit: config.limits.maxBodyBytes, routes: methods))
+        let clocks = WriterClockWatch(logger: logger)
         BatchesRoute(
             store: store, authenticator: authenticator,
             limits: .init(
                 maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes,
                 maxRowsPerBatch: config.limits.maxRowsPerBatch, maxPageRows: config.limits.maxPageRows),
-            counters: counters, shelf: shelf, compaction: compaction, frames: frames, now: now
+            counters: counters, shelf: shelf, compaction: compaction, frames: frames, now: now,
+            maxClockAheadMs: config.maxClockAhead.milliseconds, clocks: clocks
         ).register(on: router)
         DictionaryRoutes(
             store: store, shelf: shelf, authenticator: authenticator, maxDictionaries: config.limits.maxDictionaries,

@@ -18,6 +18,8 @@ final class CloudCounters: Sendable {
         var pagesShared: Int64 = 0
         /// Pages sent inside notify answers.
         var inlinePages: Int64 = 0
+        /// Changes stamped too far ahead of the cloud's clock, taken as made on arrival.
+        var clockAhead: Int64 = 0
     }
 
     private let counts = Mutex(Snapshot())
@@ -75,6 +77,17 @@ final class CloudCounters: Sendable {
             .increment(by: delta.downstreamRows)
         registry.counter("dally_cloud_batch_body_bytes_total", help: "Bytes of upload batch bodies received, as sent (compressed).")
             .increment(by: delta.bodyBytes)
+    }
+
+    /// Changes from `gateway` whose writer's clock was too far ahead of the cloud's.
+    func recordClockAhead(_ ahead: BatchRequest.ClockedAhead, from gateway: String) {
+        guard ahead.changes > 0 else { return }
+        counts.withLock { $0.clockAhead += Int64(ahead.changes) }
+        registry.counter(
+            "dally_cloud_clock_ahead_changes_total",
+            help: "Changes stamped past [batches] max_clock_ahead ahead of the cloud's clock, taken as made on arrival.",
+            labels: [("gateway", gateway)]
+        ).increment(by: Int64(ahead.changes))
     }
 
     func recordPage(shared: Bool) {

@@ -13,6 +13,9 @@ public struct CloudConfig: Sendable {
     /// How long a batch's answer is kept, so that a gateway retrying the batch gets the same
     /// answer rather than applying it twice (`[batches] keep_answers`).
     public var keepAnswers: Duration
+    /// How far past the cloud's clock a change's `updated_at` may be; a later one is taken as
+    /// stamped when it arrived (`[batches] max_clock_ahead`).
+    public var maxClockAhead: Duration = defaultMaxClockAhead
     /// The bearer token for /stats and /metrics (`[admin] token`).
     public var adminToken: String
     /// The gateways allowed to sync, at least one (`[[gateways]]`).
@@ -51,6 +54,8 @@ public struct CloudConfig: Sendable {
 
     /// The default of ``keepAnswers``: a week.
     public static let defaultKeepAnswers: Duration = .seconds(7 * 86_400)
+    /// The default of ``maxClockAhead``: a minute, well past a clock kept by NTP.
+    public static let defaultMaxClockAhead: Duration = .seconds(60)
 
     public init(
         server: Server = .cloudDefaults,
@@ -116,9 +121,11 @@ public struct CloudConfig: Sendable {
         }
 
         var keepAnswers = defaultKeepAnswers
+        var maxClockAhead = defaultMaxClockAhead
         if let section = try root.section("batches") {
-            try section.refuseUnknownKeys(["keep_answers"])
+            try section.refuseUnknownKeys(["keep_answers", "max_clock_ahead"])
             keepAnswers = try section.duration("keep_answers", default: keepAnswers, minimum: .seconds(60))
+            maxClockAhead = try section.duration("max_clock_ahead", default: maxClockAhead, minimum: .seconds(1))
         }
 
         let adminToken = try Secrets.readAdminToken(root)
@@ -130,6 +137,7 @@ public struct CloudConfig: Sendable {
             gateways: gateways, tables: tables
         )
         config.objects = try ObjectSettings.read(root, gateway: false)
+        config.maxClockAhead = maxClockAhead
         return config
     }
 

@@ -91,6 +91,7 @@ struct CloudConfigValidTests {
 
             [batches]
             keep_answers = "1h30m"
+            max_clock_ahead = "5m"
 
             [[tables]]
             name = "orders"
@@ -107,6 +108,7 @@ struct CloudConfigValidTests {
         #expect(config.limits.maxWaiters == 3)
         #expect(config.limits.maxWait == .seconds(30))
         #expect(config.keepAnswers == .seconds(5_400))
+        #expect(config.maxClockAhead == .seconds(300))
         #expect(config.gateways.map(\.id) == ["gateway-a", "Shop_2-b"])
         #expect(config.gateways[1].secret == "gateway-b-secret-0123456789")
         try #require(config.tables.count == 1)
@@ -141,6 +143,7 @@ struct CloudConfigValidTests {
         #expect(config.limits.maxDecompressedBytes == config.limits.maxBodyBytes)
         #expect(config.limits.maxWaiters == 1)
         #expect(config.keepAnswers == .seconds(60))
+        #expect(config.maxClockAhead == CloudConfig.defaultMaxClockAhead)
     }
 
     /// The cloud has no [network] section: tables may name any class, so that a gateway's
@@ -248,6 +251,12 @@ struct CloudConfigRefusalTests {
         let config = minimal + "[batches]\nkeep_answers = \"\(text)\"\n"
         let error = try #require(expectRefusal(config, key: "batches.keep_answers", reason: "at least 1m"))
         #expect(error.line == line(containing: "keep_answers", in: config))
+    }
+
+    @Test func maxClockAheadUnderASecondIsRefused() throws {
+        let config = minimal + "[batches]\nmax_clock_ahead = \"999ms\"\n"
+        let error = try #require(expectRefusal(config, key: "batches.max_clock_ahead", reason: "at least 1s"))
+        #expect(error.line == line(containing: "max_clock_ahead", in: config))
     }
 
     @Test func keepAnswersBadDurationOrType() {

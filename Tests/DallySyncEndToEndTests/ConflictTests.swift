@@ -1,4 +1,5 @@
 import DallyCore
+import Foundation
 import Testing
 
 /// Both gateways change the same synced row; the table's policy settles it at the cloud and
@@ -77,6 +78,38 @@ import Testing
             let listed = try await system.gateway("gw-b", .GET, "/v1/conflicts?all=true&table=orders")
             #expect(listed.body.contains(#""total":2.0"#), "\(listed.body)")
             #expect(!listed.body.contains(#""total":2,"#) && !listed.body.contains(#""total":2}"#), "\(listed.body)")
+        }
+    }
+
+    /// A gateway whose clock is years ahead would win every last-writer-wins conflict on the
+    /// rows it writes: the cloud takes its changes as made when they arrived.
+    @Test func aClockYearsAheadDoesNotWinEveryConflict() async throws {
+        try await SyncSystem.run { system in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let decade = now + 10 * 365 * 86_400_000
+            let path = "/v1/tables/orders/rows/o1"
+            #expect(try await system.gateway("gw-a", .PUT, path, body: #"{"values":{"customer":"v0"}}"#).status == 200)
+            #expect(try await system.sync("gw-a", table: "orders").status == 200)
+            _ = try await system.awaitChange(on: "gw-b", table: "orders", "o1")
+            // B's change, on version 1, stamped half a minute on (its clock a little ahead, within
+            // the cloud's margin), then A's, stamped a decade on: A's reaches the cloud first.
+            let soon = #"{"updated_at":\#(now + 30_000),"values":{"customer":"B, later"}}"#
+            #expect(try await system.gateway("gw-b", .PUT, path, body: soon).status == 200)
+            let ahead = #"{"updated_at":\#(decade),"values":{"customer":"A, clock ahead"}}"#
+            #expect(try await system.gateway("gw-a", .PUT, path, body: ahead).status == 200)
+            #expect(try await system.sync("gw-a", table: "orders").json["accepted"]?.int == 1)
+            #expect(try await system.sync("gw-b", table: "orders").json["conflicts"]?.int == 1)
+            let conflict = try await system.gateway("gw-b", .GET, "/v1/conflicts?all=true").json["conflicts"]?.array?.first
+            try #require(conflict?["winner"]?.string == "client")
+            #expect((conflict?["server"]?["updated_at"]?.int ?? decade) < decade)
+            let onA = try await system.awaitChange(on: "gw-a", table: "orders", "o1") { $0["version"]?.int == 3 }
+            #expect(onA["values"]?["customer"]?.string == "B, later")
+
+            let admin = [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")]
+            let stats = try await system.cloudRequest(.GET, "/stats", as: nil, headers: admin)
+            #expect(stats.json["batches"]?["clock_ahead_changes"]?.int == 1)
+            let metrics = try await system.cloudRequest(.GET, "/metrics", as: nil, headers: admin)
+            #expect(metrics.body.contains(#"dally_cloud_clock_ahead_changes_total{gateway="gw-a"} 1"#), "\(metrics.body)")
         }
     }
 

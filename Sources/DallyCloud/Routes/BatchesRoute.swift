@@ -20,6 +20,9 @@ struct BatchesRoute: Sendable {
     let frames: UploadFrames
     /// The wall clock, ms since 1970.
     let now: @Sendable () -> Int64
+    /// How far past `now` a change's `updated_at` may be, in ms (`[batches] max_clock_ahead`).
+    let maxClockAheadMs: Int64
+    let clocks: WriterClockWatch
 
     struct Limits: Sendable {
         var maxBodyBytes: Int
@@ -95,10 +98,14 @@ struct BatchesRoute: Sendable {
                 .forbidden, "the batch names gateway '\(batch.gateway)' but the credentials are for '\(gateway)'",
                 field: "gateway")
         }
+        let arrival = now()
+        let ahead = batch.limitWriterClocks(to: arrival + maxClockAheadMs, arrival: arrival)
+        counters.recordClockAhead(ahead, from: gateway)
+        clocks.saw(ahead, from: gateway, now: arrival)
         batch.regressed = try await compaction.regressed(batch)
         let answer = try await store.apply(
             batch, fingerprint: Fingerprint.of(body), pageRows: limits.maxPageRows,
-            now: now())
+            now: arrival)
         compaction.saw(gateway: gateway, since: batch.since, resyncing: batch.resyncing)
         counters.record(answer, bodyBytes: bodyBytes)
         return BodyCoding.response(json: answer.encode(), to: request)

@@ -77,6 +77,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
                 ("received", counts.batches), ("replayed", counts.replayed), ("rows_accepted", counts.rowsAccepted),
                 ("conflicts", counts.conflicts), ("rows_rejected", counts.rejected),
                 ("downstream_rows", counts.downstreamRows), ("body_bytes", counts.bodyBytes),
+                ("clock_ahead_changes", counts.clockAhead),
             ],
             dictionaries: [("bodies_decoded", shelf.bodiesDecoded), ("in_memory", Int64(shelf.inMemory))],
             objects: [
