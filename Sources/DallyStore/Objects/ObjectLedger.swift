@@ -108,6 +108,19 @@ enum ObjectLedger {
         ).execute(arguments: [table, now, hash.hex])
     }
 
+    /// Queues for upload every object `table`'s rows name that the cloud does not hold: the
+    /// rows of a table that was local-only, now queued to go up (``LocalRowsQueue``).
+    static func queueUploads(ofTable table: String, now: Int64, db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO dally_object_uploads (hash, tbl, first_dirty_at, size, bytes_sent, attempts, announced)
+                SELECT hash, ?1, ?2, size, 0, 0, 0 FROM dally_objects
+                WHERE in_cloud = 0 AND hash IN (SELECT hash FROM dally_object_refs WHERE tbl = ?1)
+                ON CONFLICT(hash) DO NOTHING
+                """,
+            arguments: [table, now])
+    }
+
     /// Marks the uploads of the objects that the rows of `batch` name as announced: the batch
     /// is about to leave, and the cloud may keep those rows whatever happens here next.
     static func announceUploads(inBatch batch: String, db: Database) throws {

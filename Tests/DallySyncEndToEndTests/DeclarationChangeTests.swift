@@ -2,11 +2,12 @@ import DallyCore
 import DallyTestSupport
 import Testing
 
-/// A column added to a gateway's table after the cloud already had it (a rolling schema
-/// upgrade: the cloud first, the sites later): the gateway's old rows never held the column's
-/// values, since pages it pulled before carried values it had no column for.
-@Suite("End to end: a column added to a gateway's table", .serialized)
-struct AddedColumnTests {
+/// A table's declaration changed on a gateway or the cloud while both hold its rows: a column
+/// added on the cloud first then on a site (the site's old rows never held the column's values,
+/// since pages it pulled before carried values it had no column for), a site ahead of its
+/// cloud, a local-only table turned synced.
+@Suite("End to end: a table's declaration changed", .serialized)
+struct DeclarationChangeTests {
     static let full = ["name TEXT", "note TEXT", "size INTEGER"]
 
     static func table(_ columns: [String]) -> SystemConfig.Table {
@@ -130,6 +131,27 @@ struct AddedColumnTests {
             let page = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
             let notes = (page["rows"]?.array ?? []).compactMap { $0.array?[5].string }.sorted()
             #expect(notes == ["note of r1", "note of r2", "note of r3"])
+        }
+    }
+
+    @Test("rows a local-only table held reach the cloud once the table syncs")
+    func aLocalOnlyTableTurnedSyncedSendsItsRows() async throws {
+        let local = SystemConfig.Table("items", columns: ["name TEXT"], localOnly: true)
+        let system = SyncSystem(
+            config: SyncSystem.config(tables: [Self.table(["name TEXT"])]),
+            gatewayTables: ["gw-a": [local], "gw-b": [Self.table(["name TEXT"])]])
+        try await SyncSystem.run(system) { system in
+            for id in ["k1", "k2"] {
+                let reply = try await system.gateway("gw-a", .PUT, "/v1/tables/items/rows/\(id)", body: #"{"values":{"name":"kept"}}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            try await system.stopGateway("gw-a")
+            system.gatewayTables.withLock { $0["gw-a"] = [Self.table(["name TEXT"])] }
+            try await system.startGateway("gw-a")
+            #expect(try await system.sync("gw-a", table: "items").json["accepted"]?.int == 2)
+            #expect(try await system.sync("gw-b", table: "items").status == 200)
+            #expect(try await system.row("gw-b", table: "items", "k1")?["values"]?["name"]?.string == "kept")
+            #expect(try await system.row("gw-b", table: "items", "k2") != nil)
         }
     }
 }
