@@ -35,6 +35,8 @@ struct CloudClient: Sendable {
     let nodes: CloudNodes
     /// The zstd level each table's large bodies go at (``LevelTrials``).
     let levels: LevelTrials
+    /// The cloud's clock against the gateway's, from each answer's `Date`.
+    let clock: CloudClockOffset
 
     /// The base URL of the node in use, for the next request.
     var baseURL: String { nodes.current() }
@@ -294,6 +296,7 @@ struct CloudClient: Sendable {
         // A proxy or load balancer in front of a node that is down, or a node without its
         // database: the next node may serve.
         if Self.nodeDown(response.status) { nodeFailed(request.url) } else { nodes.answered() }
+        clock.heard(date: response.headers.first(name: "Date"))
         return (response, answer)
     }
 

@@ -48,6 +48,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
     private let now: @Sendable () -> Int64
     private let logger: Logger
     private let store: ReplicaStore
+    private let cloudClock: CloudClockOffset
 
     /// - Parameters:
     ///   - uplinks: at least one; their classes must be in `networkClasses`, which is in cost
@@ -71,10 +72,12 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         let backoff = Backoff(minimum: link.retryMin, maximum: link.retryMax)
         let tls = try Uplink.tls(for: link)
         let timer = TransferTimer(clock: clock)
+        let cloudClock = CloudClockOffset(now: now, logger: logger)
+        self.cloudClock = cloudClock
         let uplinks = uplinks.map { config in
             Uplink(
                 config: config, cost: networkClasses.firstIndex(of: config.networkClass) ?? networkClasses.count,
-                link: link, tls: tls, timer: timer, logger: logger)
+                link: link, tls: tls, timer: timer, clock: cloudClock, logger: logger)
         }
         self.uplinks = uplinks
         let scheduler = Scheduler(
@@ -170,6 +173,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         status.dictionariesUploaded = dictionaries.uploaded
         status.objects = ObjectTransferCounters(uploads: uploads, fetches: fetches)
         status.deadlineMisses = schedule.deadlineMisses
+        status.cloudClockOffsetMs = cloudClock.milliseconds
         status.idle = schedule.idle
         status.nextWakeAt = schedule.nextWakeAt
         status.decisions = schedule.decisions

@@ -41,6 +41,9 @@ public struct SyncStatus: Sendable {
     /// (milliseconds since 1970; nil: only when something changes).
     public var idle = false
     public var nextWakeAt: Int64?
+    /// The cloud's clock less the gateway's, in milliseconds, from the cloud's last answer
+    /// (whole seconds on the wire); nil before one.
+    public var cloudClockOffsetMs: Int64?
 }
 
 extension SyncStatus {

@@ -40,7 +40,8 @@ final class Uplink: Sendable {
     ///   - timer: the clock transfers are watched on.
     ///   - logger: where the uplink's moves between cloud nodes are told (``CloudNodes``).
     init(
-        config: UplinkConfig, cost: Int, link: CloudLink, tls: TLSConfiguration, timer: TransferTimer, logger: Logger
+        config: UplinkConfig, cost: Int, link: CloudLink, tls: TLSConfiguration, timer: TransferTimer,
+        clock: CloudClockOffset, logger: Logger
     ) {
         self.config = config
         rules = UplinkRules(name: config.name, networkClass: config.networkClass, cost: cost, eager: config.eager)
@@ -61,7 +62,7 @@ final class Uplink: Sendable {
             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), link: link,
             watch: TransferWatch(timings: config.timings, model: LinkModel(), timer: timer),
             nodes: CloudNodes(urls: config.nodeURLs, returnAfter: link.retryMax, logger: nodesLogger),
-            levels: LevelTrials(configured: link.level, cheapestClass: cost == 0))
+            levels: LevelTrials(configured: link.level, cheapestClass: cost == 0), clock: clock)
         state = Mutex(State())
     }
 

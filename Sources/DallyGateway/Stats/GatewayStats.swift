@@ -169,6 +169,12 @@ struct GatewayStats: Sendable {
                         "dally_sync_\(name)_total", help: "Sync's \(name) since start, as in /stats sync.", value: value)
                 }
             }
+            if let offset = status.cloudClockOffsetMs {
+                registry.gauge(
+                    "dally_sync_cloud_clock_offset_seconds",
+                    help: "The cloud's clock less this gateway's, from the Date of its last answer (whole seconds)."
+                ).set(Double(offset) / 1000)
+            }
         }
         return registry.emitToBuffer() + Array(WriterMetrics.text(store.writerTimings).utf8)
     }

@@ -2,7 +2,7 @@ import DallyCore
 import DallySyncEngine
 
 /// `/stats` `sync`: the engine's counters, then `compression_ratio`, `last_success_at`,
-/// `last_error`, `open_conflicts`, `idle` and `next_wake_at`.
+/// `last_error`, `open_conflicts`, `idle`, `next_wake_at` and `cloud_clock_offset_ms`.
 struct SyncStats: Encodable {
     let status: SyncStatus
     /// Conflicts recorded and not settled, over every table.
@@ -19,5 +19,6 @@ struct SyncStats: Encodable {
         try object.encode(openConflicts, for: "open_conflicts")
         try object.encode(status.idle, for: "idle")
         try object.encode(status.nextWakeAt, for: "next_wake_at")
+        try object.encode(status.cloudClockOffsetMs, for: "cloud_clock_offset_ms")
     }
 }
