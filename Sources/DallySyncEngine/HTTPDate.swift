@@ -1,3 +1,5 @@
+import DallyCore
+
 /// Reads an HTTP `Date` header (RFC 9110 §5.6.7, the IMF-fixdate every server sends:
 /// `Sun, 06 Nov 1994 08:49:37 GMT`) as milliseconds since 1970, without Foundation's date
 /// formatters (one answer in every exchange carries it).
@@ -15,9 +17,10 @@ enum HTTPDate {
             let day = number(bytes[5..<7]), let year = number(bytes[12..<16]), let hour = number(bytes[17..<19]),
             let minute = number(bytes[20..<22]), let second = number(bytes[23..<25]),
             let month = months.firstIndex(of: String(decoding: bytes[8..<11], as: UTF8.self)),
-            (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...CivilCalendar.daysIn(month: Int64(month) + 1, year: year)).contains(day), hour < 24, minute < 60,
+            second < 61
         else { return nil }
-        let days = daysSince1970(year: year, month: Int64(month) + 1, day: day)
+        let days = CivilCalendar.days(year: year, month: Int64(month) + 1, day: day)
         return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000
     }
 
@@ -30,16 +33,5 @@ enum HTTPDate {
             value = value * 10 + Int64(digit - 48)
         }
         return value
-    }
-
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
-    /// `days_from_civil`).
-    private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -33,10 +33,10 @@ enum TinySyncTime {
             }
         }
         guard let offsetMinutes = scanner.zone(), scanner.atEnd else { return nil }
-        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour <= 23, minute <= 59,
+        guard (1...12).contains(month), (1...CivilCalendar.daysIn(month: month, year: year)).contains(day), hour <= 23, minute <= 59,
             second <= 59
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
         return seconds * 1000 + millis
     }
@@ -51,7 +51,7 @@ enum TinySyncTime {
     static func format(_ millis: Int64) -> String? {
         guard writable.contains(millis) else { return nil }
         let (days, msOfDay) = floorDivide(millis, 86_400_000)
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = CivilCalendar.date(days: days)
         let hour = msOfDay / 3_600_000
         let minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60
@@ -73,36 +73,6 @@ enum TinySyncTime {
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let r = ((a % b) + b) % b
         return ((a - r) / b, r)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    // Howard Hinnant's days_from_civil and civil_from_days (proleptic Gregorian calendar).
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
     }
 
     private struct Scanner {
