@@ -357,7 +357,7 @@ enum ReplicaSchema {
         }
         migrator.registerMigration("v17-schema-changes") { db in
             // A table pulled again from scratch because columns were added to it (``ColumnFill``):
-            // the added columns' names, a JSON array; NULL for a resync the cloud asked for.
+            // the added columns' names, comma-separated; NULL for a resync the cloud asked for.
             try db.execute(sql: "ALTER TABLE dally_resync ADD COLUMN fill TEXT")
             // Changes refused for the cloud's schema (``SchemaRefusals``), found at each answer
             // the cloud accepts a change in.

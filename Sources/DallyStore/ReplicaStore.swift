@@ -108,7 +108,7 @@ public final class ReplicaStore: Sendable {
             let added = try ColumnCatalogue.reconcile(tableSQL, db: db)
             for table in tableSQL {
                 if let columns = added[table.schema.name] { try ColumnFill.begin(table, added: columns, now: now(), db: db) }
-                _ = try LocalRowsQueue.reconcile(table, now: now(), db: db)
+                try LocalRowsQueue.reconcile(table, now: now(), db: db)
                 for statement in table.lifecycleIndexStatements { try db.execute(sql: statement) }
             }
             try MoveLog.install(tableSQL, db: db)

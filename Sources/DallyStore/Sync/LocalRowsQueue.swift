@@ -17,6 +17,7 @@ import GRDB
 /// the record of it (`local_only:<table>` in `dally_settings`).
 enum LocalRowsQueue {
     /// Queues `table`'s local rows if it stopped being local-only; returns how many.
+    @discardableResult
     static func reconcile(_ table: TableSQL, now: Int64, db: Database) throws -> Int {
         let schema = table.schema
         let key = "local_only:\(schema.name)"
