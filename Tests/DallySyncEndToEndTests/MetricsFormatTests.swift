@@ -14,7 +14,10 @@ import Testing
     @Test func promtoolAcceptsTheGatewaysAndTheCloudsMetrics() async throws {
         let promtool = try #require(Self.promtool, "promtool is not on PATH: run tools/deps.sh")
         try await SyncSystem.run { system in
-            _ = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/m1", body: #"{"values":{"customer":"Ada"}}"#)
+            // Stamped a day ahead: the cloud's counter of clocks ahead has a series to lint.
+            let tomorrow = Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000
+            _ = try await system.gateway(
+                "gw-a", .PUT, "/v1/tables/orders/rows/m1", body: #"{"updated_at":\#(tomorrow),"values":{"customer":"Ada"}}"#)
             _ = try await system.gateway("gw-a", .POST, "/v1/tables/orders/sync")
             _ = try await system.gateway("gw-b", .POST, "/v1/tables/orders/sync")
             let gatewayMetrics = try await system.gateway("gw-a", .GET, "/metrics", token: SyncSystem.gatewayAdmin)
@@ -31,6 +34,7 @@ import Testing
             #expect(gateway.contains("# TYPE dally_table_writes_total counter"))
             #expect(gateway.contains(#"dally_table_writes_total{table="orders"} 1"#))
             #expect(gateway.contains("# TYPE dally_sync_consecutive_failures gauge"))
+            #expect(gateway.contains("# TYPE dally_sync_cloud_clock_offset_seconds gauge"))
             #expect(!gateway.contains("# TYPE dally_sync_batches_sent gauge"))
             // Asked again, a counter does not count its growth twice.
             let again = try await system.gateway("gw-a", .GET, "/metrics", token: SyncSystem.gatewayAdmin)
@@ -43,6 +47,7 @@ import Testing
             #expect(cloud.contains(#"dally_cloud_gateway_cursor_lag{gateway="gw-b",table="orders"} 0"#))
             #expect(cloud.contains("# TYPE dally_cloud_table_tombstones_purged_total counter"))
             #expect(cloud.contains("# TYPE dally_cloud_notify_waiters_limit gauge"))
+            #expect(cloud.contains(#"dally_cloud_clock_ahead_changes_total{gateway="gw-a"} 1"#))
             for (name, text) in [("gateway", gatewayMetrics.body), ("cloud", cloudMetrics.body)] {
                 let (status, output) = try Self.check(text, with: promtool)
                 #expect(status == 0, "promtool check metrics on the \(name)'s /metrics: \(output)")
