@@ -154,4 +154,32 @@ struct DeclarationChangeTests {
             #expect(try await system.row("gw-b", table: "items", "k2") != nil)
         }
     }
+
+    @Test("a batch in flight when the gateway's id changed goes under the new id")
+    func aRenamedGatewaySendsItsBatchInFlight() async throws {
+        var config = SyncSystem.config(tables: [Self.table(["name TEXT"])])
+        config.gateways.append(SystemConfig.Credential(id: "gw-c", secret: "secret-of-gateway-c-0123"))
+        let system = SyncSystem(config: config)
+        try await SyncSystem.run(system) { system in
+            // Recorded in flight, never answered: the cloud is down.
+            try await system.stopCloud()
+            #expect(try await system.gateway("gw-a", .PUT, "/v1/tables/items/rows/r1", body: #"{"values":{"name":"one"}}"#).status == 200)
+            _ = try await system.sync("gw-a", table: "items")
+            let stats = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            try #require(stats["tables"]?["items"]?["outbox_in_flight"]?.int == 1)
+
+            // The site is given another id (its old credentials revoked, say).
+            try await system.stopGateway("gw-a")
+            var renamed = try system.config.gateway(
+                "gw-c", dataDirectory: system.live.directory("gw-a"),
+                link: .init(url: system.live.cloudURL, notifyWait: "10s", retryMin: "50ms", retryMax: "500ms"),
+                tables: [Self.table(["name TEXT"])])
+            for i in renamed.uplinks.indices { renamed.uplinks[i].downProbeInterval = nil }
+            try await system.live.startGateway("gw-a", renamed)
+            try await system.startCloud()
+            #expect(try await system.sync("gw-a", table: "items").json["accepted"]?.int == 1)
+            #expect(try await system.sync("gw-b", table: "items").status == 200)
+            #expect(try await system.row("gw-b", table: "items", "r1")?["values"]?["name"]?.string == "one")
+        }
+    }
 }

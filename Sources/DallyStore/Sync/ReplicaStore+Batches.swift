@@ -79,12 +79,22 @@ extension ReplicaStore {
                 guard let kept = try Data.fetchOne(
                     db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
                 else { continue }
-                let body = try KeptBody.unpacked(Array(kept))
+                var body = try KeptBody.unpacked(Array(kept))
                 let rows = try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE batch = ?", arguments: [flight.batchID]) ?? 0
                 // A resend (after a restart, or a failed attempt) is rare: its outline is read
                 // from the body it keeps.
-                let outline = try BatchOutline.read(JSONParser.parse(body))
+                let document = try JSONParser.parse(body)
+                let outline = try BatchOutline.read(document)
+                if case .string(let named)? = document["gateway"], named != gateway {
+                    // The configuration names this gateway otherwise since the batch left, and
+                    // the cloud refuses a batch naming another gateway than its credentials, at
+                    // every resend. It goes under the id it has now: the cloud knows its rows by
+                    // replica and batch, so none applies twice.
+                    var request = try BatchRequest.decode(document, maxRows: Int.max)
+                    request.gateway = gateway
+                    body = request.encode()
+                }
                 return (
                     .resend(
                         OutgoingBatch(
