@@ -356,7 +356,7 @@ let package = Package(
             name: "DallySyncEngineTests",
             dependencies: [
                 "DallySyncEngine", "DallyCompression", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
-                "DallySync", "DallyClocks", "DallyHTTPClientErrors",
+                "DallySync", "DallyClocks", "DallyHTTPClientErrors", "DallyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

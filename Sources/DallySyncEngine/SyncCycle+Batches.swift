@@ -222,7 +222,29 @@ extension SyncCycle {
     /// Applies a batch's answer, with the objects its pages' atomic rows need.
     private func apply(_ answer: BatchAnswer, on uplink: Uplink) async throws -> SyncReport {
         try await fetcher.fetchAtomicObjects(of: answer.changes, on: uplink)
-        return try await store.applyAnswer(answer)
+        let report = try await store.applyAnswer(answer)
+        if report.rejected > 0 { logRefusals(in: answer) }
+        return report
+    }
+
+    /// Logs the changes the cloud refused in `answer`, one line per table and code: each is
+    /// parked with an error record (`/v1/conflicts`), which `/stats` otherwise only counts.
+    private func logRefusals(in answer: BatchAnswer) {
+        var refused: [String: (table: String, count: Int, first: BatchAnswer.RowRejection)] = [:]
+        for section in answer.results {
+            for case .rejected(_, let rejection) in section.rows {
+                let key = section.table + " " + rejection.code
+                refused[key, default: (section.table, 0, rejection)].count += 1
+            }
+        }
+        for (_, group) in refused.sorted(by: { $0.key < $1.key }) {
+            logger.warning(
+                "the cloud refused changes; each waits with an error record in /v1/conflicts",
+                metadata: [
+                    "table": "\(group.table)", "code": "\(group.first.code)", "changes": "\(group.count)",
+                    "field": "\(group.first.field ?? "")", "message": "\(group.first.message)",
+                ])
+        }
     }
 
     /// Sends `batch`, counting the attempt; how it ended.

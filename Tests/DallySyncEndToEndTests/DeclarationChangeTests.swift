@@ -1,4 +1,5 @@
 import DallyCore
+import DallyGateway
 import DallyTestSupport
 import Testing
 
@@ -103,7 +104,9 @@ struct DeclarationChangeTests {
         let system = SyncSystem(
             config: SyncSystem.config(tables: [Self.table(["name TEXT"])]),
             gatewayTables: ["gw-a": [Self.table(Self.full)], "gw-b": [Self.table(["name TEXT"])]])
-        try await SyncSystem.run(system) { system in
+        let told = ToldLines()
+        try await SyncSystem.run(system, gateways: ["gw-b"]) { system in
+            try await system.live.startGateway("gw-a", Gateway(config: try system.gatewayConfig("gw-a"), logger: told.logger()))
             for id in ["r1", "r2", "r3"] {
                 let reply = try await system.gateway(
                     "gw-a", .PUT, "/v1/tables/items/rows/\(id)", body: #"{"values":{"name":"n","note":"note of \#(id)","size":1}}"#)
@@ -116,6 +119,14 @@ struct DeclarationChangeTests {
             let refused = try await open()
             #expect(refused.count == 3)
             #expect(refused.allSatisfy { $0["error"]?["code"]?.string == "unknown_column" })
+            // A line per answer that refused some: the writes may have gone in one batch or more,
+            // and the first wake's probe may have sent one again.
+            let warned = told.lines.filter { $0.hasPrefix("warning the cloud refused changes") }
+            #expect(!warned.isEmpty && warned.allSatisfy { $0.contains("code=unknown_column field=note") }, "\(warned)")
+            let counted = warned.compactMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("changes=") }.flatMap { Int($0.dropFirst(8)) }
+            }
+            #expect(counted.reduce(0, +) >= 3, "\(warned)")
 
             // A sync-now before the cloud has the column: refused again, still recorded.
             #expect(try await system.sync("gw-a", table: "items").status == 200)

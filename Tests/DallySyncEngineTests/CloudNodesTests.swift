@@ -1,3 +1,4 @@
+import DallyTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -40,23 +41,23 @@ struct CloudNodesTests {
     }
 
     @Test func eachMoveIsCountedAndToldAndSoIsTheWayBack() {
-        let told = ToldMessages()
-        let logger = Logger(label: "test") { _ in ToldMessages.Handler(told: told) }
+        let told = ToldLines()
+        let logger = told.logger()
         let nodes = CloudNodes(urls: ["http://a", "http://b"], returnAfter: .seconds(60), logger: logger)
         #expect(nodes.position == ("http://a", 0))
         nodes.failed("http://a", now: start)
         nodes.failed("http://a", now: start)
         #expect(nodes.position == ("http://b", 1))
-        #expect(told.lines == ["warning a cloud node did not answer or cannot serve: requests go to the next"])
+        #expect(told.lines == ["warning a cloud node did not answer or cannot serve: requests go to the next failed=http://a node=http://b"])
         #expect(nodes.current(now: start + .seconds(60)) == "http://a")
         #expect(nodes.position == ("http://a", 1))
-        #expect(told.lines.last == "notice requests go back to the first cloud node")
+        #expect(told.lines.last == "notice requests go back to the first cloud node node=http://a")
     }
 
     /// With every node down, one round of the list is told, then nothing until one answers.
     @Test func aCloudDownAsAWholeIsToldOnceRoundNotAtEveryProbe() {
-        let told = ToldMessages()
-        let logger = Logger(label: "test") { _ in ToldMessages.Handler(told: told) }
+        let told = ToldLines()
+        let logger = told.logger()
         let nodes = CloudNodes(urls: ["http://a", "http://b"], returnAfter: .seconds(60), logger: logger)
         for _ in 0..<10 { nodes.failed(nodes.current(now: start), now: start) }
         #expect(nodes.position.moves == 10)
@@ -64,27 +65,5 @@ struct CloudNodesTests {
         nodes.answered()
         nodes.failed(nodes.current(now: start), now: start)
         #expect(told.lines.count == 3)
-    }
-}
-
-/// The level and message of each line logged.
-private final class ToldMessages: Sendable {
-    private let told = Mutex<[String]>([])
-    var lines: [String] { told.withLock { $0 } }
-
-    struct Handler: LogHandler {
-        let told: ToldMessages
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-            function: String, line: UInt
-        ) {
-            told.told.withLock { $0.append("\(level) \(message)") }
-        }
     }
 }
