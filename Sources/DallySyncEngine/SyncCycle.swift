@@ -103,8 +103,16 @@ final class SyncCycle: Sendable {
             downloads: Set(scope.pulls.compactMap(ObjectStream.table(of:))))
         let began = now()
         do {
+            let fillingBefore = try await store.fillingTables()
             let (report, walkPaused) = try await exchange(
                 on: uplink, scope: rows, objects: objects, duePulls: duePulls, rowsCall: rowsCall)
+            // A fill ends with its pull's last page, whichever request brought it.
+            let filled = fillingBefore.isEmpty ? [] : fillingBefore.subtracting(try await store.fillingTables())
+            if !filled.isEmpty {
+                logger.info(
+                    "added columns filled from the cloud; the tables' changes go again",
+                    metadata: ["tables": "\(filled.sorted().joined(separator: ","))"])
+            }
             // Only what was asked before the cycle began is served by it; a paused walk served
             // its rows only (objects and pulls come at the next wake).
             requests.served(

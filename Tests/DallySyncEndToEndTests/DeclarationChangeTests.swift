@@ -23,6 +23,7 @@ struct DeclarationChangeTests {
 
     @Test("old rows get the added columns' values from the cloud, and a local write never sends a null over them")
     func addedColumnsAreFilledFromTheCloud() async throws {
+        let told = ToldLines()
         try await SyncSystem.run(Self.system()) { system in
             func put(_ gateway: String, _ id: String, _ values: String) async throws {
                 let reply = try await system.gateway(gateway, .PUT, "/v1/tables/items/rows/\(id)", body: #"{"values":\#(values)}"#)
@@ -61,7 +62,7 @@ struct DeclarationChangeTests {
             try await system.stopGateway("gw-a")
             try await system.stopCloud()
             system.gatewayTables.withLock { $0["gw-a"] = [Self.table(Self.full)] }
-            try await system.startGateway("gw-a")
+            try await system.live.startGateway("gw-a", Gateway(config: try system.gatewayConfig("gw-a"), logger: told.logger()))
 
             // Written on the site before it has synced since the upgrade: the rows' new
             // columns are not known there yet.
@@ -71,6 +72,9 @@ struct DeclarationChangeTests {
             try await system.startCloud()
             try await sync("gw-a")
             #expect(try await filling() == [])
+            // What an operator reads: the wait, and its end.
+            #expect(told.lines.contains { $0.hasPrefix("info columns were added") && $0.contains("tables=items") }, "\(told.lines)")
+            #expect(told.lines.contains { $0.hasPrefix("info added columns filled from the cloud") }, "\(told.lines)")
 
             let r1 = try await values("gw-a", "r1")
             #expect(r1?["name"]?.string == "one, renamed on a")
