@@ -105,7 +105,7 @@ final class SyncCycle: Sendable {
         do {
             let fillingBefore = try await store.fillingTables()
             let (report, walkPaused) = try await exchange(
-                on: uplink, scope: rows, objects: objects, duePulls: duePulls, rowsCall: rowsCall)
+                on: uplink, scope: rows, objects: objects, duePulls: duePulls, filling: fillingBefore, rowsCall: rowsCall)
             // A fill ends with its pull's last page, whichever request brought it.
             let filled = fillingBefore.isEmpty ? [] : fillingBefore.subtracting(try await store.fillingTables())
             if !filled.isEmpty {
@@ -144,9 +144,10 @@ final class SyncCycle: Sendable {
 
     /// Rows, then objects (with a pull no batch carried beside them), then pulls the answers
     /// asked for; whether an object walk was paused for rows due on
-    /// another uplink (the exchange then ends there).
+    /// another uplink (the exchange then ends there). `filling`: the tables whose added
+    /// columns are being filled as the wake began (``ColumnFill``), pulled before anything.
     private func exchange(
-        on uplink: Uplink, scope: BatchScope, objects: ObjectScope, duePulls: Set<String>,
+        on uplink: Uplink, scope: BatchScope, objects: ObjectScope, duePulls: Set<String>, filling: Set<String>,
         rowsCall: @escaping () async throws -> String?
     ) async throws -> (report: SyncReport, walkPaused: Bool) {
         var report = SyncReport()
@@ -156,10 +157,10 @@ final class SyncCycle: Sendable {
         var unpulled = duePulls.intersection(scope.pulls ?? [])
         // A table whose added columns are being filled holds its changes until its pull from
         // scratch ends (``ColumnFill``): pulled first, so that they go in this wake.
-        let filling = try await store.fillingTables().intersection(scope.pulls ?? [])
-        if !filling.isEmpty {
-            report.add(try await pull(filling, on: uplink))
-            unpulled.subtract(filling)
+        let fillHere = filling.intersection(scope.pulls ?? [])
+        if !fillHere.isEmpty {
+            report.add(try await pull(fillHere, on: uplink))
+            unpulled.subtract(fillHere)
         }
         // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
         // for those objects go in a second round of batches. The first object's ask goes

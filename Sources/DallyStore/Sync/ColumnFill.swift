@@ -38,9 +38,7 @@ enum ColumnFill {
         try ResyncLedger.begin(table, now: now, counted: false, db: db)
         try db.execute(
             sql: "UPDATE dally_resync SET fill = ? WHERE tbl = ?", arguments: [names.joined(separator: ","), name])
-        try db.execute(
-            sql: "INSERT INTO dally_cloud_cursors (tbl, version) VALUES (?, 0) ON CONFLICT(tbl) DO UPDATE SET version = 0",
-            arguments: [name])
+        try DeclarationRecord.pullFromScratch(name, db: db)
         // Due at once, whatever the table's download period: its changes wait for this pull.
         try db.execute(sql: "DELETE FROM dally_pulls WHERE tbl = ?", arguments: [name])
     }
@@ -49,7 +47,7 @@ enum ColumnFill {
     static func columns(of table: String, db: Database) throws -> [String] {
         let list = try String.fetchOne(
             db.cachedStatement(sql: "SELECT fill FROM dally_resync WHERE tbl = ?"), arguments: [table])
-        return list.map { $0.split(separator: ",").map(String.init) } ?? []
+        return list.map(names) ?? []
     }
 
     /// The tables whose added columns are being filled.
@@ -61,9 +59,14 @@ enum ColumnFill {
     static func all(db: Database) throws -> [String: [String]] {
         var fills: [String: [String]] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT tbl, fill FROM dally_resync WHERE fill IS NOT NULL") {
-            fills[row[0]] = (row[1] as String).split(separator: ",").map(String.init)
+            fills[row[0]] = names(row[1])
         }
         return fills
+    }
+
+    /// The column names a `fill` list holds (valid names hold no comma).
+    private static func names(_ list: String) -> [String] {
+        list.split(separator: ",").map(String.init)
     }
 
     /// The local positions of the columns being filled in `schema`'s table.

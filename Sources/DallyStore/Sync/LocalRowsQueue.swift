@@ -14,7 +14,7 @@ import GRDB
 /// In a synced table a row without a cloud version always has an entry (its change waits), so
 /// such a row comes only from a time the table was local-only. The search runs when the
 /// declaration changed since the last open, and once at the first open of a replica older than
-/// the record of it (`local_only:<table>` in `dally_settings`).
+/// the record of it (`local_only:<table>`, ``DeclarationRecord``).
 enum LocalRowsQueue {
     /// Queues `table`'s local rows if it stopped being local-only; returns how many.
     @discardableResult
@@ -22,11 +22,8 @@ enum LocalRowsQueue {
         let schema = table.schema
         let key = "local_only:\(schema.name)"
         let current = schema.policy.localOnly ? "true" : "false"
-        let recorded = try String.fetchOne(db, sql: "SELECT value FROM dally_settings WHERE key = ?", arguments: [key])
-        guard recorded != current else { return 0 }
-        try db.execute(
-            sql: "INSERT INTO dally_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            arguments: [key, current])
+        guard try DeclarationRecord.recorded(key, db: db) != current else { return 0 }
+        try DeclarationRecord.record(key, current, db: db)
         guard !schema.policy.localOnly else { return 0 }
         let rows = try Row.fetchAll(
             db,

@@ -19,8 +19,7 @@ extension ReplicaStore {
                 let schema = table.schema
                 let key = "scope:\(schema.name)"
                 let current = schema.scope.map { String(decoding: TableScopes([schema.name: $0]).encode(), as: UTF8.self) } ?? ""
-                let recorded = try String.fetchOne(db, sql: "SELECT value FROM dally_settings WHERE key = ?", arguments: [key])
-                    ?? ""
+                let recorded = try DeclarationRecord.recorded(key, db: db) ?? ""
                 guard recorded != current else { continue }
                 if let scope = schema.scope {
                     let typed = try scope.validated(against: schema)
@@ -33,14 +32,9 @@ extension ReplicaStore {
                         try ScopeExit.leave(stored, updatedAt: context.now, table: table, db: db, context: &context)
                     }
                 }
-                // Set (not deleted): a page of a batch sent before, with the old scope, finds a
-                // cursor below its `since` and is not applied (``DownstreamApplier``).
-                try db.execute(
-                    sql: "INSERT INTO dally_cloud_cursors (tbl, version) VALUES (?, 0) ON CONFLICT(tbl) DO UPDATE SET version = 0",
-                    arguments: [schema.name])
-                try db.execute(
-                    sql: "INSERT INTO dally_settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    arguments: [key, current])
+                // A page of a batch sent before, with the old scope, is then not applied.
+                try DeclarationRecord.pullFromScratch(schema.name, db: db)
+                try DeclarationRecord.record(key, current, db: db)
                 changed.append(schema.name)
             }
             return changed
