@@ -162,6 +162,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             counters: counters, compaction: compaction, clock: clock,
             maxPageRows: config.limits.maxPageRows, maxWait: config.limits.maxWait
         ).register(on: router)
+        try DeclarationsRoute(tables: config.tables, authenticator: authenticator).register(on: router)
         CloudOperationsRoutes(
             store: store, authenticator: authenticator, hub: hub, counters: counters, objectCounters: objectCounters,
             shelf: shelf, compaction: compaction, requests: requests,

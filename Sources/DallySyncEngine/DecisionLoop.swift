@@ -42,6 +42,7 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
     private let uplinks: [Uplink]
     private let requests: SyncRequests
     private let cycle: SyncCycle
+    private let declarations: DeclarationCheck
     private let backoff: Backoff
     private let clock: C
     private let now: @Sendable () -> Int64
@@ -51,13 +52,15 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
 
     init(
         store: ReplicaStore, scheduler: Scheduler, uplinks: [Uplink], requests: SyncRequests, cycle: SyncCycle,
-        backoff: Backoff, clock: C, now: @escaping @Sendable () -> Int64, logger: Logger, stop: StopFlag
+        declarations: DeclarationCheck, backoff: Backoff, clock: C, now: @escaping @Sendable () -> Int64, logger: Logger,
+        stop: StopFlag
     ) {
         self.store = store
         self.scheduler = scheduler
         self.uplinks = uplinks
         self.requests = requests
         self.cycle = cycle
+        self.declarations = declarations
         self.backoff = backoff
         self.clock = clock
         self.now = now
@@ -191,6 +194,11 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
         let (summaries, flights) = (backlog.outbox, backlog.inFlight)
         let now = self.now()
         var situation = Situation(now: now, usable: [], pulledAt: backlog.pulledAt)
+        // A table held for its declaration (``DeclarationCheck``) calls for nothing: its
+        // changes wait, its pulls are never due, and a sync-now of it is answered at once.
+        let held = declarations.held
+        for table in held { situation.pulledAt[table] = now }
+        requests.drop(held)
         for uplink in uplinks {
             let availability = uplink.availability
             if availability.isUsable(at: now) {
@@ -199,7 +207,7 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
                 situation.backingOff[uplink.name] = retryAt
             }
         }
-        for summary in summaries where summary.pending > 0 {
+        for summary in summaries where summary.pending > 0 && !held.contains(summary.table) {
             situation.pending[summary.table] = PendingUploads(
                 rows: summary.pending, bytes: summary.bytes, oldestFirstDirtyAt: summary.oldestFirstDirtyAt)
         }
@@ -212,7 +220,9 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
         for table in scheduler.tables.compactMap({ ObjectStream.table(of: $0.name) }) {
             situation.pulledAt[ObjectStream.name(of: table)] = backlog.objectDownloadsQueuedAt[table] ?? now
         }
-        situation.inFlight = flights.map { FlightTables(uploads: $0.uploads, pulls: $0.pulls) }
+        // A batch in flight that carries a held table waits with it: no wake can resend it.
+        situation.inFlight = flights.filter { held.isDisjoint(with: $0.uploads) && held.isDisjoint(with: $0.pulls) }
+            .map { FlightTables(uploads: $0.uploads, pulls: $0.pulls) }
         state.withLock { state in
             state.pendingBytes = Dictionary(uniqueKeysWithValues: summaries.map { ($0.table, $0.bytes) })
             state.noUplinkAvailable = situation.usable.isEmpty && situation.backingOff.isEmpty

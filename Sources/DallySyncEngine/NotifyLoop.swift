@@ -34,6 +34,9 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
     private let requests: SyncRequests
     /// Per network class, the tables whose changes may come down over it inline.
     private let inlineTables: @Sendable (String) -> Set<String>
+    /// The cloud's declarations, read before the first poll; tables held for a declaration
+    /// that differs from the cloud's are not followed.
+    private let declarations: DeclarationCheck
     /// Applies pages that came inline, as a pull's answer is applied.
     private let settle: @Sendable ([ChangePage], [String], Uplink, CloudClient.Traffic) async throws -> SyncReport
     /// Asks the decision loop for a new decision.
@@ -48,7 +51,7 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
 
     init(
         store: ReplicaStore, link: CloudLink, uplinks: [Uplink], requests: SyncRequests,
-        inlineTables: @escaping @Sendable (String) -> Set<String>,
+        inlineTables: @escaping @Sendable (String) -> Set<String>, declarations: DeclarationCheck,
         settle: @escaping @Sendable ([ChangePage], [String], Uplink, CloudClient.Traffic) async throws -> SyncReport,
         poke: @escaping @Sendable () -> Void, availabilityChanged: Signal, backoff: Backoff, clock: C,
         now: @escaping @Sendable () -> Int64, logger: Logger, stop: StopFlag
@@ -59,6 +62,7 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
         classes = Set(link.notifyNetworks)
         self.requests = requests
         self.inlineTables = inlineTables
+        self.declarations = declarations
         self.settle = settle
         self.poke = poke
         self.availabilityChanged = availabilityChanged
@@ -86,7 +90,10 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 continue
             }
             do {
-                let held = try await store.cloudCursors()
+                try await declarations.checkIfDue(on: uplink)
+                var held = try await store.cloudCursors()
+                let declarationHeld = declarations.held
+                held.entries.removeAll { declarationHeld.contains($0.table) }
                 // Inline only where nothing is waiting to be pulled: a page from a cursor
                 // behind a notified version would be applied while that pull is pending.
                 // Nor while a table is resyncing: its pulls come from version 0 with its own

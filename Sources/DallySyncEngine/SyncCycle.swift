@@ -53,6 +53,7 @@ final class SyncCycle: Sendable {
     private let uploader: ObjectUploader
     let fetcher: ObjectFetcher
     let dictionaries: DictionaryExchange
+    let declarations: DeclarationCheck
     private let backoff: Backoff
     let now: @Sendable () -> Int64
     let logger: Logger
@@ -62,7 +63,7 @@ final class SyncCycle: Sendable {
 
     init(
         store: ReplicaStore, link: CloudLink, scheduler: Scheduler, requests: SyncRequests, uploader: ObjectUploader,
-        fetcher: ObjectFetcher, dictionaries: DictionaryExchange, backoff: Backoff,
+        fetcher: ObjectFetcher, dictionaries: DictionaryExchange, declarations: DeclarationCheck, backoff: Backoff,
         now: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.store = store
@@ -72,6 +73,7 @@ final class SyncCycle: Sendable {
         self.uploader = uploader
         self.fetcher = fetcher
         self.dictionaries = dictionaries
+        self.declarations = declarations
         self.backoff = backoff
         self.now = now
         self.logger = logger
@@ -94,15 +96,19 @@ final class SyncCycle: Sendable {
             "waking uplink", metadata: ["uplink": "\(uplink.name)", "reasons": "\(reasons.map(\.rawValue).sorted())"])
         let scope = scheduler.scope(of: uplink.rules)
         let asked = requests.urgent
-        let rowUploads = scope.uploads.filter { ObjectStream.table(of: $0) == nil }
-        let rows = BatchScope(
-            uploads: rowUploads, pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil },
-            pullsRiding: { [scheduler, rules = uplink.rules] uploads in scheduler.pulls(riding: uploads, on: rules) })
-        let objects = ObjectScope(
-            uploads: Set(scope.uploads.compactMap(ObjectStream.table(of:))),
-            downloads: Set(scope.pulls.compactMap(ObjectStream.table(of:))))
         let began = now()
         do {
+            // Before the scope: a table whose declaration differs from the cloud's neither
+            // goes up nor comes down (``DeclarationCheck``).
+            try await declarations.checkIfDue(on: uplink)
+            let held = declarations.held
+            let rowUploads = scope.uploads.filter { ObjectStream.table(of: $0) == nil && !held.contains($0) }
+            let rows = BatchScope(
+                uploads: rowUploads, pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil && !held.contains($0) },
+                pullsRiding: { [scheduler, rules = uplink.rules] uploads in scheduler.pulls(riding: uploads, on: rules) })
+            let objects = ObjectScope(
+                uploads: Set(scope.uploads.compactMap(ObjectStream.table(of:))),
+                downloads: Set(scope.pulls.compactMap(ObjectStream.table(of:))))
             let fillingBefore = try await store.fillingTables()
             let (report, walkPaused) = try await exchange(
                 on: uplink, scope: rows, objects: objects, duePulls: duePulls, filling: fillingBefore, rowsCall: rowsCall)
@@ -116,8 +122,8 @@ final class SyncCycle: Sendable {
             // Only what was asked before the cycle began is served by it; a paused walk served
             // its rows only (objects and pulls come at the next wake).
             requests.served(
-                uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads),
-                pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls), report: report)
+                uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads.subtracting(held)),
+                pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls.subtracting(held)), report: report)
             uplink.recordCycleCompleted()
             let now = self.now()
             counters.withLock { counters in

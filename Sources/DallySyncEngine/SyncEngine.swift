@@ -49,6 +49,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
     private let logger: Logger
     private let store: ReplicaStore
     private let cloudClock: CloudClockOffset
+    private let declarations: DeclarationCheck
 
     /// - Parameters:
     ///   - uplinks: at least one; their classes must be in `networkClasses`, which is in cost
@@ -93,12 +94,14 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
             fetchTimeout: fetchTimeout, sleep: { try? await clock.sleep(for: $0) }, now: now, stop: stop,
             logger: logger)
         dictionaries = DictionaryExchange(store: store, link: link, now: now, logger: logger)
+        let declarations = DeclarationCheck(schemas: tables, now: now, logger: logger)
+        self.declarations = declarations
         cycle = SyncCycle(
             store: store, link: link, scheduler: scheduler, requests: requests, uploader: uploader, fetcher: fetcher,
-            dictionaries: dictionaries, backoff: backoff, now: now, logger: logger)
+            dictionaries: dictionaries, declarations: declarations, backoff: backoff, now: now, logger: logger)
         let decisions = DecisionLoop(
-            store: store, scheduler: scheduler, uplinks: uplinks, requests: requests, cycle: cycle, backoff: backoff,
-            clock: clock, now: now, logger: logger, stop: stop)
+            store: store, scheduler: scheduler, uplinks: uplinks, requests: requests, cycle: cycle,
+            declarations: declarations, backoff: backoff, clock: clock, now: now, logger: logger, stop: stop)
         self.decisions = decisions
         let announce: @Sendable (Uplink, String) -> Void = { uplink, cause in
             let availability = uplink.availability
@@ -116,8 +119,11 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         notify = NotifyLoop(
             store: store, link: link, uplinks: uplinks, requests: requests,
             inlineTables: { [scheduler] networkClass in
-                Set(rowTables.filter { scheduler.rules(of: $0)?.downloadNetworks.contains(networkClass) == true })
+                guard declarations.compared else { return [] }
+                return Set(rowTables.filter { scheduler.rules(of: $0)?.downloadNetworks.contains(networkClass) == true })
+                    .subtracting(declarations.held)
             },
+            declarations: declarations,
             settle: { [cycle] pages, tables, uplink, traffic in
                 try await cycle.settle(pulled: pages, of: tables, on: uplink, traffic: traffic, inline: true)
             },
@@ -174,6 +180,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         status.objects = ObjectTransferCounters(uploads: uploads, fetches: fetches)
         status.deadlineMisses = schedule.deadlineMisses
         status.cloudClockOffsetMs = cloudClock.milliseconds
+        status.declarationDifferences = declarations.differences
         status.idle = schedule.idle
         status.nextWakeAt = schedule.nextWakeAt
         status.decisions = schedule.decisions
@@ -207,11 +214,18 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
                     || rules.downloadNetworks.contains(uplink.config.networkClass)
             }
         }
+        // A sync-now is also how an operator who made a table's declaration agree with the
+        // cloud's gets it back at once: the wake asks the cloud again.
+        declarations.askAgain()
         // Objects fetched on demand or with their atomic rows have no pull of their own.
-        return await requests.ask(
+        let outcome = await requests.ask(
             table: table, uploads: Set(streams.map(\.name)),
             pulls: Set(streams.filter { !$0.downloadNetworks.isEmpty }.map(\.name)),
             retrying: Set(allowed.map(\.name)), asked: decisions.poke)
+        if let difference = declarations.differences[table], difference.holdsTable {
+            return .queued("table '\(table)' does not sync: \(difference.message)")
+        }
+        return outcome
     }
 
     /// Sets an uplink's availability override, as the admin API asks.

@@ -82,6 +82,15 @@ final class SyncRequests: Sendable {
         }
     }
 
+    /// Forgets what is asked of `tables` (held: no cycle can serve them now).
+    func drop(_ tables: Set<String>) {
+        guard !tables.isEmpty else { return }
+        state.withLock { state in
+            state.uploads.subtract(tables)
+            state.pulls.subtract(tables)
+        }
+    }
+
     /// Records what a cycle served and what it did.
     func served(uploads: Set<String>, pulls: Set<String>, report: SyncReport) {
         state.withLock { state in

@@ -1,4 +1,5 @@
 import DallyCore
+import DallySync
 
 /// What the sync engine has done since start, for `/stats` and `/metrics`: assembled on
 /// demand from the counters each part of the engine keeps.
@@ -44,6 +45,8 @@ public struct SyncStatus: Sendable {
     /// The cloud's clock less the gateway's, in milliseconds, from the cloud's last answer
     /// (whole seconds on the wire); nil before one.
     public var cloudClockOffsetMs: Int64?
+    /// Per table whose declaration differs from the cloud's, as last read (``DeclarationCheck``).
+    public var declarationDifferences: [String: DeclarationDifference] = [:]
 }
 
 extension SyncStatus {

@@ -135,6 +135,12 @@ struct DeclarationChangeTests {
             // A sync-now before the cloud has the column: refused again, still recorded.
             #expect(try await system.sync("gw-a", table: "items").status == 200)
             #expect(try await open().count == 3)
+            func declaration() async throws -> JSONValue? {
+                try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json["tables"]?["items"]?["cloud_declaration"]
+            }
+            // Told, not held: the cloud is upgraded first, and the refusals go again then.
+            #expect(try await declaration()?["difference"]?.string == "columns_missing")
+            #expect(try await declaration()?["held"]?.bool == false)
 
             // The cloud is upgraded; a sync-now sends one as a probe, and the rest follow it.
             try await system.stopCloud()
@@ -143,6 +149,7 @@ struct DeclarationChangeTests {
                     dataDirectory: system.live.directory("cloud"), extra: SyncSystem.cloudLimits))
             #expect(try await system.sync("gw-a", table: "items").status == 200)
             #expect(try await open().isEmpty)
+            #expect(try await declaration() == .null)
             let page = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
             let notes = (page["rows"]?.array ?? []).compactMap { $0.array?[5].string }.sorted()
             #expect(notes == ["note of r1", "note of r2", "note of r3"])
@@ -176,7 +183,9 @@ struct DeclarationChangeTests {
         config.gateways.append(SystemConfig.Credential(id: "gw-c", secret: "secret-of-gateway-c-0123"))
         let system = SyncSystem(config: config)
         try await SyncSystem.run(system) { system in
-            // Recorded in flight, never answered: the cloud is down.
+            // Recorded in flight, never answered: the cloud is down (after a first wake, which
+            // read the cloud's declarations).
+            #expect(try await system.sync("gw-a", table: "items").status == 200)
             try await system.stopCloud()
             #expect(try await system.gateway("gw-a", .PUT, "/v1/tables/items/rows/r1", body: #"{"values":{"name":"one"}}"#).status == 200)
             _ = try await system.sync("gw-a", table: "items")

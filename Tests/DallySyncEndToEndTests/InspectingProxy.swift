@@ -41,6 +41,8 @@ final class InspectingProxy: Sendable {
         var refuseInline = false
         /// Answer a notify request that asks for a stream as a cloud from before streams.
         var refuseStream = false
+        /// Answer `GET /v1/tables` as a cloud from before it listed its tables.
+        var refuseDeclarations = false
         /// Paths of requests as they arrive, answered or not (a long-poll is held).
         var started: [String] = []
         /// Chunk uploads still let through before the link drops them (nil: all).
@@ -84,6 +86,9 @@ final class InspectingProxy: Sendable {
     /// Answers notify requests that ask for a stream as a cloud from before streams does:
     /// `400 bad_query` naming `stream`.
     func refuseStream(_ refuse: Bool) { state.withLock { $0.refuseStream = refuse } }
+
+    /// Answers `GET /v1/tables` as a cloud from before the route does: `404 not_found`.
+    func refuseDeclarations(_ refuse: Bool) { state.withLock { $0.refuseDeclarations = refuse } }
 
     /// Lets `count` more chunk uploads through, then fails the rest (502) as a link that
     /// drops mid-transfer does; nil lets every one through again.
@@ -152,6 +157,7 @@ final class InspectingProxy: Sendable {
         router.post("/v1/batches") { request, _ in try await self.forward(request) }
         router.get("/v1/notify") { request, _ in try await self.forward(request) }
         router.get("/healthz") { request, _ in try await self.forward(request) }
+        router.get("/v1/tables") { request, _ in try await self.forward(request) }
         router.post("/v1/chunks/missing") { request, _ in try await self.forward(request) }
         router.put("/v1/chunks/:hash") { request, _ in try await self.forward(request) }
         router.get("/v1/chunks/:hash") { request, _ in try await self.forward(request) }
@@ -194,6 +200,13 @@ final class InspectingProxy: Sendable {
             } else {
                 nil
             }
+        if path == "/v1/tables", state.withLock({ $0.refuseDeclarations }) {
+            exchange.forwarded = false
+            record(exchange, up: requestBytes, down: 64)
+            return Response(
+                status: .notFound,
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"not_found","message":"no route GET /v1/tables"}}"#)))
+        }
         if let (name, takes) = refusedParameter {
             // As a cloud from before the parameter answers it.
             exchange.forwarded = false

@@ -75,12 +75,21 @@ import Testing
     }
 
     /// A gateway whose table declares a column's type other than the cloud's cannot hold the
-    /// values it is sent there: the rest of the row arrives, and the mismatch is counted (and
-    /// logged once) instead of passing unseen.
+    /// values it is sent there: against a cloud too old to list its declarations (which a
+    /// newer one's gateway compares, holding the table: ``DeclarationCheckTests``), the rest of
+    /// the row arrives, and the mismatch is counted (and logged once) instead of passing unseen.
     @Test func aValueAGatewaysColumnCannotHoldIsCounted() async throws {
         var tables = SyncSystem.tables
         tables[0] = .init("orders", columns: ["customer TEXT", "total INTEGER", "paid BOOLEAN", "items JSON"], conflict: "last_writer_wins")
-        try await SyncSystem.run(SyncSystem(gatewayTables: ["gw-b": tables])) { system in
+        try await SyncSystem.run(SyncSystem(gatewayTables: ["gw-b": tables]), gateways: ["gw-a"]) { system in
+            let olderCloud = InspectingProxy(upstream: "", http: system.http)
+            try await olderCloud.start(upstream: "http://127.0.0.1:\(system.cloudServer.port)")
+            defer { Task { try? await olderCloud.server.stop() } }
+            olderCloud.refuseDeclarations(true)
+            var config = try system.gatewayConfig("gw-b")
+            config.cloud?.url = olderCloud.url
+            for i in config.uplinks.indices { config.uplinks[i].url = olderCloud.url }
+            try await system.live.startGateway("gw-b", config)
             let put = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"Ada","total":12.5}}"#)
             #expect(put.status == 200)
             #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)

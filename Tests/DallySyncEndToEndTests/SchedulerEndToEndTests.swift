@@ -66,7 +66,7 @@ import Testing
             // What the gateway counted is what crossed each network.
             for (name, proxy) in [("wifi", system.wifi), ("lte", system.lte)] {
                 let counters = system.uplink(name, in: delivered)
-                #expect(counters?["requests"]?.int == Int64(proxy.exchanges.count))
+                #expect(counters?["requests"]?.int == Int64(proxy.exchanges.count), "\(name): \(proxy.exchanges.map { "\($0.method) \($0.path)" })")
                 #expect((counters?["bytes_up"]?.int ?? 0) > 0)
                 #expect((counters?["bytes_up"]?.int ?? .max) < Int64(proxy.bytes.up))
                 #expect((counters?["bytes_down"]?.int ?? .max) < Int64(proxy.bytes.down))

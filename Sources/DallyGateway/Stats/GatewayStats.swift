@@ -28,8 +28,9 @@ struct GatewayStats: Sendable {
         let now = self.now()
         let schedules = syncer?.tableSchedules ?? [:]
         let sync: SyncStats?
-        if let syncer {
-            sync = SyncStats(status: syncer.status, openConflicts: snapshot.openConflicts.values.reduce(0, +))
+        let syncStatus = syncer?.status
+        if let syncStatus {
+            sync = SyncStats(status: syncStatus, openConflicts: snapshot.openConflicts.values.reduce(0, +))
         } else {
             sync = nil
         }
@@ -46,7 +47,7 @@ struct GatewayStats: Sendable {
                     counts: counts[table] ?? TableCounts(), outbox: outbox[table], schedule: schedules[table],
                     lifecycle: lifecycle[table] ?? LifecycleLedger(), bound: store.schema(table)?.lifecycle ?? TableLifecycle(),
                     cloudVersion: syncer == nil ? nil : snapshot.cloudCursors[table], filling: snapshot.filling[table] ?? [],
-                    now: now))
+                    declaration: syncStatus?.declarationDifferences[table], now: now))
             },
             objects: ObjectStats(
                 totals: snapshot.objectTotals, chunks: try await objects.chunkStore.totals(),
@@ -63,6 +64,7 @@ struct GatewayStats: Sendable {
         let now = self.now()
         let schedules = syncer?.tableSchedules ?? [:]
         let lifecycle = snapshot.lifecycle
+        let syncStatus = syncer?.status
         for table in store.tableNames {
             let c = counts[table] ?? TableCounts()
             let labels = [("table", table)]
@@ -102,6 +104,10 @@ struct GatewayStats: Sendable {
                 labels: labels, value: ledger.resyncs)
             if syncer != nil, let version = snapshot.cloudCursors[table] {
                 gauge("dally_table_cloud_version", "The cloud version the table's pulls have reached.").set(version)
+            }
+            if let status = syncStatus {
+                gauge("dally_table_declaration_held", "1 while the cloud types the table's columns otherwise; it does not sync.")
+                    .set(Int64(status.declarationDifferences[table]?.holdsTable == true ? 1 : 0))
             }
             if let schedule = schedules[table] {
                 counters.counter(

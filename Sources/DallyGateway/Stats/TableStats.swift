@@ -1,5 +1,6 @@
 import DallyCore
 import DallyStore
+import DallySync
 import DallySyncEngine
 
 /// `/stats` `tables.<name>`: the table's rows and writes, its outbox, and (when it syncs) its
@@ -14,6 +15,9 @@ struct TableStats: Encodable {
     let cloudVersion: Int64?
     /// Columns added to the table being filled from the cloud; its changes wait meanwhile.
     let filling: [String]
+    /// How the table's declaration differs from the cloud's, when it does (a table whose
+    /// types differ is held: it does not sync).
+    let declaration: DeclarationDifference?
     /// ms since 1970, for ages and deadlines.
     let now: Int64
 
@@ -31,6 +35,7 @@ struct TableStats: Encodable {
         // The bound the outbox is weighed against (all its entries: waiting, in flight, parked).
         try object.encode(cloudVersion, for: "cloud_version")
         try object.encode(filling, for: "filling_columns")
+        try object.encode(declaration.map(CloudDeclarationStats.init), for: "cloud_declaration")
         try object.encode(bound.maxPendingRows, for: "outbox_max_rows")
         try object.encode(bound.maxPendingBytes, for: "outbox_max_bytes")
         let oldest = outbox?.oldestFirstDirtyAt

@@ -1,0 +1,125 @@
+import DallyCore
+import DallySync
+import Logging
+import Synchronization
+
+/// Compares the gateway's tables with the cloud's declarations (``CloudDeclarations``) and
+/// holds, both ways, each table whose columns the two type otherwise
+/// (``DeclarationDifference/holdsTable``): its changes wait in the outbox and its pulls stop,
+/// instead of values being refused by the cloud or dropped here.
+///
+/// The cloud is asked before the first wake or notify poll after start and, while any table
+/// differs, at a sync-now and every ``recheckInterval`` at a wake or poll that happens
+/// anyway: a gateway whose tables agree with its cloud's asks once per start (no traffic of
+/// its own on a metered link). A cloud that predates `GET /v1/tables` holds nothing, and is asked again only after
+/// a restart.
+///
+/// ```swift
+/// try await check.checkIfDue(on: uplink)   // before a wake builds its scope
+/// let scope = uploads.subtracting(check.held)
+/// ```
+final class DeclarationCheck: Sendable {
+    /// How often (ms) a wake asks again while a table differs.
+    static var recheckInterval: Int64 { 600_000 }
+
+    private struct State {
+        var checkedAt: Int64?
+        var asked = false
+        var unsupported = false
+        var differences: [String: DeclarationDifference] = [:]
+    }
+
+    private let schemas: [TableSchema]
+    private let now: @Sendable () -> Int64
+    private let logger: Logger
+    private let state = Mutex(State())
+    /// The check under way: a wake and the notify loop that both find it due share one request.
+    private let asking = Mutex<Task<Void, any Error>?>(nil)
+
+    init(schemas: [TableSchema], now: @escaping @Sendable () -> Int64, logger: Logger) {
+        self.schemas = schemas
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The tables held until their declarations agree; none while the cloud is to be asked
+    /// again, so that the wake which asks is not held back by the answer before.
+    var held: Set<String> {
+        state.withLock { state in
+            state.asked ? [] : Set(state.differences.filter { $0.value.holdsTable }.keys)
+        }
+    }
+
+    /// Whether the cloud has answered once since start: until then no page may come down
+    /// without a wake (which asks first), so none comes inline with a notification.
+    var compared: Bool { state.withLock { $0.checkedAt != nil } }
+
+    /// Per table whose declaration differs from the cloud's, as last read.
+    var differences: [String: DeclarationDifference] { state.withLock { $0.differences } }
+
+    /// Makes the next wake ask the cloud again while a table differs (a sync-now: an operator
+    /// who fixed a declaration wants the table back without waiting). While all agree, a
+    /// sync-now costs no request more.
+    func askAgain() {
+        state.withLock { state in
+            if !state.differences.isEmpty { state.asked = true }
+        }
+    }
+
+    /// Asks the cloud for its declarations when due (or waits for the check under way), and
+    /// holds or releases tables by them.
+    func checkIfDue(on uplink: Uplink) async throws {
+        let task = asking.withLock { asking -> Task<Void, any Error>? in
+            if let asking { return asking }
+            let now = self.now()
+            let due = state.withLock { state in
+                if state.asked { return true }
+                guard let checkedAt = state.checkedAt else { return true }
+                return !state.unsupported && !state.differences.isEmpty && now - checkedAt >= Self.recheckInterval
+            }
+            guard due else { return nil }
+            let task = Task {
+                defer { self.asking.withLock { $0 = nil } }
+                try await self.check(on: uplink, now: now)
+            }
+            asking = task
+            return task
+        }
+        try await task?.value
+    }
+
+    private func check(on uplink: Uplink, now: Int64) async throws {
+        let (declared, traffic) = try await uplink.client.declarations()
+        uplink.recordAnswer(traffic, now: self.now())
+        guard let declared else {
+            let first = state.withLock { state in
+                defer { state = State(checkedAt: now, unsupported: true) }
+                return !state.unsupported
+            }
+            if first {
+                logger.info("the cloud does not list its tables (an older version); declarations are not compared")
+            }
+            return
+        }
+        let differences = DeclarationDifference.of(gateway: schemas, cloud: declared)
+        let before = state.withLock { state in
+            defer { state = State(checkedAt: now, differences: differences) }
+            return state.differences
+        }
+        for (table, difference) in differences.sorted(by: { $0.key < $1.key }) where before[table] != difference {
+            let metadata: Logger.Metadata = ["table": "\(table)", "difference": "\(difference.code)", "detail": "\(difference.message)"]
+            if difference.holdsTable {
+                logger.error("the cloud declares this table's columns with other types; the table does not sync", metadata: metadata)
+            } else {
+                logger.warning("the cloud's declaration lacks what this gateway declares", metadata: metadata)
+            }
+        }
+        for table in before.keys.sorted() where differences[table] == nil {
+            logger.info(
+                before[table]?.holdsTable == true
+                    ? "the cloud's declaration agrees with this gateway's again; the table syncs"
+                    : "the cloud now declares what this gateway declares",
+                metadata: ["table": "\(table)"])
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import DallyCore
+import DallyGateway
+import DallyTestSupport
+import Testing
+
+/// A gateway whose table declares a column with another type than its cloud's: the gateway
+/// reads the cloud's declarations (`GET /v1/tables`) and holds the table both ways, so that
+/// no value goes to a column that refuses it and none comes down that the gateway cannot hold.
+@Suite("End to end: declarations compared with the cloud's", .serialized)
+struct DeclarationCheckTests {
+    static func items(_ size: String) -> SystemConfig.Table {
+        SystemConfig.Table("items", columns: ["name TEXT", "size \(size)"], upload: #"{ max_delay = "1h" }"#)
+    }
+
+    static let notes = SystemConfig.Table("notes", columns: ["text TEXT"], upload: #"{ max_delay = "1h" }"#)
+
+    @Test("a table typed otherwise than in the cloud is held both ways; the gateway's other tables sync")
+    func aTableTypedOtherwiseIsHeld() async throws {
+        let told = ToldLines()
+        let system = SyncSystem(
+            config: SyncSystem.config(tables: [Self.items("TEXT"), Self.notes]),
+            gatewayTables: ["gw-a": [Self.items("INTEGER"), Self.notes]])
+        try await SyncSystem.run(system, gateways: ["gw-b"]) { system in
+            try await system.live.startGateway("gw-a", Gateway(config: try system.gatewayConfig("gw-a"), logger: told.logger()))
+            // The cloud's document, as a gateway reads it.
+            let listed = try await system.cloudRequest(.GET, "/v1/tables", as: "gw-a")
+            #expect(listed.status == 200)
+            let items = listed.json["tables"]?.array?.first { $0["name"]?.string == "items" }
+            #expect(items?["columns"]?.array?.last?["type"]?.string == "TEXT", "\(listed.body)")
+            #expect(try await system.cloudRequest(.GET, "/v1/tables", as: nil).status == 401)
+
+            func put(_ gateway: String, _ table: String, _ id: String, _ values: String) async throws {
+                let reply = try await system.gateway(gateway, .PUT, "/v1/tables/\(table)/rows/\(id)", body: #"{"values":\#(values)}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            try await put("gw-b", "items", "r1", #"{"name":"one","size":"large"}"#)
+            #expect(try await system.sync("gw-b", table: "items").status == 200)
+
+            try await put("gw-a", "items", "r2", #"{"name":"two","size":2}"#)
+            try await put("gw-a", "notes", "n1", #"{"text":"goes"}"#)
+            let held = try await system.sync("gw-a", table: "items")
+            #expect(held.status == 202, "\(held.body)")
+            #expect(held.body.contains("size is INTEGER here and TEXT in the cloud"), "\(held.body)")
+
+            let stats = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            let table = stats["tables"]?["items"]
+            #expect(table?["cloud_declaration"]?["difference"]?.string == "types_differ", "\(stats)")
+            #expect(table?["cloud_declaration"]?["held"]?.bool == true)
+            // Nothing went up to be refused, nothing came down that this table cannot hold.
+            #expect(table?["outbox_pending"]?.int == 1)
+            #expect(table?["outbox_parked"]?.int == 0)
+            #expect(table?["values_not_held"]?.int == 0)
+            #expect(try await system.row("gw-a", table: "items", "r1") == nil)
+            let metrics = try await system.gateway("gw-a", .GET, "/metrics", token: SyncSystem.gatewayAdmin).body
+            #expect(metrics.contains(#"dally_table_declaration_held{table="items"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"dally_table_declaration_held{table="notes"} 0"#))
+            #expect(
+                told.lines.contains {
+                    $0.hasPrefix("error the cloud declares this table's columns with other types") && $0.contains("table=items")
+                }, "\(told.lines)")
+            let page = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
+            #expect(page["rows"]?.array?.count == 1, "only gw-b's row: \(page)")
+
+            // The table that agrees syncs as ever (its row went with the wake of the sync-now).
+            #expect(try await system.sync("gw-a", table: "notes").status == 200)
+            #expect(try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin)
+                .json["tables"]?["notes"]?["outbox_pending"]?.int == 0)
+            #expect(try await system.sync("gw-b", table: "notes").status == 200)
+            #expect(try await system.row("gw-b", table: "notes", "n1")?["values"]?["text"]?.string == "goes")
+            // A gateway that agrees with its cloud holds nothing and says so.
+            let other = try await system.gateway("gw-b", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            #expect(other["tables"]?["items"]?["cloud_declaration"] == .null)
+
+            // A column's type cannot change under data (either side refuses to open); the
+            // cloud's table is declared again in a new store, and a sync-now asks again.
+            try await system.stopCloud()
+            try await system.live.startCloud(
+                try SyncSystem.config(tables: [Self.items("INTEGER"), Self.notes]).cloud(
+                    dataDirectory: system.live.directory("cloud-again"), extra: SyncSystem.cloudLimits))
+            let released = try await system.sync("gw-a", table: "items")
+            #expect(released.status == 200, "\(released.body)")
+            #expect(released.json["accepted"]?.int == 1, "\(released.body)")
+            let after = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            #expect(after["tables"]?["items"]?["cloud_declaration"] == .null, "\(after)")
+            #expect(told.lines.contains { $0.hasPrefix("info the cloud's declaration agrees with this gateway's again") })
+            let sizes = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
+            #expect(sizes["rows"]?.array?.compactMap { $0.array?.last?.int } == [2], "\(sizes)")
+        }
+    }
+}

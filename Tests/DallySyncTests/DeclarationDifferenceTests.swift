@@ -1,0 +1,70 @@
+import DallyCore
+import Foundation
+import Testing
+
+@testable import DallySync
+
+@Suite("A gateway's declarations against its cloud's")
+struct DeclarationDifferenceTests {
+    static func table(_ name: String, _ columns: [(String, ColumnType)], localOnly: Bool = false) -> TableSchema {
+        TableSchema(
+            name: name, columns: columns.map { Column(name: $0.0, type: $0.1) }, conflict: .lastWriterWins,
+            policy: SyncPolicy(
+                localOnly: localOnly, atomicSync: false,
+                uploadRows: UploadPolicy(maxDelay: .seconds(60), networks: ["wired"]),
+                uploadObjects: UploadPolicy(maxDelay: .seconds(600), networks: ["wired"]),
+                downloadRows: DownloadPolicy(period: .seconds(60), networks: ["wired"]),
+                downloadObjects: DownloadPolicy(period: .seconds(600), networks: ["wired"])))
+    }
+
+    static let cloud = CloudDeclarations(schemas: [
+        table("orders", [("customer", .text), ("total", .real), ("items", .json)]),
+        table("Photos", [("image", .object)]),
+    ])
+
+    @Test func onlyTypesThatDifferHoldATable() {
+        let gateway = [
+            Self.table("orders", [("customer", .text), ("total", .integer), ("note", .text), ("items", .text)]),
+            Self.table("photos", [("image", .object)]),
+            Self.table("readings", [("value", .real)]),
+            Self.table("scratch", [("x", .text)], localOnly: true),
+        ]
+        let differences = DeclarationDifference.of(gateway: gateway, cloud: Self.cloud)
+        // Types first: a column missing as well does not hide them.
+        #expect(
+            differences["orders"]
+                == .typesDiffer([.init(column: "total", gateway: .integer, cloud: "REAL"), .init(column: "items", gateway: .text, cloud: "JSON")]))
+        #expect(differences["orders"]?.holdsTable == true)
+        #expect(differences["orders"]?.message.contains("total is INTEGER here and REAL in the cloud") == true)
+        // Table names compare as the configuration compares them, ignoring case.
+        #expect(differences["photos"] == nil)
+        #expect(differences["readings"] == .tableMissing)
+        #expect(differences["readings"]?.holdsTable == false)
+        // A local-only table is nothing the cloud need know.
+        #expect(differences["scratch"] == nil)
+        #expect(differences.count == 2)
+    }
+
+    @Test func columnsTheCloudLacksAreToldNotHeld() {
+        let gateway = [Self.table("orders", [("customer", .text), ("note", .text), ("total", .real), ("due", .integer)])]
+        let difference = DeclarationDifference.of(gateway: gateway, cloud: Self.cloud)["orders"]
+        #expect(difference == .columnsMissing(["note", "due"]))
+        #expect(difference?.holdsTable == false)
+        #expect(difference?.code == "columns_missing")
+        // A column only the cloud declares is left out here, as an older gateway does.
+        #expect(DeclarationDifference.of(gateway: [Self.table("orders", [("customer", .text)])], cloud: Self.cloud).isEmpty)
+    }
+
+    @Test func aTypeThisGatewayDoesNotKnowIsADifferenceNotAnUnreadableAnswer() throws {
+        let document = #"{"tables":[{"name":"orders","columns":[{"name":"customer","type":"GEOMETRY"}]}]}"#
+        let declared = try JSONDecoder().decode(CloudDeclarations.self, from: Data(document.utf8))
+        let difference = DeclarationDifference.of(gateway: [Self.table("orders", [("customer", .text)])], cloud: declared)
+        #expect(difference["orders"] == .typesDiffer([.init(column: "customer", gateway: .text, cloud: "GEOMETRY")]))
+    }
+
+    @Test func theDocumentReadsBackAsWritten() throws {
+        let bytes = try DocumentEncoder.encode(Self.cloud)
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix(#"{"tables":[{"columns":[{"name":"customer","type":"TEXT"}"#))
+        #expect(try JSONDecoder().decode(CloudDeclarations.self, from: Data(bytes)) == Self.cloud)
+    }
+}
