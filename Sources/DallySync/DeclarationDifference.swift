@@ -2,13 +2,14 @@ import DallyCore
 
 /// How a gateway's declaration of a table differs from its cloud's (``CloudDeclarations``).
 ///
-/// Only types that differ hold the table: values of one type sent to or received from a
-/// column of another are refused by the cloud (`wrong_type`) or not held by the gateway
-/// (`values_not_held`), and a local write to such a row would send what the gateway kept
-/// over the cloud's value. A table or column the cloud lacks does not hold it: the cloud
-/// refuses those changes for its schema and the gateway lets them go again once the cloud
-/// declares it (a cloud is upgraded before its gateways, OPERATIONS.md); a column only the
-/// cloud has is one the gateway leaves out, as an older gateway does.
+/// Every difference holds the table's changes in the gateway's outbox: the cloud would refuse
+/// each (`unknown_table`, `unknown_column`, `wrong_type`), after its bytes had crossed the
+/// link. Types that differ also stop the table's pulls (``holdsTable``): a value of the
+/// cloud's type that the gateway's column cannot hold would be dropped here
+/// (`values_not_held`), and a local write to the row would send what the gateway kept over
+/// the cloud's value. A table or column the cloud lacks still comes down (without that
+/// column): the cloud is being upgraded, and the changes go once it declares them. A column
+/// only the cloud has is no difference: the gateway leaves it out, as an older gateway does.
 ///
 /// ```swift
 /// let differences = DeclarationDifference.of(gateway: schemas, cloud: declared)
@@ -34,7 +35,8 @@ public enum DeclarationDifference: Sendable, Equatable {
         }
     }
 
-    /// Whether the gateway holds the table, both ways, until the declarations agree.
+    /// Whether the gateway holds the table both ways, pulls too, until the declarations agree
+    /// (its changes wait whatever the difference).
     public var holdsTable: Bool {
         if case .typesDiffer = self { return true }
         return false
@@ -53,9 +55,9 @@ public enum DeclarationDifference: Sendable, Equatable {
     public var message: String {
         switch self {
         case .tableMissing:
-            return "the cloud declares no such table; its changes are refused until the cloud's [[tables]] declares it"
+            return "the cloud declares no such table; the table's changes wait here until the cloud's [[tables]] declares it"
         case .columnsMissing(let columns):
-            return "the cloud's table lacks \(columns.joined(separator: ", ")); changes are refused until the cloud declares "
+            return "the cloud's table lacks \(columns.joined(separator: ", ")); the table's changes wait here until the cloud declares "
                 + (columns.count == 1 ? "it" : "them")
         case .typesDiffer(let differences):
             let listed = differences.map { "\($0.column) is \($0.gateway.rawValue) here and \($0.cloud) in the cloud" }

@@ -3,10 +3,10 @@ import DallySync
 import Logging
 import Synchronization
 
-/// Compares the gateway's tables with the cloud's declarations (``CloudDeclarations``) and
-/// holds, both ways, each table whose columns the two type otherwise
-/// (``DeclarationDifference/holdsTable``): its changes wait in the outbox and its pulls stop,
-/// instead of values being refused by the cloud or dropped here.
+/// Compares the gateway's tables with the cloud's declarations (``CloudDeclarations``): the
+/// changes of a table that differs wait in the outbox (``heldUploads``) instead of crossing
+/// the link to be refused, and a table whose columns the two type otherwise is not pulled
+/// either (``held``), instead of values being dropped here.
 ///
 /// The cloud is asked before the first wake or notify poll after start and, while any table
 /// differs, at a sync-now and every ``recheckInterval`` at a wake or poll that happens
@@ -48,6 +48,12 @@ final class DeclarationCheck: Sendable {
         state.withLock { state in
             state.asked ? [] : Set(state.differences.filter { $0.value.holdsTable }.keys)
         }
+    }
+
+    /// The tables whose changes wait until their declarations agree: every table that
+    /// differs; none while the cloud is to be asked again.
+    var heldUploads: Set<String> {
+        state.withLock { state in state.asked ? [] : Set(state.differences.keys) }
     }
 
     /// Whether the cloud has answered once since start: until then no page may come down
@@ -111,14 +117,14 @@ final class DeclarationCheck: Sendable {
             if difference.holdsTable {
                 logger.error("the cloud declares this table's columns with other types; the table does not sync", metadata: metadata)
             } else {
-                logger.warning("the cloud's declaration lacks what this gateway declares", metadata: metadata)
+                logger.warning("the cloud's declaration lacks what this gateway declares; the table's changes wait", metadata: metadata)
             }
         }
         for table in before.keys.sorted() where differences[table] == nil {
             logger.info(
                 before[table]?.holdsTable == true
                     ? "the cloud's declaration agrees with this gateway's again; the table syncs"
-                    : "the cloud now declares what this gateway declares",
+                    : "the cloud now declares what this gateway declares; the table's changes go",
                 metadata: ["table": "\(table)"])
         }
     }

@@ -98,11 +98,11 @@ final class SyncCycle: Sendable {
         let asked = requests.urgent
         let began = now()
         do {
-            // Before the scope: a table whose declaration differs from the cloud's neither
-            // goes up nor comes down (``DeclarationCheck``).
+            // Before the scope: a table whose declaration differs from the cloud's does not go
+            // up, and one typed otherwise does not come down either (``DeclarationCheck``).
             try await declarations.checkIfDue(on: uplink)
-            let held = declarations.held
-            let rowUploads = scope.uploads.filter { ObjectStream.table(of: $0) == nil && !held.contains($0) }
+            let (held, heldUploads) = (declarations.held, declarations.heldUploads)
+            let rowUploads = scope.uploads.filter { ObjectStream.table(of: $0) == nil && !heldUploads.contains($0) }
             let rows = BatchScope(
                 uploads: rowUploads, pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil && !held.contains($0) },
                 pullsRiding: { [scheduler, rules = uplink.rules] uploads in scheduler.pulls(riding: uploads, on: rules) })
@@ -122,7 +122,7 @@ final class SyncCycle: Sendable {
             // Only what was asked before the cycle began is served by it; a paused walk served
             // its rows only (objects and pulls come at the next wake).
             requests.served(
-                uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads.subtracting(held)),
+                uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads.subtracting(heldUploads)),
                 pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls.subtracting(held)), report: report)
             uplink.recordCycleCompleted()
             let now = self.now()

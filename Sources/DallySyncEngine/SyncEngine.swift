@@ -222,8 +222,11 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
             table: table, uploads: Set(streams.map(\.name)),
             pulls: Set(streams.filter { !$0.downloadNetworks.isEmpty }.map(\.name)),
             retrying: Set(allowed.map(\.name)), asked: decisions.poke)
-        if let difference = declarations.differences[table], difference.holdsTable {
-            return .queued("table '\(table)' does not sync: \(difference.message)")
+        if let difference = declarations.differences[table] {
+            return .queued(
+                difference.holdsTable
+                    ? "table '\(table)' does not sync: \(difference.message)"
+                    : "table '\(table)' was pulled, and its changes wait: \(difference.message)")
         }
         return outcome
     }

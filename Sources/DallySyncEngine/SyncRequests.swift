@@ -82,12 +82,12 @@ final class SyncRequests: Sendable {
         }
     }
 
-    /// Forgets what is asked of `tables` (held: no cycle can serve them now).
-    func drop(_ tables: Set<String>) {
-        guard !tables.isEmpty else { return }
+    /// Forgets the `uploads` and `pulls` asked for that no cycle can serve now (held).
+    func drop(uploads: Set<String>, pulls: Set<String>) {
+        guard !uploads.isEmpty || !pulls.isEmpty else { return }
         state.withLock { state in
-            state.uploads.subtract(tables)
-            state.pulls.subtract(tables)
+            state.uploads.subtract(uploads)
+            state.pulls.subtract(pulls)
         }
     }
 

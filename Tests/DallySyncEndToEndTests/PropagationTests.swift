@@ -82,14 +82,7 @@ import Testing
         var tables = SyncSystem.tables
         tables[0] = .init("orders", columns: ["customer TEXT", "total INTEGER", "paid BOOLEAN", "items JSON"], conflict: "last_writer_wins")
         try await SyncSystem.run(SyncSystem(gatewayTables: ["gw-b": tables]), gateways: ["gw-a"]) { system in
-            let olderCloud = InspectingProxy(upstream: "", http: system.http)
-            try await olderCloud.start(upstream: "http://127.0.0.1:\(system.cloudServer.port)")
-            defer { Task { try? await olderCloud.server.stop() } }
-            olderCloud.refuseDeclarations(true)
-            var config = try system.gatewayConfig("gw-b")
-            config.cloud?.url = olderCloud.url
-            for i in config.uplinks.indices { config.uplinks[i].url = olderCloud.url }
-            try await system.live.startGateway("gw-b", config)
+            try await system.startGatewayOnAnOlderCloud("gw-b")
             let put = try await system.gateway("gw-a", .PUT, "/v1/tables/orders/rows/o1", body: #"{"values":{"customer":"Ada","total":12.5}}"#)
             #expect(put.status == 200)
             #expect(try await system.sync("gw-a").json["accepted"]?.int == 1)

@@ -56,6 +56,9 @@ final class SyncSystem: Sendable {
     let http: HTTPClient
     /// Per gateway, tables declared instead of the system's (a scope of its own, …).
     let gatewayTables: Mutex<[String: [SystemConfig.Table]]>
+    /// Proxies a test put between a gateway and the cloud, stopped after the cloud (which
+    /// answers the notify polls they hold).
+    let proxies = Mutex<[InspectingProxy]>([])
 
     var root: String { live.root }
     var cloudServer: ServiceRunner { live.cloudRunner }
@@ -130,10 +133,16 @@ final class SyncSystem: Sendable {
         do {
             try await live.shutdown()
         } catch {
+            await stopProxies()
             try? await http.shutdown()
             throw error
         }
+        await stopProxies()
         try await http.shutdown()
+    }
+
+    private func stopProxies() async {
+        for proxy in proxies.withLock({ $0 }) { try? await proxy.server.stop() }
     }
 
     // MARK: - Calls

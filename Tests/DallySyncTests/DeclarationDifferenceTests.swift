@@ -45,7 +45,7 @@ struct DeclarationDifferenceTests {
         #expect(differences.count == 2)
     }
 
-    @Test func columnsTheCloudLacksAreToldNotHeld() {
+    @Test func columnsTheCloudLacksHoldTheChangesNotThePulls() {
         let gateway = [Self.table("orders", [("customer", .text), ("note", .text), ("total", .real), ("due", .integer)])]
         let difference = DeclarationDifference.of(gateway: gateway, cloud: Self.cloud)["orders"]
         #expect(difference == .columnsMissing(["note", "due"]))

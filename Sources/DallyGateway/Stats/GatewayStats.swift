@@ -106,8 +106,10 @@ struct GatewayStats: Sendable {
                 gauge("dally_table_cloud_version", "The cloud version the table's pulls have reached.").set(version)
             }
             if let status = syncStatus {
-                gauge("dally_table_declaration_held", "1 while the cloud types the table's columns otherwise; it does not sync.")
-                    .set(Int64(status.declarationDifferences[table]?.holdsTable == true ? 1 : 0))
+                gauge(
+                    "dally_table_declaration_held",
+                    "1 while the table's changes wait because its declaration differs from the cloud's (2: its pulls too)."
+                ).set(Int64(status.declarationDifferences[table].map { $0.holdsTable ? 2 : 1 } ?? 0))
             }
             if let schedule = schedules[table] {
                 counters.counter(

@@ -3,8 +3,10 @@ import GRDB
 
 /// Changes the cloud refused because it lacks their table or a column of it (`unknown_table`,
 /// `unknown_column`): a gateway whose declaration is ahead of its cloud's, as in a rolling
-/// schema upgrade done in the wrong order. Such a refusal ends once the cloud's declaration
-/// catches up, so, unlike other refusals, its changes do not wait for a person to settle them.
+/// schema upgrade done in the wrong order, when the cloud is too old to list its declarations
+/// (a newer one's gateway keeps such changes until it declares them, `DeclarationCheck`).
+/// Such a refusal ends once the cloud's declaration catches up, so, unlike other refusals,
+/// its changes do not wait for a person to settle them.
 ///
 /// They park with their error record like any refusal (so `/v1/conflicts` shows what happened
 /// and why), and every so often, or when a sync-now asks for the table, one of them per table
