@@ -1,7 +1,8 @@
 import DallyCore
 
 /// The tables a cloud declares, as `GET /v1/tables` answers them (PROTOCOL.md §7.5): each
-/// table's columns and their types, in declaration order.
+/// table's columns and their types, in declaration order, and the columns it serves scoped
+/// pages on.
 ///
 /// A gateway reads it at its first contact with the cloud and holds a table whose columns
 /// the cloud types otherwise (``DeclarationDifference``), instead of sending values the cloud
@@ -9,16 +10,24 @@ import DallyCore
 ///
 /// ```swift
 /// let declared = CloudDeclarations(schemas: config.tables)
-/// // {"tables":[{"columns":[{"name":"customer","type":"TEXT"}],"name":"orders"}]}
+/// // {"tables":[{"columns":[{"name":"customer","type":"TEXT"}],"name":"orders","scope_columns":[]}]}
 /// ```
 public struct CloudDeclarations: Codable, Sendable, Equatable {
     public struct Table: Codable, Sendable, Equatable {
         public let name: String
         public let columns: [DeclaredColumn]
+        /// The columns gateways may scope the table on (its `scope_columns`).
+        public let scopeColumns: [String]
 
-        public init(name: String, columns: [DeclaredColumn]) {
+        public init(name: String, columns: [DeclaredColumn], scopeColumns: [String] = []) {
             self.name = name
             self.columns = columns
+            self.scopeColumns = scopeColumns
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, columns
+            case scopeColumns = "scope_columns"
         }
     }
 
@@ -42,7 +51,9 @@ public struct CloudDeclarations: Codable, Sendable, Equatable {
     /// The declarations of `schemas`, as a cloud configured with them answers.
     public init(schemas: [TableSchema]) {
         self.tables = schemas.map { schema in
-            Table(name: schema.name, columns: schema.columns.map { DeclaredColumn(name: $0.name, type: $0.type.rawValue) })
+            Table(
+                name: schema.name, columns: schema.columns.map { DeclaredColumn(name: $0.name, type: $0.type.rawValue) },
+                scopeColumns: schema.scopeColumns)
         }
     }
 

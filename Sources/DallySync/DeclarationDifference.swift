@@ -1,27 +1,33 @@
 import DallyCore
 
-/// How a gateway's declaration of a table differs from its cloud's (``CloudDeclarations``).
+/// How a gateway's declaration of a table differs from its cloud's (``CloudDeclarations``),
+/// and what it holds back until they agree.
 ///
-/// Every difference holds the table's changes in the gateway's outbox: the cloud would refuse
-/// each (`unknown_table`, `unknown_column`, `wrong_type`), after its bytes had crossed the
-/// link. Types that differ also stop the table's pulls (``holdsTable``): a value of the
-/// cloud's type that the gateway's column cannot hold would be dropped here
-/// (`values_not_held`), and a local write to the row would send what the gateway kept over
-/// the cloud's value. A table or column the cloud lacks still comes down (without that
-/// column): the cloud is being upgraded, and the changes go once it declares them. A column
-/// only the cloud has is no difference: the gateway leaves it out, as an older gateway does.
+/// - A table or columns the cloud lacks, or a column typed otherwise, hold the table's
+///   changes in the gateway's outbox (``holdsUploads``): the cloud would refuse each
+///   (`unknown_table`, `unknown_column`, `wrong_type`) after its bytes had crossed the link.
+/// - Types that differ, or a scope on columns the cloud does not serve scoped pages for (not
+///   in its `scope_columns`), stop the table's pulls (``holdsPulls``): a value of the cloud's
+///   type that the gateway's column cannot hold would be dropped here (`values_not_held`), and
+///   a local write to the row would send what the gateway kept over the cloud's value; a scope
+///   the cloud refuses fails the whole request, every table's.
+///
+/// A column only the cloud declares is no difference: the gateway leaves it out, as an older
+/// gateway does.
 ///
 /// ```swift
 /// let differences = DeclarationDifference.of(gateway: schemas, cloud: declared)
-/// differences["orders"]?.holdsTable   // true when a column's types differ
+/// differences["orders"]?.holdsPulls   // true when a column's types differ
 /// ```
-public enum DeclarationDifference: Sendable, Equatable {
+public struct DeclarationDifference: Sendable, Equatable {
     /// The cloud has no table of this name.
-    case tableMissing
-    /// The cloud's table lacks these of the gateway's columns (in the gateway's order).
-    case columnsMissing([String])
-    /// These columns are typed otherwise in the cloud (in the gateway's order).
-    case typesDiffer([TypeDifference])
+    public var tableMissing = false
+    /// The gateway's columns the cloud's table lacks, in the gateway's order.
+    public var columnsMissing: [String] = []
+    /// Columns both declare, typed otherwise, in the gateway's order.
+    public var typesDiffer: [TypeDifference] = []
+    /// Columns of the gateway's scope the cloud does not list in `scope_columns`.
+    public var scopeNotServed: [String] = []
 
     public struct TypeDifference: Sendable, Equatable {
         public let column: String
@@ -35,62 +41,87 @@ public enum DeclarationDifference: Sendable, Equatable {
         }
     }
 
-    /// Whether the gateway holds the table both ways, pulls too, until the declarations agree
-    /// (its changes wait whatever the difference).
-    public var holdsTable: Bool {
-        if case .typesDiffer = self { return true }
-        return false
+    public init(
+        tableMissing: Bool = false, columnsMissing: [String] = [], typesDiffer: [TypeDifference] = [],
+        scopeNotServed: [String] = []
+    ) {
+        self.tableMissing = tableMissing
+        self.columnsMissing = columnsMissing
+        self.typesDiffer = typesDiffer
+        self.scopeNotServed = scopeNotServed
     }
 
-    /// A stable code for stats and logs.
-    public var code: String {
-        switch self {
-        case .tableMissing: "table_missing"
-        case .columnsMissing: "columns_missing"
-        case .typesDiffer: "types_differ"
-        }
+    public var isEmpty: Bool { codes.isEmpty }
+
+    /// Whether the table's changes wait in the outbox until the declarations agree.
+    public var holdsUploads: Bool { tableMissing || !columnsMissing.isEmpty || !typesDiffer.isEmpty }
+
+    /// Whether the table is not pulled (nor followed) until the declarations agree.
+    public var holdsPulls: Bool { !typesDiffer.isEmpty || !scopeNotServed.isEmpty }
+
+    /// Stable codes for stats and logs, the gravest first.
+    public var codes: [String] {
+        var codes: [String] = []
+        if !typesDiffer.isEmpty { codes.append("types_differ") }
+        if !scopeNotServed.isEmpty { codes.append("scope_not_served") }
+        if tableMissing { codes.append("table_missing") }
+        if !columnsMissing.isEmpty { codes.append("columns_missing") }
+        return codes
     }
 
-    /// What differs and what to do, for an operator.
+    /// What holds the table back, in a word per direction: `["uploads"]`, `["pulls"]`, or both.
+    public var held: [String] {
+        (holdsUploads ? ["uploads"] : []) + (holdsPulls ? ["pulls"] : [])
+    }
+
+    /// What differs, what waits and what to do, for an operator.
     public var message: String {
-        switch self {
-        case .tableMissing:
-            return "the cloud declares no such table; the table's changes wait here until the cloud's [[tables]] declares it"
-        case .columnsMissing(let columns):
-            return "the cloud's table lacks \(columns.joined(separator: ", ")); the table's changes wait here until the cloud declares "
-                + (columns.count == 1 ? "it" : "them")
-        case .typesDiffer(let differences):
-            let listed = differences.map { "\($0.column) is \($0.gateway.rawValue) here and \($0.cloud) in the cloud" }
-            return "held: " + listed.joined(separator: "; ")
-                + "; make the gateway's and the cloud's [[tables]] blocks the same (the table syncs again at the next check)"
+        var parts: [String] = []
+        if !typesDiffer.isEmpty {
+            let listed = typesDiffer.map { "\($0.column) is \($0.gateway.rawValue) here and \($0.cloud) in the cloud" }
+            parts.append(
+                listed.joined(separator: "; ")
+                    + ": make the gateway's and the cloud's [[tables]] blocks the same; the table does not sync until then")
         }
+        if !scopeNotServed.isEmpty {
+            parts.append(
+                "the cloud's table does not list \(scopeNotServed.joined(separator: ", ")) in scope_columns, so it serves "
+                    + "no pages of this gateway's scope: add "
+                    + (scopeNotServed.count == 1 ? "it" : "them") + " to the cloud's config; the table is not pulled until then")
+        }
+        if tableMissing {
+            parts.append("the cloud declares no such table; the table's changes wait here until its [[tables]] declares it")
+        }
+        if !columnsMissing.isEmpty {
+            parts.append(
+                "the cloud's table lacks \(columnsMissing.joined(separator: ", ")); the table's changes wait here until the cloud declares "
+                    + (columnsMissing.count == 1 ? "it" : "them"))
+        }
+        return parts.joined(separator: "; ")
     }
 
     /// Per table of the gateway's synced `schemas` that differs from `cloud`'s declaration.
     public static func of(gateway schemas: [TableSchema], cloud: CloudDeclarations) -> [String: DeclarationDifference] {
         var differences: [String: DeclarationDifference] = [:]
         for schema in schemas where !schema.policy.localOnly {
-            guard let declared = cloud.table(named: schema.name) else {
-                differences[schema.name] = .tableMissing
-                continue
-            }
-            let cloudTypes = Dictionary(declared.columns.map { ($0.name, $0.type) }) { first, _ in first }
-            var missing: [String] = []
-            var typed: [TypeDifference] = []
-            for column in schema.columns {
-                guard let type = cloudTypes[column.name] else {
-                    missing.append(column.name)
-                    continue
+            var difference = DeclarationDifference()
+            if let declared = cloud.table(named: schema.name) {
+                let cloudTypes = Dictionary(declared.columns.map { ($0.name, $0.type) }) { first, _ in first }
+                for column in schema.columns {
+                    guard let type = cloudTypes[column.name] else {
+                        difference.columnsMissing.append(column.name)
+                        continue
+                    }
+                    if type.uppercased() != column.type.rawValue {
+                        difference.typesDiffer.append(TypeDifference(column: column.name, gateway: column.type, cloud: type))
+                    }
                 }
-                if type.uppercased() != column.type.rawValue {
-                    typed.append(TypeDifference(column: column.name, gateway: column.type, cloud: type))
-                }
+                let served = Set(declared.scopeColumns)
+                difference.scopeNotServed = (schema.scope?.columns ?? []).filter { !served.contains($0) }
+            } else {
+                difference.tableMissing = true
             }
-            if !typed.isEmpty {
-                differences[schema.name] = .typesDiffer(typed)
-            } else if !missing.isEmpty {
-                differences[schema.name] = .columnsMissing(missing)
-            }
+            if !difference.isEmpty { differences[schema.name] = difference }
         }
         return differences
     }

@@ -194,12 +194,12 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
         let (summaries, flights) = (backlog.outbox, backlog.inFlight)
         let now = self.now()
         var situation = Situation(now: now, usable: [], pulledAt: backlog.pulledAt)
-        // A table whose declaration differs from the cloud's (``DeclarationCheck``) calls for
-        // no upload, and one typed otherwise for no pull: its changes wait, its pulls are never
-        // due, and a sync-now of it is answered at once.
-        let (held, heldUploads) = (declarations.held, declarations.heldUploads)
-        for table in held { situation.pulledAt[table] = now }
-        requests.drop(uploads: heldUploads, pulls: held)
+        // What the cloud would refuse of a table whose declaration differs from its own
+        // (``DeclarationCheck``) calls for nothing: held changes wait, held pulls are never
+        // due, and a sync-now of them is answered at once.
+        let (heldPulls, heldUploads) = (declarations.heldPulls, declarations.heldUploads)
+        for table in heldPulls { situation.pulledAt[table] = now }
+        requests.drop(uploads: heldUploads, pulls: heldPulls)
         for uplink in uplinks {
             let availability = uplink.availability
             if availability.isUsable(at: now) {
@@ -222,7 +222,7 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
             situation.pulledAt[ObjectStream.name(of: table)] = backlog.objectDownloadsQueuedAt[table] ?? now
         }
         // A batch in flight that carries a held table waits with it: no wake can resend it.
-        situation.inFlight = flights.filter { heldUploads.isDisjoint(with: $0.uploads) && held.isDisjoint(with: $0.pulls) }
+        situation.inFlight = flights.filter { heldUploads.isDisjoint(with: $0.uploads) && heldPulls.isDisjoint(with: $0.pulls) }
             .map { FlightTables(uploads: $0.uploads, pulls: $0.pulls) }
         state.withLock { state in
             state.pendingBytes = Dictionary(uniqueKeysWithValues: summaries.map { ($0.table, $0.bytes) })

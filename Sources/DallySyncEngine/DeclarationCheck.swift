@@ -3,20 +3,22 @@ import DallySync
 import Logging
 import Synchronization
 
-/// Compares the gateway's tables with the cloud's declarations (``CloudDeclarations``): the
-/// changes of a table that differs wait in the outbox (``heldUploads``) instead of crossing
-/// the link to be refused, and a table whose columns the two type otherwise is not pulled
-/// either (``held``), instead of values being dropped here.
+/// Compares the gateway's tables with the cloud's declarations (``CloudDeclarations``) and
+/// holds back what the cloud would refuse (``DeclarationDifference``): the changes of a table
+/// whose columns it lacks or types otherwise wait in the outbox (``heldUploads``) instead of
+/// crossing the link to be refused, and a table whose types differ, or whose scope the cloud
+/// serves no pages for, is not pulled (``heldPulls``) instead of values being dropped here or
+/// every request failing.
 ///
 /// The cloud is asked before the first wake or notify poll after start and, while any table
 /// differs, at a sync-now and every ``recheckInterval`` at a wake or poll that happens
 /// anyway: a gateway whose tables agree with its cloud's asks once per start (no traffic of
-/// its own on a metered link). A cloud that predates `GET /v1/tables` holds nothing, and is asked again only after
-/// a restart.
+/// its own on a metered link). A cloud that predates `GET /v1/tables` holds nothing, and is
+/// asked again only after a restart.
 ///
 /// ```swift
 /// try await check.checkIfDue(on: uplink)   // before a wake builds its scope
-/// let scope = uploads.subtracting(check.held)
+/// let uploads = scope.uploads.subtracting(check.heldUploads)
 /// ```
 final class DeclarationCheck: Sendable {
     /// How often (ms) a wake asks again while a table differs.
@@ -42,18 +44,18 @@ final class DeclarationCheck: Sendable {
         self.logger = logger
     }
 
-    /// The tables held until their declarations agree; none while the cloud is to be asked
-    /// again, so that the wake which asks is not held back by the answer before.
-    var held: Set<String> {
-        state.withLock { state in
-            state.asked ? [] : Set(state.differences.filter { $0.value.holdsTable }.keys)
-        }
-    }
+    /// The tables not pulled until their declarations agree; none while the cloud is to be
+    /// asked again, so that the wake which asks is not held back by the answer before.
+    var heldPulls: Set<String> { held(\.holdsPulls) }
 
-    /// The tables whose changes wait until their declarations agree: every table that
-    /// differs; none while the cloud is to be asked again.
-    var heldUploads: Set<String> {
-        state.withLock { state in state.asked ? [] : Set(state.differences.keys) }
+    /// The tables whose changes wait until their declarations agree; none while the cloud is
+    /// to be asked again.
+    var heldUploads: Set<String> { held(\.holdsUploads) }
+
+    private func held(_ holds: (DeclarationDifference) -> Bool) -> Set<String> {
+        state.withLock { state in
+            state.asked ? [] : Set(state.differences.filter { holds($0.value) }.keys)
+        }
     }
 
     /// Whether the cloud has answered once since start: until then no page may come down
@@ -113,19 +115,20 @@ final class DeclarationCheck: Sendable {
             return state.differences
         }
         for (table, difference) in differences.sorted(by: { $0.key < $1.key }) where before[table] != difference {
-            let metadata: Logger.Metadata = ["table": "\(table)", "difference": "\(difference.code)", "detail": "\(difference.message)"]
-            if difference.holdsTable {
+            let metadata: Logger.Metadata = [
+                "table": "\(table)", "differences": "\(difference.codes.joined(separator: ","))",
+                "held": "\(difference.held.joined(separator: ","))", "detail": "\(difference.message)",
+            ]
+            if !difference.typesDiffer.isEmpty {
                 logger.error("the cloud declares this table's columns with other types; the table does not sync", metadata: metadata)
+            } else if !difference.scopeNotServed.isEmpty {
+                logger.error("the cloud serves no scoped pages of this gateway's scope; the table is not pulled", metadata: metadata)
             } else {
                 logger.warning("the cloud's declaration lacks what this gateway declares; the table's changes wait", metadata: metadata)
             }
         }
         for table in before.keys.sorted() where differences[table] == nil {
-            logger.info(
-                before[table]?.holdsTable == true
-                    ? "the cloud's declaration agrees with this gateway's again; the table syncs"
-                    : "the cloud now declares what this gateway declares; the table's changes go",
-                metadata: ["table": "\(table)"])
+            logger.info("the cloud's declaration agrees with this gateway's again; the table syncs", metadata: ["table": "\(table)"])
         }
     }
 }

@@ -92,7 +92,7 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
             do {
                 try await declarations.checkIfDue(on: uplink)
                 var held = try await store.cloudCursors()
-                let declarationHeld = declarations.held
+                let declarationHeld = declarations.heldPulls
                 held.entries.removeAll { declarationHeld.contains($0.table) }
                 // Inline only where nothing is waiting to be pulled: a page from a cursor
                 // behind a notified version would be applied while that pull is pending.

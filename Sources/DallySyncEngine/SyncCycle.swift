@@ -98,13 +98,13 @@ final class SyncCycle: Sendable {
         let asked = requests.urgent
         let began = now()
         do {
-            // Before the scope: a table whose declaration differs from the cloud's does not go
-            // up, and one typed otherwise does not come down either (``DeclarationCheck``).
+            // Before the scope: what the cloud would refuse of a table whose declaration differs
+            // from its own is held back (``DeclarationCheck``).
             try await declarations.checkIfDue(on: uplink)
-            let (held, heldUploads) = (declarations.held, declarations.heldUploads)
+            let (heldPulls, heldUploads) = (declarations.heldPulls, declarations.heldUploads)
             let rowUploads = scope.uploads.filter { ObjectStream.table(of: $0) == nil && !heldUploads.contains($0) }
             let rows = BatchScope(
-                uploads: rowUploads, pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil && !held.contains($0) },
+                uploads: rowUploads, pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil && !heldPulls.contains($0) },
                 pullsRiding: { [scheduler, rules = uplink.rules] uploads in scheduler.pulls(riding: uploads, on: rules) })
             let objects = ObjectScope(
                 uploads: Set(scope.uploads.compactMap(ObjectStream.table(of:))),
@@ -123,7 +123,7 @@ final class SyncCycle: Sendable {
             // its rows only (objects and pulls come at the next wake).
             requests.served(
                 uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads.subtracting(heldUploads)),
-                pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls.subtracting(held)), report: report)
+                pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls.subtracting(heldPulls)), report: report)
             uplink.recordCycleCompleted()
             let now = self.now()
             counters.withLock { counters in

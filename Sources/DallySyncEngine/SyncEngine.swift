@@ -121,7 +121,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
             inlineTables: { [scheduler] networkClass in
                 guard declarations.compared else { return [] }
                 return Set(rowTables.filter { scheduler.rules(of: $0)?.downloadNetworks.contains(networkClass) == true })
-                    .subtracting(declarations.held)
+                    .subtracting(declarations.heldPulls)
             },
             declarations: declarations,
             settle: { [cycle] pages, tables, uplink, traffic in
@@ -223,10 +223,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
             pulls: Set(streams.filter { !$0.downloadNetworks.isEmpty }.map(\.name)),
             retrying: Set(allowed.map(\.name)), asked: decisions.poke)
         if let difference = declarations.differences[table] {
-            return .queued(
-                difference.holdsTable
-                    ? "table '\(table)' does not sync: \(difference.message)"
-                    : "table '\(table)' was pulled, and its changes wait: \(difference.message)")
+            return .queued("table '\(table)' differs from the cloud's, its \(difference.held.joined(separator: " and ")) held: \(difference.message)")
         }
         return outcome
     }

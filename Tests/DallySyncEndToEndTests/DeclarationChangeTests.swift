@@ -126,7 +126,7 @@ struct DeclarationChangeTests {
                 try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json["tables"]?["items"]
             }
             let held = try await table()
-            #expect(held?["cloud_declaration"]?["difference"]?.string == "columns_missing", "\(held ?? .null)")
+            #expect(held?["cloud_declaration"]?["differences"] == .array([.string("columns_missing")]), "\(held ?? .null)")
             #expect(held?["cloud_declaration"]?["held"] == .array([.string("uploads")]))
             // Nothing crossed to be refused: no record to read, the three wait in the outbox.
             #expect(held?["outbox_pending"]?.int == 3)
@@ -145,7 +145,7 @@ struct DeclarationChangeTests {
             #expect(sent.status == 200, "\(sent.body)")
             #expect(sent.json["accepted"]?.int == 3)
             #expect(try await table()?["cloud_declaration"] == .null)
-            #expect(told.lines.contains { $0.hasPrefix("info the cloud now declares what this gateway declares") })
+            #expect(told.lines.contains { $0.hasPrefix("info the cloud's declaration agrees with this gateway's again") && $0.contains("table=items") })
             let page = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
             let notes = (page["rows"]?.array ?? []).compactMap { $0.array?[5].string }.sorted()
             #expect(notes == ["note of r1", "note of r2", "note of r3"])

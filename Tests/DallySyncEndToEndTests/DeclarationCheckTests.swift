@@ -44,7 +44,7 @@ struct DeclarationCheckTests {
 
             let stats = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
             let table = stats["tables"]?["items"]
-            #expect(table?["cloud_declaration"]?["difference"]?.string == "types_differ", "\(stats)")
+            #expect(table?["cloud_declaration"]?["differences"] == .array([.string("types_differ")]), "\(stats)")
             #expect(table?["cloud_declaration"]?["held"] == .array([.string("uploads"), .string("pulls")]))
             // Nothing went up to be refused, nothing came down that this table cannot hold.
             #expect(table?["outbox_pending"]?.int == 1)
@@ -52,8 +52,10 @@ struct DeclarationCheckTests {
             #expect(table?["values_not_held"]?.int == 0)
             #expect(try await system.row("gw-a", table: "items", "r1") == nil)
             let metrics = try await system.gateway("gw-a", .GET, "/metrics", token: SyncSystem.gatewayAdmin).body
-            #expect(metrics.contains(#"dally_table_declaration_held{table="items"} 2"#), "\(metrics)")
-            #expect(metrics.contains(#"dally_table_declaration_held{table="notes"} 0"#))
+            for direction in ["uploads", "pulls"] {
+                #expect(metrics.contains(#"dally_table_declaration_held{table="items",direction="\#(direction)"} 1"#), "\(metrics)")
+                #expect(metrics.contains(#"dally_table_declaration_held{table="notes",direction="\#(direction)"} 0"#))
+            }
             #expect(
                 told.lines.contains {
                     $0.hasPrefix("error the cloud declares this table's columns with other types") && $0.contains("table=items")
@@ -87,4 +89,52 @@ struct DeclarationCheckTests {
             #expect(sizes["rows"]?.array?.compactMap { $0.array?.last?.int } == [2], "\(sizes)")
         }
     }
+
+    @Test("a table scoped on a column the cloud serves no scoped pages for is not pulled; its changes and other tables go")
+    func aScopeTheCloudDoesNotServeHoldsOnlyThePulls() async throws {
+        let cloudItems = SystemConfig.Table("items", columns: ["name TEXT", "store TEXT"], upload: #"{ max_delay = "1h" }"#)
+        var scoped = cloudItems
+        scoped.scope = #"{ store = "S1" }"#
+        let system = SyncSystem(
+            config: SyncSystem.config(tables: [cloudItems, Self.notes]), gatewayTables: ["gw-a": [scoped, Self.notes]])
+        let told = ToldLines()
+        try await SyncSystem.run(system, gateways: ["gw-b"]) { system in
+            try await system.live.startGateway("gw-a", Gateway(config: try system.gatewayConfig("gw-a"), logger: told.logger()))
+            func put(_ gateway: String, _ table: String, _ id: String, _ values: String) async throws {
+                let reply = try await system.gateway(gateway, .PUT, "/v1/tables/\(table)/rows/\(id)", body: #"{"values":\#(values)}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            try await put("gw-b", "items", "b1", #"{"name":"theirs","store":"S1"}"#)
+            #expect(try await system.sync("gw-b", table: "items").status == 200)
+            try await put("gw-a", "items", "a1", #"{"name":"ours","store":"S1"}"#)
+            try await put("gw-a", "notes", "n1", #"{"text":"goes"}"#)
+
+            let answer = try await system.sync("gw-a", table: "items")
+            #expect(answer.status == 202, "\(answer.body)")
+            #expect(answer.body.contains("scope_columns"), "\(answer.body)")
+            let stats = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            let declaration = stats["tables"]?["items"]?["cloud_declaration"]
+            #expect(declaration?["differences"] == .array([.string("scope_not_served")]), "\(stats)")
+            #expect(declaration?["held"] == .array([.string("pulls")]))
+            // The table's own changes went, and so did the other table's: one table's scope no
+            // longer stops the gateway's whole sync.
+            #expect(stats["tables"]?["items"]?["outbox_pending"]?.int == 0)
+            #expect(stats["tables"]?["notes"]?["outbox_pending"]?.int == 0)
+            #expect(try await system.row("gw-a", table: "items", "b1") == nil)
+            #expect(stats["sync"]?["consecutive_failures"]?.int == 0, "\(stats["sync"] ?? .null)")
+            #expect(told.lines.contains { $0.hasPrefix("error the cloud serves no scoped pages") && $0.contains("table=items") }, "\(told.lines)")
+
+            // The cloud lists the column; a sync-now asks again, and the scoped pull comes.
+            try await system.stopCloud()
+            var served = cloudItems
+            served.scopeColumns = ["store"]
+            try await system.live.startCloud(
+                try SyncSystem.config(tables: [served, Self.notes]).cloud(
+                    dataDirectory: system.live.directory("cloud"), extra: SyncSystem.cloudLimits))
+            let pulled = try await system.sync("gw-a", table: "items")
+            #expect(pulled.status == 200, "\(pulled.body)")
+            #expect(try await system.row("gw-a", table: "items", "b1")?["values"]?["name"]?.string == "theirs")
+        }
+    }
+
 }

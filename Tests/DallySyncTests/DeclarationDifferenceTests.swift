@@ -22,7 +22,7 @@ struct DeclarationDifferenceTests {
         table("Photos", [("image", .object)]),
     ])
 
-    @Test func onlyTypesThatDifferHoldATable() {
+    @Test func typesThatDifferHoldBothWaysAndAMissingColumnTheChanges() {
         let gateway = [
             Self.table("orders", [("customer", .text), ("total", .integer), ("note", .text), ("items", .text)]),
             Self.table("photos", [("image", .object)]),
@@ -30,16 +30,19 @@ struct DeclarationDifferenceTests {
             Self.table("scratch", [("x", .text)], localOnly: true),
         ]
         let differences = DeclarationDifference.of(gateway: gateway, cloud: Self.cloud)
-        // Types first: a column missing as well does not hide them.
+        let orders = differences["orders"]
         #expect(
-            differences["orders"]
-                == .typesDiffer([.init(column: "total", gateway: .integer, cloud: "REAL"), .init(column: "items", gateway: .text, cloud: "JSON")]))
-        #expect(differences["orders"]?.holdsTable == true)
-        #expect(differences["orders"]?.message.contains("total is INTEGER here and REAL in the cloud") == true)
+            orders?.typesDiffer
+                == [.init(column: "total", gateway: .integer, cloud: "REAL"), .init(column: "items", gateway: .text, cloud: "JSON")])
+        #expect(orders?.columnsMissing == ["note"])
+        #expect(orders?.codes == ["types_differ", "columns_missing"])
+        #expect(orders?.held == ["uploads", "pulls"])
+        #expect(orders?.message.contains("total is INTEGER here and REAL in the cloud") == true)
+        #expect(orders?.message.contains("lacks note") == true)
         // Table names compare as the configuration compares them, ignoring case.
         #expect(differences["photos"] == nil)
-        #expect(differences["readings"] == .tableMissing)
-        #expect(differences["readings"]?.holdsTable == false)
+        #expect(differences["readings"] == DeclarationDifference(tableMissing: true))
+        #expect(differences["readings"]?.held == ["uploads"])
         // A local-only table is nothing the cloud need know.
         #expect(differences["scratch"] == nil)
         #expect(differences.count == 2)
@@ -48,18 +51,33 @@ struct DeclarationDifferenceTests {
     @Test func columnsTheCloudLacksHoldTheChangesNotThePulls() {
         let gateway = [Self.table("orders", [("customer", .text), ("note", .text), ("total", .real), ("due", .integer)])]
         let difference = DeclarationDifference.of(gateway: gateway, cloud: Self.cloud)["orders"]
-        #expect(difference == .columnsMissing(["note", "due"]))
-        #expect(difference?.holdsTable == false)
-        #expect(difference?.code == "columns_missing")
+        #expect(difference == DeclarationDifference(columnsMissing: ["note", "due"]))
+        #expect(difference?.holdsUploads == true)
+        #expect(difference?.holdsPulls == false)
+        #expect(difference?.codes == ["columns_missing"])
         // A column only the cloud declares is left out here, as an older gateway does.
         #expect(DeclarationDifference.of(gateway: [Self.table("orders", [("customer", .text)])], cloud: Self.cloud).isEmpty)
     }
 
+    @Test func aScopeOnColumnsTheCloudDoesNotServeHoldsThePullsNotTheChanges() throws {
+        let plain = Self.table("orders", [("customer", .text), ("total", .real)])
+        let scope = try RowScope([.init(column: "customer", values: [.string("c1")])])
+        let scoped = TableSchema(name: "orders", columns: plain.columns, conflict: plain.conflict, policy: plain.policy, scope: scope)
+        let unserved = DeclarationDifference.of(gateway: [scoped], cloud: Self.cloud)["orders"]
+        #expect(unserved == DeclarationDifference(scopeNotServed: ["customer"]))
+        #expect(unserved?.held == ["pulls"])
+        #expect(unserved?.message.contains("scope_columns") == true)
+        let serving = CloudDeclarations(tables: [
+            .init(name: "orders", columns: [.init(name: "customer", type: "TEXT"), .init(name: "total", type: "REAL")], scopeColumns: ["customer"])
+        ])
+        #expect(DeclarationDifference.of(gateway: [scoped], cloud: serving).isEmpty)
+    }
+
     @Test func aTypeThisGatewayDoesNotKnowIsADifferenceNotAnUnreadableAnswer() throws {
-        let document = #"{"tables":[{"name":"orders","columns":[{"name":"customer","type":"GEOMETRY"}]}]}"#
+        let document = #"{"tables":[{"name":"orders","columns":[{"name":"customer","type":"GEOMETRY"}],"scope_columns":[]}]}"#
         let declared = try JSONDecoder().decode(CloudDeclarations.self, from: Data(document.utf8))
         let difference = DeclarationDifference.of(gateway: [Self.table("orders", [("customer", .text)])], cloud: declared)
-        #expect(difference["orders"] == .typesDiffer([.init(column: "customer", gateway: .text, cloud: "GEOMETRY")]))
+        #expect(difference["orders"] == DeclarationDifference(typesDiffer: [.init(column: "customer", gateway: .text, cloud: "GEOMETRY")]))
     }
 
     @Test func theDocumentReadsBackAsWritten() throws {

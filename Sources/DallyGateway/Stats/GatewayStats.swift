@@ -106,10 +106,15 @@ struct GatewayStats: Sendable {
                 gauge("dally_table_cloud_version", "The cloud version the table's pulls have reached.").set(version)
             }
             if let status = syncStatus {
-                gauge(
-                    "dally_table_declaration_held",
-                    "1 while the table's changes wait because its declaration differs from the cloud's (2: its pulls too)."
-                ).set(Int64(status.declarationDifferences[table].map { $0.holdsTable ? 2 : 1 } ?? 0))
+                // Per direction: a table can hold its changes, its pulls, or both.
+                let held = status.declarationDifferences[table]?.held ?? []
+                for direction in ["uploads", "pulls"] {
+                    registry.gauge(
+                        "dally_table_declaration_held",
+                        help: "1 while the table's uploads or pulls wait because its declaration differs from the cloud's.",
+                        labels: labels + [("direction", direction)]
+                    ).set(Int64(held.contains(direction) ? 1 : 0))
+                }
             }
             if let schedule = schedules[table] {
                 counters.counter(
