@@ -10,10 +10,11 @@ import Synchronization
 /// serves no pages for, is not pulled (``heldPulls``) instead of values being dropped here or
 /// every request failing.
 ///
-/// The cloud is asked before the first wake or notify poll after start and, while any table
-/// differs, at a sync-now and every ``recheckInterval`` at a wake or poll that happens
-/// anyway: a gateway whose tables agree with its cloud's asks once per start (no traffic of
-/// its own on a metered link). A cloud that predates `GET /v1/tables` holds nothing, and is
+/// The cloud is asked before the first wake or notify poll after start, after a page brought
+/// a value a column here cannot hold (``suspect()``), and, while any table differs, at a
+/// sync-now and every ``recheckInterval`` at a wake or poll that happens anyway: a gateway
+/// whose tables agree with its cloud's asks once per start (no traffic of its own on a metered
+/// link). A cloud that predates `GET /v1/tables` holds nothing, and is
 /// asked again only after a restart.
 ///
 /// ```swift
@@ -27,6 +28,9 @@ final class DeclarationCheck: Sendable {
     private struct State {
         var checkedAt: Int64?
         var asked = false
+        /// A page brought a value a column here cannot hold: the cloud's declaration may have
+        /// changed since it was read.
+        var suspected = false
         var unsupported = false
         var differences: [String: DeclarationDifference] = [:]
     }
@@ -74,6 +78,13 @@ final class DeclarationCheck: Sendable {
         }
     }
 
+    /// Makes the next wake or poll ask the cloud again, holding what it holds meanwhile: a
+    /// value came down that a column here cannot hold, so the cloud's declaration may have
+    /// changed since it was read (a cloud re-declared on a new store while this gateway ran).
+    func suspect() {
+        state.withLock { $0.suspected = true }
+    }
+
     /// Asks the cloud for its declarations when due (or waits for the check under way), and
     /// holds or releases tables by them.
     func checkIfDue(on uplink: Uplink) async throws {
@@ -83,6 +94,7 @@ final class DeclarationCheck: Sendable {
             let due = state.withLock { state in
                 if state.asked { return true }
                 guard let checkedAt = state.checkedAt else { return true }
+                if state.suspected { return !state.unsupported }
                 return !state.unsupported && !state.differences.isEmpty && now - checkedAt >= Self.recheckInterval
             }
             guard due else { return nil }

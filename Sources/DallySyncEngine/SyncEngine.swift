@@ -137,10 +137,13 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         let warned = Mutex<Set<String>>([])
         store.observeCommits { [weak decisions, logger] notice in
             decisions?.noticeCommit(notice)
+            // The cloud's declaration may have changed since it was read: asked again before
+            // a local write to such a row can send the value kept here over the cloud's.
+            if !notice.notHeld.isEmpty { declarations.suspect() }
             for (table, columns) in notice.notHeld {
                 for column in columns where warned.withLock({ $0.insert("\(table).\(column)").inserted }) {
                     logger.error(
-                        "the cloud sent a value this column's type cannot hold: the table's configuration here and the cloud's disagree; the value is left as it was, and a local write to the row would send that over the cloud's; make the column's type the same on both",
+                        "the cloud sent a value this column's type cannot hold: the table's configuration here and the cloud's disagree; the value is left as it was (the cloud's declarations are read again, and the table held if they differ); make the column's type the same on both",
                         metadata: ["table": "\(table)", "column": "\(column)"])
                 }
             }

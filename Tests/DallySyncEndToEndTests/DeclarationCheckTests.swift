@@ -137,4 +137,47 @@ struct DeclarationCheckTests {
         }
     }
 
+
+    @Test("a cloud re-declared under a running gateway is read again when a value comes down the gateway cannot hold")
+    func aValueTheGatewayCannotHoldMakesItAskAgain() async throws {
+        let system = SyncSystem(
+            config: SyncSystem.config(tables: [Self.items("INTEGER")]), gatewayTables: ["gw-b": [Self.items("TEXT")]])
+        try await SyncSystem.run(system, gateways: ["gw-a"]) { system in
+            // First contact: the declarations agree.
+            #expect(try await system.sync("gw-a", table: "items").status == 200)
+            func table() async throws -> JSONValue? {
+                try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json["tables"]?["items"]
+            }
+            #expect(try await table()?["cloud_declaration"] == .null)
+
+            // The cloud's table is declared again on a new store, `size` as TEXT, and a site
+            // that agrees with it writes there.
+            try await system.stopCloud()
+            try await system.live.startCloud(
+                try SyncSystem.config(tables: [Self.items("TEXT")]).cloud(
+                    dataDirectory: system.live.directory("cloud-again"), extra: SyncSystem.cloudLimits))
+            try await system.startGateway("gw-b")
+            let put = try await system.gateway("gw-b", .PUT, "/v1/tables/items/rows/r1", body: #"{"values":{"name":"one","size":"large"}}"#)
+            #expect(put.status == 200)
+            #expect(try await system.sync("gw-b", table: "items").json["accepted"]?.int == 1)
+
+            // gw-a takes the row (pulled, or carried by a notification): `size` cannot be held
+            // here, which makes the next wake ask the cloud again, and hold the table.
+            var answers: [Int] = []
+            for _ in 0..<3 where try await table()?["cloud_declaration"] == .null {
+                answers.append(try await system.sync("gw-a", table: "items").status)
+            }
+            #expect(try await table()?["values_not_held"]?.int == 1)
+            #expect(try await table()?["cloud_declaration"]?["differences"] == .array([.string("types_differ")]), "\(answers)")
+            #expect(answers.last == 202, "\(answers)")
+            // A local write to the row waits: it would send the value kept here over the cloud's.
+            let patch = try await system.gateway("gw-a", .PATCH, "/v1/tables/items/rows/r1", body: #"{"values":{"name":"renamed"}}"#)
+            #expect(patch.status == 200)
+            #expect(try await system.sync("gw-a", table: "items").status == 202)
+            #expect(try await table()?["outbox_pending"]?.int == 1)
+            let page = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
+            #expect(page["rows"]?.array?.first?.array?.last?.string == "large", "\(page)")
+        }
+    }
+
 }
