@@ -62,10 +62,6 @@ final class DeclarationCheck: Sendable {
         }
     }
 
-    /// Whether the cloud has answered once since start: until then no page may come down
-    /// without a wake (which asks first), so none comes inline with a notification.
-    var compared: Bool { state.withLock { $0.checkedAt != nil } }
-
     /// Per table whose declaration differs from the cloud's, as last read.
     var differences: [String: DeclarationDifference] { state.withLock { $0.differences } }
 

@@ -90,6 +90,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
                 continue
             }
             do {
+                // Before the first poll, and with it the first page that may come inline: a
+                // table not pulled for its declaration is neither followed nor carried.
                 try await declarations.checkIfDue(on: uplink)
                 var held = try await store.cloudCursors()
                 let declarationHeld = declarations.heldPulls

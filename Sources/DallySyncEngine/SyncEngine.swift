@@ -119,9 +119,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         notify = NotifyLoop(
             store: store, link: link, uplinks: uplinks, requests: requests,
             inlineTables: { [scheduler] networkClass in
-                guard declarations.compared else { return [] }
-                return Set(rowTables.filter { scheduler.rules(of: $0)?.downloadNetworks.contains(networkClass) == true })
-                    .subtracting(declarations.heldPulls)
+                Set(rowTables.filter { scheduler.rules(of: $0)?.downloadNetworks.contains(networkClass) == true })
             },
             declarations: declarations,
             settle: { [cycle] pages, tables, uplink, traffic in

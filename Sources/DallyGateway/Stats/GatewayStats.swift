@@ -27,13 +27,8 @@ struct GatewayStats: Sendable {
         let counts = store.counts
         let now = self.now()
         let schedules = syncer?.tableSchedules ?? [:]
-        let sync: SyncStats?
         let syncStatus = syncer?.status
-        if let syncStatus {
-            sync = SyncStats(status: syncStatus, openConflicts: snapshot.openConflicts.values.reduce(0, +))
-        } else {
-            sync = nil
-        }
+        let sync = syncStatus.map { SyncStats(status: $0, openConflicts: snapshot.openConflicts.values.reduce(0, +)) }
         let lifecycle = snapshot.lifecycle
         let policies = Dictionary(uniqueKeysWithValues: store.tableNames.compactMap { name in
             store.schema(name).map { (name, $0.policy) }
@@ -173,7 +168,7 @@ struct GatewayStats: Sendable {
         registry.gauge("dally_store_last_seq", help: "The replica's latest change sequence number.").set(store.lastSeq)
         registry.gauge("dally_open_files_limit", help: "The process's soft limit on open files.")
             .set(Int64(openFiles.soft))
-        if let status = syncer?.status {
+        if let status = syncStatus {
             for (name, value) in status.counters {
                 if SyncStatus.levels.contains(name) {
                     registry.gauge("dally_sync_\(name)", help: "Sync's \(name), as in /stats sync.").set(value)
