@@ -14,8 +14,10 @@ import Synchronization
 /// a value a column here cannot hold (``suspect()``), and, while any table differs, at a
 /// sync-now and every ``recheckInterval`` at a wake or poll that happens anyway: a gateway
 /// whose tables agree with its cloud's asks once per start (no traffic of its own on a metered
-/// link). A cloud that predates `GET /v1/tables` holds nothing, and is
-/// asked again only after a restart.
+/// link). Each node of a cloud reads its own configuration, and a rolling change reaches them
+/// one at a time: an uplink that lists several nodes asks again when its requests moved to a
+/// node whose answer it has not read. A cloud that predates `GET /v1/tables` holds nothing,
+/// and is asked again only after a restart or at such a move.
 ///
 /// ```swift
 /// try await check.checkIfDue(on: uplink)   // before a wake builds its scope
@@ -33,6 +35,9 @@ final class DeclarationCheck: Sendable {
         var suspected = false
         var unsupported = false
         var differences: [String: DeclarationDifference] = [:]
+        /// The nodes whose answer is the one held: a wake on another asks it (an uplink that
+        /// lists several nodes moved, or went back to its first).
+        var nodes: Set<String> = []
     }
 
     private let schemas: [TableSchema]
@@ -87,9 +92,13 @@ final class DeclarationCheck: Sendable {
         let task = asking.withLock { asking -> Task<Void, any Error>? in
             if let asking { return asking }
             let now = self.now()
+            let nodes = uplink.client.nodes
+            // The node the request would go to (a return to the first node included).
+            let node = nodes.urls.count > 1 ? nodes.current() : nil
             let due = state.withLock { state in
                 if state.asked { return true }
                 guard let checkedAt = state.checkedAt else { return true }
+                if let node, !state.nodes.contains(node) { return true }
                 if state.suspected { return !state.unsupported }
                 return !state.unsupported && !state.differences.isEmpty && now - checkedAt >= Self.recheckInterval
             }
@@ -105,11 +114,11 @@ final class DeclarationCheck: Sendable {
     }
 
     private func check(on uplink: Uplink, now: Int64) async throws {
-        let (declared, traffic) = try await uplink.client.declarations()
+        let (declared, traffic, node) = try await uplink.client.declarations()
         uplink.recordAnswer(traffic, now: self.now())
         guard let declared else {
             let first = state.withLock { state in
-                defer { state = State(checkedAt: now, unsupported: true) }
+                defer { state = State(checkedAt: now, unsupported: true, nodes: Self.nodes(state, node, sameAnswer: state.unsupported)) }
                 return !state.unsupported
             }
             if first {
@@ -119,7 +128,8 @@ final class DeclarationCheck: Sendable {
         }
         let differences = DeclarationDifference.of(gateway: schemas, cloud: declared)
         let before = state.withLock { state in
-            defer { state = State(checkedAt: now, differences: differences) }
+            let same = !state.unsupported && state.checkedAt != nil && state.differences == differences
+            defer { state = State(checkedAt: now, differences: differences, nodes: Self.nodes(state, node, sameAnswer: same)) }
             return state.differences
         }
         for (table, difference) in differences.sorted(by: { $0.key < $1.key }) where before[table] != difference {
@@ -138,5 +148,11 @@ final class DeclarationCheck: Sendable {
         for table in before.keys.sorted() where differences[table] == nil {
             logger.info("the cloud's declaration agrees with this gateway's again; the table syncs", metadata: ["table": "\(table)"])
         }
+    }
+
+    /// The nodes whose answer is held once `node` answered: those before too when it answered
+    /// as they did.
+    private static func nodes(_ state: State, _ node: String, sameAnswer: Bool) -> Set<String> {
+        sameAnswer ? state.nodes.union([node]) : [node]
     }
 }

@@ -200,6 +200,46 @@ struct DeclarationChangeTests {
         }
     }
 
+    @Test("requests moved to a cloud node a rolling change has not reached: the node is asked, and what it lacks waits")
+    func aNodeOnAnOlderDeclarationIsAskedAfterAMove() async throws {
+        let system = SyncSystem(
+            config: SyncSystem.config(tables: [Self.table(Self.full)]), gatewayTables: ["gw-a": [Self.table(Self.full)]])
+        try await SyncSystem.run(system, gateways: []) { system in
+            let nodes = try await system.startGatewayOnNodes("gw-a", count: 2)
+            // The second node still runs the configuration from before `size` was added.
+            nodes[1].answerDeclarations(
+                #"{"tables":[{"name":"items","columns":[{"name":"name","type":"TEXT"},{"name":"note","type":"TEXT"}],"scope_columns":[]}]}"#)
+            func put(_ id: String) async throws {
+                let reply = try await system.gateway(
+                    "gw-a", .PUT, "/v1/tables/items/rows/\(id)", body: #"{"values":{"name":"n","size":3}}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            func stats() async throws -> JSONValue {
+                try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            }
+            try await put("r1")
+            #expect(try await system.sync("gw-a", table: "items").json["accepted"]?.int == 1)
+
+            // The first node cannot serve: requests move to the second.
+            nodes[0].makeUnavailable(true)
+            _ = try await system.sync("gw-a", table: "items")
+            #expect(try await stats()["uplinks"]?.array?.first?["node"]?.string == nodes[1].url)
+            try await put("r2")
+            let held = try await system.sync("gw-a", table: "items")
+            #expect(held.status == 202 && held.body.contains("size"), "\(held.body)")
+            let table = try await stats()["tables"]?["items"]
+            #expect(table?["cloud_declaration"]?["differences"]?.array?.compactMap(\.string) == ["columns_missing"])
+            #expect(table?["outbox_pending"]?.int == 1)
+            #expect(nodes[1].exchanges.filter { $0.path == "/v1/tables" }.count >= 1)
+
+            // The rolling change reaches the node: the next sync-now asks it again and sends.
+            nodes[1].answerDeclarations(nil)
+            #expect(try await system.sync("gw-a", table: "items").json["accepted"]?.int == 1)
+            let page = try await system.cloudRequest(.GET, "/v1/tables/items/changes?since=0", as: "gw-b").json
+            #expect(page["rows"]?.array?.count == 2)
+        }
+    }
+
     @Test("rows a local-only table held reach the cloud once the table syncs")
     func aLocalOnlyTableTurnedSyncedSendsItsRows() async throws {
         let local = SystemConfig.Table("items", columns: ["name TEXT"], localOnly: true)

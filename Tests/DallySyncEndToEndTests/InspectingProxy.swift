@@ -43,6 +43,10 @@ final class InspectingProxy: Sendable {
         var refuseStream = false
         /// Answer `GET /v1/tables` as a cloud from before it listed its tables.
         var refuseDeclarations = false
+        /// Answer `GET /v1/tables` with this document: a node on another configuration.
+        var declarations: String?
+        /// Answer every request `503`: a node that cannot serve.
+        var unavailable = false
         /// Paths of requests as they arrive, answered or not (a long-poll is held).
         var started: [String] = []
         /// Chunk uploads still let through before the link drops them (nil: all).
@@ -89,6 +93,13 @@ final class InspectingProxy: Sendable {
 
     /// Answers `GET /v1/tables` as a cloud from before the route does: `404 not_found`.
     func refuseDeclarations(_ refuse: Bool) { state.withLock { $0.refuseDeclarations = refuse } }
+
+    /// Answers `GET /v1/tables` with `document` as a cloud node on another configuration does;
+    /// nil forwards it again.
+    func answerDeclarations(_ document: String?) { state.withLock { $0.declarations = document } }
+
+    /// Answers every request `503`, as a node that cannot serve does, while `unavailable`.
+    func makeUnavailable(_ unavailable: Bool) { state.withLock { $0.unavailable = unavailable } }
 
     /// Lets `count` more chunk uploads through, then fails the rest (502) as a link that
     /// drops mid-transfer does; nil lets every one through again.
@@ -200,6 +211,18 @@ final class InspectingProxy: Sendable {
             } else {
                 nil
             }
+        if state.withLock({ $0.unavailable }) {
+            exchange.forwarded = false
+            record(exchange, up: requestBytes, down: 64)
+            return Response(
+                status: .serviceUnavailable,
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"unavailable","message":"this node cannot serve"}}"#)))
+        }
+        if path == "/v1/tables", let document = state.withLock({ $0.declarations }) {
+            exchange.forwarded = false
+            record(exchange, up: requestBytes, down: 64 + document.utf8.count)
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: document)))
+        }
         if path == "/v1/tables", state.withLock({ $0.refuseDeclarations }) {
             exchange.forwarded = false
             record(exchange, up: requestBytes, down: 64)
