@@ -34,6 +34,35 @@ extension PostgresCloudStore {
         }
     }
 
+    public func recordDeclarations(_ told: ToldDeclarations) async throws {
+        let document = ByteBuffer(bytes: try told.declared.encoded())
+        let logger = access.logger
+        try await access.withConnection { connection in
+            try await connection.query(
+                """
+                INSERT INTO cloud_gateway_declarations (gateway, document, told_at) \
+                VALUES (\(told.gateway), \(document), \(told.toldAt)) \
+                ON CONFLICT (gateway) DO UPDATE SET document = excluded.document, told_at = excluded.told_at \
+                WHERE excluded.told_at >= cloud_gateway_declarations.told_at
+                """, logger: logger)
+        }
+    }
+
+    public func toldDeclarations() async throws -> [ToldDeclarations] {
+        let logger = access.logger
+        return try await access.withConnection { connection in
+            var told: [ToldDeclarations] = []
+            let rows = try await connection.query(
+                "SELECT gateway, document, told_at FROM cloud_gateway_declarations ORDER BY gateway", logger: logger)
+            for try await (gateway, document, toldAt) in rows.decode((String, ByteBuffer, Int64).self) {
+                // A document this version cannot read is shown as none, not as a failed /stats.
+                guard let declared = try? TableDeclarations(document: Array(document.readableBytesView)) else { continue }
+                told.append(ToldDeclarations(gateway: gateway, declared: declared, toldAt: toldAt))
+            }
+            return told
+        }
+    }
+
     /// Each piece runs in a transaction that holds the table's counter row, as a batch does:
     /// batches and readers of other nodes see the deletes and the raised horizon together.
     public func purgeTombstones(table: String, upTo version: Int64, before cutoff: Int64) async throws -> Int64 {

@@ -64,6 +64,16 @@ enum PostgresMigrations {
                 """,
             ]
         ),
+        (
+            "cloud-v3-declarations",
+            [
+                // What each gateway last told it declares (POST /v1/tables), for /stats.
+                """
+                CREATE TABLE cloud_gateway_declarations (
+                    gateway TEXT NOT NULL PRIMARY KEY, document BYTEA NOT NULL, told_at BIGINT NOT NULL)
+                """
+            ]
+        ),
     ]
 
     /// Migrates in one transaction on `connection`; returns every table's version.

@@ -1,4 +1,5 @@
 import DallySync
+import Foundation
 import GRDB
 
 extension SQLiteCloudStore {
@@ -24,6 +25,30 @@ extension SQLiteCloudStore {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT gateway, tbl, version, seen_at FROM cloud_gateway_cursors ORDER BY gateway, tbl")
                 .map { GatewayCursor(gateway: $0[0], table: $0[1], version: $0[2], seenAt: $0[3]) }
+        }
+    }
+
+    public func recordDeclarations(_ told: ToldDeclarations) async throws {
+        let document = try told.declared.encoded()
+        try await writing { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO cloud_gateway_declarations (gateway, document, told_at) VALUES (?, ?, ?)
+                    ON CONFLICT(gateway) DO UPDATE SET document = excluded.document, told_at = excluded.told_at
+                    WHERE excluded.told_at >= told_at
+                    """, arguments: [told.gateway, Data(document), told.toldAt])
+        }
+    }
+
+    public func toldDeclarations() async throws -> [ToldDeclarations] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT gateway, document, told_at FROM cloud_gateway_declarations ORDER BY gateway")
+                .compactMap { row in
+                    let document: Data = row[1]
+                    // A document this version cannot read is shown as none, not as a failed /stats.
+                    guard let declared = try? TableDeclarations(document: Array(document)) else { return nil }
+                    return ToldDeclarations(gateway: row[0], declared: declared, toldAt: row[2])
+                }
         }
     }
 

@@ -117,6 +117,15 @@ public final class SQLiteCloudStore: CloudStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("cloud-v5-declarations") { db in
+            // What each gateway last told it declares (POST /v1/tables), for /stats.
+            try db.execute(
+                sql: """
+                    CREATE TABLE cloud_gateway_declarations (
+                        gateway TEXT NOT NULL PRIMARY KEY, document BLOB NOT NULL, told_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

@@ -71,6 +71,13 @@ public protocol CloudStore: Sendable {
     /// Every gateway's cursors as last recorded.
     func gatewayCursors() async throws -> [GatewayCursor]
 
+    /// Keeps what `told.gateway` told it declares, replacing what it told before (a later
+    /// `toldAt` wins, as two nodes may hear one gateway at once).
+    func recordDeclarations(_ told: ToldDeclarations) async throws
+
+    /// Every gateway's declarations as last told, by gateway id.
+    func toldDeclarations() async throws -> [ToldDeclarations]
+
     /// Purges `table`'s tombstones with a version at most `upTo` whose `updated_at` is before
     /// `before` (ms since 1970), raising the table's horizon to the highest version purged in
     /// the same transaction; returns how many were purged.

@@ -1,6 +1,6 @@
 import DallyCore
 
-/// How a gateway's declaration of a table differs from its cloud's (``CloudDeclarations``),
+/// How a gateway's declaration of a table differs from its cloud's (``TableDeclarations``),
 /// and what it holds back until they agree.
 ///
 /// - A table or columns the cloud lacks, or a column typed otherwise, hold the table's
@@ -31,10 +31,11 @@ public struct DeclarationDifference: Sendable, Equatable {
 
     public struct TypeDifference: Sendable, Equatable {
         public let column: String
-        public let gateway: ColumnType
+        /// Each side's type as it declares it (a newer side may declare one the other lacks).
+        public let gateway: String
         public let cloud: String
 
-        public init(column: String, gateway: ColumnType, cloud: String) {
+        public init(column: String, gateway: String, cloud: String) {
             self.column = column
             self.gateway = gateway
             self.cloud = cloud
@@ -78,7 +79,7 @@ public struct DeclarationDifference: Sendable, Equatable {
     public var message: String {
         var parts: [String] = []
         if !typesDiffer.isEmpty {
-            let listed = typesDiffer.map { "\($0.column) is \($0.gateway.rawValue) here and \($0.cloud) in the cloud" }
+            let listed = typesDiffer.map { "\($0.column) is \($0.gateway) here and \($0.cloud) in the cloud" }
             parts.append(
                 listed.joined(separator: "; ")
                     + ": make the gateway's and the cloud's [[tables]] blocks the same; the table does not sync until then")
@@ -101,27 +102,33 @@ public struct DeclarationDifference: Sendable, Equatable {
     }
 
     /// Per table of the gateway's synced `schemas` that differs from `cloud`'s declaration.
-    public static func of(gateway schemas: [TableSchema], cloud: CloudDeclarations) -> [String: DeclarationDifference] {
+    public static func of(gateway schemas: [TableSchema], cloud: TableDeclarations) -> [String: DeclarationDifference] {
+        of(gateway: TableDeclarations(gateway: schemas), cloud: cloud)
+    }
+
+    /// Per table of the gateway's declarations (``TableDeclarations/init(gateway:)``) that
+    /// differs from `cloud`'s.
+    public static func of(gateway: TableDeclarations, cloud: TableDeclarations) -> [String: DeclarationDifference] {
         var differences: [String: DeclarationDifference] = [:]
-        for schema in schemas where !schema.policy.localOnly {
+        for table in gateway.tables {
             var difference = DeclarationDifference()
-            if let declared = cloud.table(named: schema.name) {
+            if let declared = cloud.table(named: table.name) {
                 let cloudTypes = Dictionary(declared.columns.map { ($0.name, $0.type) }) { first, _ in first }
-                for column in schema.columns {
+                for column in table.columns {
                     guard let type = cloudTypes[column.name] else {
                         difference.columnsMissing.append(column.name)
                         continue
                     }
-                    if type.uppercased() != column.type.rawValue {
+                    if type.uppercased() != column.type.uppercased() {
                         difference.typesDiffer.append(TypeDifference(column: column.name, gateway: column.type, cloud: type))
                     }
                 }
                 let served = Set(declared.scopeColumns)
-                difference.scopeNotServed = (schema.scope?.columns ?? []).filter { !served.contains($0) }
+                difference.scopeNotServed = table.scopeColumns.filter { !served.contains($0) }
             } else {
                 difference.tableMissing = true
             }
-            if !difference.isEmpty { differences[schema.name] = difference }
+            if !difference.isEmpty { differences[table.name] = difference }
         }
         return differences
     }

@@ -160,19 +160,22 @@ extension CloudClient {
         -> (JSONValue, Traffic)
     {
         var traffic = Traffic(sentRaw: body.count)
-        var payload = body
-        var compressed = false
-        if body.count > 512, let zstd = try? Compressor.compress(body, coding: .zstd, level: link.level), zstd.count < body.count {
-            payload = zstd
-            compressed = true
-        }
-        traffic.sentCompressed = payload.count
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
-        request.headers.add(name: "Content-Type", value: "application/json")
-        if compressed { request.headers.add(name: "Content-Encoding", value: "zstd") }
+        let payload = jsonBody(body, on: &request)
+        traffic.sentCompressed = payload.count
         let (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout, quiet: quiet)
         traffic.received = received
         return (document, traffic)
+    }
+
+    /// `body`, a JSON document, as it goes on `request`: compressed with zstd when that makes
+    /// it smaller (past a few hundred bytes), its headers set to say so.
+    func jsonBody(_ body: [UInt8], on request: inout HTTPClientRequest) -> [UInt8] {
+        request.headers.add(name: "Content-Type", value: "application/json")
+        guard body.count > 512, let zstd = try? Compressor.compress(body, coding: .zstd, level: link.level), zstd.count < body.count
+        else { return body }
+        request.headers.add(name: "Content-Encoding", value: "zstd")
+        return zstd
     }
 }

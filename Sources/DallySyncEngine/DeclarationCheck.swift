@@ -3,7 +3,7 @@ import DallySync
 import Logging
 import Synchronization
 
-/// Compares the gateway's tables with the cloud's declarations (``CloudDeclarations``) and
+/// Compares the gateway's tables with the cloud's declarations (``TableDeclarations``) and
 /// holds back what the cloud would refuse (``DeclarationDifference``): the changes of a table
 /// whose columns it lacks or types otherwise wait in the outbox (``heldUploads``) instead of
 /// crossing the link to be refused, and a table whose types differ, or whose scope the cloud
@@ -41,6 +41,8 @@ final class DeclarationCheck: Sendable {
     }
 
     private let schemas: [TableSchema]
+    /// What the gateway tells the cloud it declares, for the cloud's `/stats`.
+    private let told: TableDeclarations
     private let now: @Sendable () -> Int64
     private let logger: Logger
     private let state = Mutex(State())
@@ -49,6 +51,7 @@ final class DeclarationCheck: Sendable {
 
     init(schemas: [TableSchema], now: @escaping @Sendable () -> Int64, logger: Logger) {
         self.schemas = schemas
+        told = TableDeclarations(gateway: schemas)
         self.now = now
         self.logger = logger
     }
@@ -114,7 +117,7 @@ final class DeclarationCheck: Sendable {
     }
 
     private func check(on uplink: Uplink, now: Int64) async throws {
-        let (declared, traffic, node) = try await uplink.client.declarations()
+        let (declared, traffic, node) = try await uplink.client.declarations(told: told)
         uplink.recordAnswer(traffic, now: self.now())
         guard let declared else {
             let first = state.withLock { state in

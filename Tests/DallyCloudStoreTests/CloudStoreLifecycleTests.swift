@@ -100,4 +100,23 @@ struct CloudStoreLifecycleTests {
                 GatewayCursor(gateway: "gw-b", table: "orders", version: 9, seenAt: 3_000),
             ])
     }
+
+    @Test(arguments: Backend.allCases) func toldDeclarationsKeepTheLatestOfEachGateway(_ backend: Backend) async throws {
+        let cloud = try await openCloud(backend)
+        defer { try? cloud.close() }
+        func declared(_ columns: [String]) -> TableDeclarations {
+            TableDeclarations(tables: [.init(name: "orders", columns: columns.map { .init(name: $0, type: "TEXT") }, scopeColumns: ["customer"])])
+        }
+        #expect(try await cloud.toldDeclarations().isEmpty)
+        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-b", declared: declared(["customer"]), toldAt: 2_000))
+        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-a", declared: declared(["customer", "note"]), toldAt: 2_000))
+        // A later telling replaces the earlier; one heard late by another node does not.
+        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-b", declared: declared(["customer", "note"]), toldAt: 3_000))
+        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-a", declared: declared([]), toldAt: 1_000))
+        #expect(
+            try await cloud.toldDeclarations() == [
+                ToldDeclarations(gateway: "gw-a", declared: declared(["customer", "note"]), toldAt: 2_000),
+                ToldDeclarations(gateway: "gw-b", declared: declared(["customer", "note"]), toldAt: 3_000),
+            ])
+    }
 }

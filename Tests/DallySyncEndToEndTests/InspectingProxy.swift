@@ -169,6 +169,7 @@ final class InspectingProxy: Sendable {
         router.get("/v1/notify") { request, _ in try await self.forward(request) }
         router.get("/healthz") { request, _ in try await self.forward(request) }
         router.get("/v1/tables") { request, _ in try await self.forward(request) }
+        router.post("/v1/tables") { request, _ in try await self.forward(request) }
         router.post("/v1/chunks/missing") { request, _ in try await self.forward(request) }
         router.put("/v1/chunks/:hash") { request, _ in try await self.forward(request) }
         router.get("/v1/chunks/:hash") { request, _ in try await self.forward(request) }

@@ -17,7 +17,7 @@ struct DeclarationDifferenceTests {
                 downloadObjects: DownloadPolicy(period: .seconds(600), networks: ["wired"])))
     }
 
-    static let cloud = CloudDeclarations(schemas: [
+    static let cloud = TableDeclarations(schemas: [
         table("orders", [("customer", .text), ("total", .real), ("items", .json)]),
         table("Photos", [("image", .object)]),
     ])
@@ -33,7 +33,7 @@ struct DeclarationDifferenceTests {
         let orders = differences["orders"]
         #expect(
             orders?.typesDiffer
-                == [.init(column: "total", gateway: .integer, cloud: "REAL"), .init(column: "items", gateway: .text, cloud: "JSON")])
+                == [.init(column: "total", gateway: "INTEGER", cloud: "REAL"), .init(column: "items", gateway: "TEXT", cloud: "JSON")])
         #expect(orders?.columnsMissing == ["note"])
         #expect(orders?.codes == ["types_differ", "columns_missing"])
         #expect(orders?.held == ["uploads", "pulls"])
@@ -67,7 +67,7 @@ struct DeclarationDifferenceTests {
         #expect(unserved == DeclarationDifference(scopeNotServed: ["customer"]))
         #expect(unserved?.held == ["pulls"])
         #expect(unserved?.message.contains("scope_columns") == true)
-        let serving = CloudDeclarations(tables: [
+        let serving = TableDeclarations(tables: [
             .init(name: "orders", columns: [.init(name: "customer", type: "TEXT"), .init(name: "total", type: "REAL")], scopeColumns: ["customer"])
         ])
         #expect(DeclarationDifference.of(gateway: [scoped], cloud: serving).isEmpty)
@@ -75,14 +75,14 @@ struct DeclarationDifferenceTests {
 
     @Test func aTypeThisGatewayDoesNotKnowIsADifferenceNotAnUnreadableAnswer() throws {
         let document = #"{"tables":[{"name":"orders","columns":[{"name":"customer","type":"GEOMETRY"}],"scope_columns":[]}]}"#
-        let declared = try JSONDecoder().decode(CloudDeclarations.self, from: Data(document.utf8))
+        let declared = try JSONDecoder().decode(TableDeclarations.self, from: Data(document.utf8))
         let difference = DeclarationDifference.of(gateway: [Self.table("orders", [("customer", .text)])], cloud: declared)
-        #expect(difference["orders"] == DeclarationDifference(typesDiffer: [.init(column: "customer", gateway: .text, cloud: "GEOMETRY")]))
+        #expect(difference["orders"] == DeclarationDifference(typesDiffer: [.init(column: "customer", gateway: "TEXT", cloud: "GEOMETRY")]))
     }
 
     @Test func theDocumentReadsBackAsWritten() throws {
         let bytes = try DocumentEncoder.encode(Self.cloud)
         #expect(String(decoding: bytes, as: UTF8.self).hasPrefix(#"{"tables":[{"columns":[{"name":"customer","type":"TEXT"}"#))
-        #expect(try JSONDecoder().decode(CloudDeclarations.self, from: Data(bytes)) == Self.cloud)
+        #expect(try JSONDecoder().decode(TableDeclarations.self, from: Data(bytes)) == Self.cloud)
     }
 }

@@ -50,6 +50,13 @@ struct CloudMetricsExport: Sendable {
                 "dally_cloud_gateway_last_seen_seconds", help: "Seconds since the gateway last pulled.",
                 labels: [("gateway", gateway)]
             ).set(seen.lastSeenSecondsAgo)
+            if let declaration = seen.declaration {
+                registry.gauge(
+                    "dally_cloud_gateway_declaration_differences",
+                    help: "Tables the gateway declares otherwise than this node (columns it lacks or adds, types, scope), as it last told.",
+                    labels: [("gateway", gateway)]
+                ).set(Int64(declaration.differences.count))
+            }
             for (table, lag) in seen.lag {
                 registry.gauge(
                     "dally_cloud_gateway_cursor_lag",

@@ -21,6 +21,8 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let compaction: TombstoneCompaction
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
+    /// This node's tables, as `GET /v1/tables` answers them: what gateways' are compared with.
+    let declared: TableDeclarations
     /// When the cloud started, and the clock it reads: ms since 1970.
     let startedAt: Int64
     let now: @Sendable () -> Int64
@@ -43,12 +45,18 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
             export.set(
                 .init(
                     versions: versions, purged: compaction.purged,
-                    gateways: CloudStatsDocument.Gateway.folded(try await compaction.cursors(), versions: versions, at: now()),
+                    gateways: try await gateways(versions: versions),
                     notifyWaiting: hub.waiting, notifyLimit: hub.limit))
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
+    }
+
+    private func gateways(versions: [String: Int64]) async throws -> [(String, CloudStatsDocument.Gateway)] {
+        CloudStatsDocument.Gateway.folded(
+            try await compaction.cursors(), told: try await store.toldDeclarations(), declared: declared, versions: versions,
+            at: now())
     }
 
     /// The `/stats` document (API.md lists every member).
@@ -58,9 +66,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let counts = counters.snapshot
         let objects = objectCounters.snapshot
         let purged = compaction.purged
-        let at = now()
-        let gateways = CloudStatsDocument.Gateway.folded(
-            try await compaction.cursors(), versions: statistics.tables.mapValues(\.version), at: at)
+        let gateways = try await gateways(versions: statistics.tables.mapValues(\.version))
         return CloudStatsDocument(
             uptimeSeconds: (now() - startedAt) / 1000,
             tables: statistics.tables.sorted { $0.key < $1.key }.map { name, table in

@@ -12,8 +12,9 @@ struct CloudStatsDocument: Encodable {
     let uptimeSeconds: Int64
     /// By table name, sorted.
     let tables: [(String, Counts)]
-    /// By gateway id, sorted: how long since it last pulled, and per table how many versions
-    /// it is behind the cloud (as of its last pull).
+    /// By gateway id, sorted: how long since it last pulled, per table how many versions it is
+    /// behind the cloud (as of its last pull), and how the tables it told it declares differ
+    /// from this node's.
     let gateways: [(String, Gateway)]
     let batches: Counts
     let dictionaries: Counts
@@ -25,6 +26,15 @@ struct CloudStatsDocument: Encodable {
     struct Gateway {
         var lastSeenSecondsAgo: Int64
         var lag: Counts
+        var declaration: Declaration?
+    }
+
+    /// What a gateway last told it declares, against this node's declarations.
+    struct Declaration {
+        var toldSecondsAgo: Int64
+        /// Per table that differs: each difference's code and the columns it names
+        /// (``ToldDeclarations/differences(from:)``).
+        var differences: [String: [String: [String]]]
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -37,6 +47,11 @@ struct CloudStatsDocument: Encodable {
             var one = gatewayObject.nestedContainer(keyedBy: CodingName.self, forKey: CodingName(name))
             try one.encode(gateway.lastSeenSecondsAgo, for: "last_seen_seconds_ago")
             try one.encode(entries: gateway.lag, for: "cursor_lag")
+            if let declaration = gateway.declaration {
+                var told = one.nestedContainer(keyedBy: CodingName.self, forKey: CodingName("declaration"))
+                try told.encode(declaration.toldSecondsAgo, for: "told_seconds_ago")
+                try told.encode(declaration.differences, for: "differences")
+            }
         }
         try object.encode(entries: batches, for: "batches")
         try object.encode(entries: dictionaries, for: "dictionaries")
@@ -49,16 +64,25 @@ struct CloudStatsDocument: Encodable {
 
 extension CloudStatsDocument.Gateway {
     /// Each gateway's sighting, from its cursors: the most recent pull of any table, and per
-    /// table the versions it is behind `versions` (a table missing there: none).
-    static func folded(_ cursors: [GatewayCursor], versions: [String: Int64], at now: Int64)
-        -> [(String, CloudStatsDocument.Gateway)]
-    {
+    /// table the versions it is behind `versions` (a table missing there: none); and from
+    /// `told`, how what it declares differs from `declared`, this node's. A gateway that told
+    /// but has not pulled yet was last seen telling.
+    static func folded(
+        _ cursors: [GatewayCursor], told: [ToldDeclarations] = [], declared: TableDeclarations = .init(tables: []),
+        versions: [String: Int64], at now: Int64
+    ) -> [(String, CloudStatsDocument.Gateway)] {
         var gateways: [String: CloudStatsDocument.Gateway] = [:]
         for cursor in cursors {
             var gateway = gateways[cursor.gateway] ?? .init(lastSeenSecondsAgo: Int64.max, lag: [])
             gateway.lastSeenSecondsAgo = min(gateway.lastSeenSecondsAgo, max(0, now - cursor.seenAt) / 1000)
             gateway.lag.append((cursor.table, max(0, (versions[cursor.table] ?? cursor.version) - cursor.version)))
             gateways[cursor.gateway] = gateway
+        }
+        for one in told {
+            let secondsAgo = max(0, now - one.toldAt) / 1000
+            var gateway = gateways[one.gateway] ?? .init(lastSeenSecondsAgo: secondsAgo, lag: [])
+            gateway.declaration = .init(toldSecondsAgo: secondsAgo, differences: one.differences(from: declared))
+            gateways[one.gateway] = gateway
         }
         return gateways.sorted { $0.key < $1.key }
     }
