@@ -90,6 +90,21 @@ struct DeclarationCheckTests {
         }
     }
 
+    @Test("a cloud that lists its tables but is told none is asked with GET, and the table is held as ever")
+    func aCloudThatTakesNoDeclarationsIsAskedWithGet() async throws {
+        let system = SyncSystem(
+            config: SyncSystem.config(tables: [Self.items("TEXT"), Self.notes]),
+            gatewayTables: ["gw-a": [Self.items("INTEGER"), Self.notes]])
+        try await SyncSystem.run(system, gateways: []) { system in
+            let node = try await system.startGatewayOnNodes("gw-a", count: 1)[0]
+            node.refuseTelling(true)
+            #expect(try await system.gateway("gw-a", .PUT, "/v1/tables/items/rows/r1", body: #"{"values":{"name":"one","size":1}}"#).status == 200)
+            let held = try await system.sync("gw-a", table: "items")
+            #expect(held.status == 202 && held.body.contains("size is INTEGER here and TEXT in the cloud"), "\(held.body)")
+            #expect(node.exchanges.filter { $0.path == "/v1/tables" }.map(\.method) == ["POST", "GET"])
+        }
+    }
+
     @Test("a table scoped on a column the cloud serves no scoped pages for is not pulled; its changes and other tables go")
     func aScopeTheCloudDoesNotServeHoldsOnlyThePulls() async throws {
         let cloudItems = SystemConfig.Table("items", columns: ["name TEXT", "store TEXT"], upload: #"{ max_delay = "1h" }"#)

@@ -43,6 +43,8 @@ final class InspectingProxy: Sendable {
         var refuseStream = false
         /// Answer `GET /v1/tables` as a cloud from before it listed its tables.
         var refuseDeclarations = false
+        /// Answer `POST /v1/tables` as a cloud that lists its tables but takes none: `405`.
+        var refuseTelling = false
         /// Answer `GET /v1/tables` with this document: a node on another configuration.
         var declarations: String?
         /// Answer every request `503`: a node that cannot serve.
@@ -93,6 +95,9 @@ final class InspectingProxy: Sendable {
 
     /// Answers `GET /v1/tables` as a cloud from before the route does: `404 not_found`.
     func refuseDeclarations(_ refuse: Bool) { state.withLock { $0.refuseDeclarations = refuse } }
+
+    /// Answers `POST /v1/tables` as a cloud that lists its tables but is told none does: `405`.
+    func refuseTelling(_ refuse: Bool) { state.withLock { $0.refuseTelling = refuse } }
 
     /// Answers `GET /v1/tables` with `document` as a cloud node on another configuration does;
     /// nil forwards it again.
@@ -218,6 +223,13 @@ final class InspectingProxy: Sendable {
             return Response(
                 status: .serviceUnavailable,
                 body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"unavailable","message":"this node cannot serve"}}"#)))
+        }
+        if path == "/v1/tables", request.method == .post, state.withLock({ $0.refuseTelling }) {
+            exchange.forwarded = false
+            record(exchange, up: requestBytes, down: 64)
+            return Response(
+                status: .methodNotAllowed,
+                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"method_not_allowed","message":"POST is not allowed on /v1/tables; it takes GET, HEAD"}}"#)))
         }
         if path == "/v1/tables", let document = state.withLock({ $0.declarations }) {
             exchange.forwarded = false
