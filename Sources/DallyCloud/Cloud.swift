@@ -162,15 +162,16 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             counters: counters, compaction: compaction, clock: clock,
             maxPageRows: config.limits.maxPageRows, maxWait: config.limits.maxWait
         ).register(on: router)
+        let fleet = FleetDeclarations(store: store, declared: TableDeclarations(schemas: config.tables))
         try DeclarationsRoute(
-            tables: config.tables, store: store, authenticator: authenticator,
+            fleet: fleet, authenticator: authenticator,
             limits: .init(maxBodyBytes: config.limits.maxBodyBytes, maxDecompressedBytes: config.limits.maxDecompressedBytes),
             now: now, logger: logger
         ).register(on: router)
         CloudOperationsRoutes(
             store: store, authenticator: authenticator, hub: hub, counters: counters, objectCounters: objectCounters,
             shelf: shelf, compaction: compaction, requests: requests,
-            registry: registry, declared: TableDeclarations(schemas: config.tables), startedAt: now(), now: now
+            registry: registry, fleet: fleet, startedAt: now(), now: now
         ).register(on: router)
         methods.learn(router.routes.map { ($0.path, $0.method) })
         self.router = router

@@ -34,8 +34,8 @@ extension PostgresCloudStore {
         }
     }
 
-    public func recordDeclarations(_ told: ToldDeclarations) async throws {
-        let document = ByteBuffer(bytes: try told.declared.encoded())
+    public func recordDeclarations(_ told: ToldDocument) async throws {
+        let document = ByteBuffer(bytes: told.document)
         let logger = access.logger
         try await access.withConnection { connection in
             try await connection.query(
@@ -48,16 +48,14 @@ extension PostgresCloudStore {
         }
     }
 
-    public func toldDeclarations() async throws -> [ToldDeclarations] {
+    public func toldDeclarations() async throws -> [ToldDocument] {
         let logger = access.logger
         return try await access.withConnection { connection in
-            var told: [ToldDeclarations] = []
+            var told: [ToldDocument] = []
             let rows = try await connection.query(
                 "SELECT gateway, document, told_at FROM cloud_gateway_declarations ORDER BY gateway", logger: logger)
             for try await (gateway, document, toldAt) in rows.decode((String, ByteBuffer, Int64).self) {
-                // A document this version cannot read is shown as none, not as a failed /stats.
-                guard let declared = try? TableDeclarations(document: Array(document.readableBytesView)) else { continue }
-                told.append(ToldDeclarations(gateway: gateway, declared: declared, toldAt: toldAt))
+                told.append(ToldDocument(gateway: gateway, document: Array(document.readableBytesView), toldAt: toldAt))
             }
             return told
         }

@@ -28,26 +28,23 @@ extension SQLiteCloudStore {
         }
     }
 
-    public func recordDeclarations(_ told: ToldDeclarations) async throws {
-        let document = try told.declared.encoded()
+    public func recordDeclarations(_ told: ToldDocument) async throws {
         try await writing { db in
             try db.execute(
                 sql: """
                     INSERT INTO cloud_gateway_declarations (gateway, document, told_at) VALUES (?, ?, ?)
                     ON CONFLICT(gateway) DO UPDATE SET document = excluded.document, told_at = excluded.told_at
                     WHERE excluded.told_at >= told_at
-                    """, arguments: [told.gateway, Data(document), told.toldAt])
+                    """, arguments: [told.gateway, Data(told.document), told.toldAt])
         }
     }
 
-    public func toldDeclarations() async throws -> [ToldDeclarations] {
+    public func toldDeclarations() async throws -> [ToldDocument] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT gateway, document, told_at FROM cloud_gateway_declarations ORDER BY gateway")
-                .compactMap { row in
+                .map { row in
                     let document: Data = row[1]
-                    // A document this version cannot read is shown as none, not as a failed /stats.
-                    guard let declared = try? TableDeclarations(document: Array(document)) else { return nil }
-                    return ToldDeclarations(gateway: row[0], declared: declared, toldAt: row[2])
+                    return ToldDocument(gateway: row[0], document: Array(document), toldAt: row[2])
                 }
         }
     }

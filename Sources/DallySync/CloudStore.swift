@@ -73,10 +73,10 @@ public protocol CloudStore: Sendable {
 
     /// Keeps what `told.gateway` told it declares, replacing what it told before (a later
     /// `toldAt` wins, as two nodes may hear one gateway at once).
-    func recordDeclarations(_ told: ToldDeclarations) async throws
+    func recordDeclarations(_ told: ToldDocument) async throws
 
     /// Every gateway's declarations as last told, by gateway id.
-    func toldDeclarations() async throws -> [ToldDeclarations]
+    func toldDeclarations() async throws -> [ToldDocument]
 
     /// Purges `table`'s tombstones with a version at most `upTo` whose `updated_at` is before
     /// `before` (ms since 1970), raising the table's horizon to the highest version purged in

@@ -104,19 +104,19 @@ struct CloudStoreLifecycleTests {
     @Test(arguments: Backend.allCases) func toldDeclarationsKeepTheLatestOfEachGateway(_ backend: Backend) async throws {
         let cloud = try await openCloud(backend)
         defer { try? cloud.close() }
-        func declared(_ columns: [String]) -> TableDeclarations {
-            TableDeclarations(tables: [.init(name: "orders", columns: columns.map { .init(name: $0, type: "TEXT") }, scopeColumns: ["customer"])])
+        func told(_ gateway: String, _ document: String, at toldAt: Int64) -> ToldDocument {
+            ToldDocument(gateway: gateway, document: Array(document.utf8), toldAt: toldAt)
         }
         #expect(try await cloud.toldDeclarations().isEmpty)
-        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-b", declared: declared(["customer"]), toldAt: 2_000))
-        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-a", declared: declared(["customer", "note"]), toldAt: 2_000))
+        try await cloud.recordDeclarations(told("gw-b", #"{"tables":[]}"#, at: 2_000))
+        try await cloud.recordDeclarations(told("gw-a", #"{"tables":[{"name":"orders"}]}"#, at: 2_000))
         // A later telling replaces the earlier; one heard late by another node does not.
-        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-b", declared: declared(["customer", "note"]), toldAt: 3_000))
-        try await cloud.recordDeclarations(ToldDeclarations(gateway: "gw-a", declared: declared([]), toldAt: 1_000))
+        try await cloud.recordDeclarations(told("gw-b", #"{"tables":[{"name":"photos"}]}"#, at: 3_000))
+        try await cloud.recordDeclarations(told("gw-a", #"{"tables":[]}"#, at: 1_000))
         #expect(
             try await cloud.toldDeclarations() == [
-                ToldDeclarations(gateway: "gw-a", declared: declared(["customer", "note"]), toldAt: 2_000),
-                ToldDeclarations(gateway: "gw-b", declared: declared(["customer", "note"]), toldAt: 3_000),
+                told("gw-a", #"{"tables":[{"name":"orders"}]}"#, at: 2_000),
+                told("gw-b", #"{"tables":[{"name":"photos"}]}"#, at: 3_000),
             ])
     }
 }

@@ -51,7 +51,7 @@ struct ToldDeclarationsTests {
             downloadObjects: DownloadPolicy(period: .seconds(600), networks: ["wired"]))
         var local = policy
         local.localOnly = true
-        let scope = try RowScope([.init(column: "customer", values: [.string("c1")])])
+        let scope = RowScope([.init(column: "customer", values: [.string("c1")])])
         let columns = [Column(name: "customer", type: .text), Column(name: "total", type: .real)]
         let declared = TableDeclarations(gateway: [
             TableSchema(name: "orders", columns: columns, conflict: .lastWriterWins, policy: policy, scope: scope, scopeColumns: ["total"]),

@@ -102,6 +102,10 @@ struct BenchFleet: AsyncParsableCommand {
         print(
             "cloud CPU \(BenchOutput.figure(figures.cloudCPU)) s and gateways' \(BenchOutput.figure(figures.gatewaysCPU)) s "
                 + "over \(BenchOutput.figure(figures.seconds)) s")
+        print(
+            "the cloud's GET /stats p50 \(BenchOutput.figure(figures.cloudStats.percentile(50))) ms, "
+                + "GET /metrics p50 \(BenchOutput.figure(figures.cloudMetrics.percentile(50))) ms (\(gateways) gateways' "
+                + "cursors and declarations, ten each)")
         print("")
         print(
             BenchOutput.resultLine(
@@ -110,6 +114,8 @@ struct BenchFleet: AsyncParsableCommand {
                     ("cloud_cpu_ms_per_change", BenchOutput.figure(cloudPerChange)),
                     ("gateways_cpu_ms_per_change", BenchOutput.figure(gatewaysPerChange)),
                     ("changes", String(figures.changes)),
+                    ("cloud_stats_p50_ms", BenchOutput.figure(figures.cloudStats.percentile(50))),
+                    ("cloud_metrics_p50_ms", BenchOutput.figure(figures.cloudMetrics.percentile(50))),
                 ] + (figures.acrossNodes.count > 0
                     ? BenchOutput.percentileFields(figures.acrossNodes, [50, 99]).map { ("across_nodes_" + $0.0, $0.1) }
                     : [])))

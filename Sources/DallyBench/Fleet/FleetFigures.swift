@@ -13,4 +13,8 @@ struct FleetFigures {
     var gatewaysCPU = 0.0
     /// The window, from the first counted write until the last one reached the watcher.
     var seconds = 0.0
+    /// The first cloud node's `GET /stats` and `GET /metrics` once the writes are in, one at a
+    /// time: what the fleet's cursors and told declarations cost an operator's scrape.
+    var cloudStats = Samples()
+    var cloudMetrics = Samples()
 }

@@ -171,6 +171,14 @@ struct FleetSystem {
             if acrossNodes.contains(i) { figures.acrossNodes.add(end - start) }
         }
         figures.changes = total - first
+        for _ in 0..<10 {
+            for (path, samples) in [("/stats", \FleetFigures.cloudStats), ("/metrics", \FleetFigures.cloudMetrics)] {
+                let asked = clock.now
+                let reply = try await http.call(.GET, clouds[0].url + path, token: BenchConfigs.cloudAdminToken)
+                guard reply.status == 200 else { throw BenchError("GET \(path): \(reply.status) \(reply.text)") }
+                figures[keyPath: samples].add(clock.now - asked)
+            }
+        }
         return figures
     }
 

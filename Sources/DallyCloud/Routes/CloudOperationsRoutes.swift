@@ -21,8 +21,8 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let compaction: TombstoneCompaction
     let requests: RequestCounter
     let registry: PrometheusCollectorRegistry
-    /// This node's tables, as `GET /v1/tables` answers them: what gateways' are compared with.
-    let declared: TableDeclarations
+    /// What each gateway told it declares, against this node's declarations.
+    let fleet: FleetDeclarations
     /// When the cloud started, and the clock it reads: ms since 1970.
     let startedAt: Int64
     let now: @Sendable () -> Int64
@@ -55,8 +55,7 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
 
     private func gateways(versions: [String: Int64]) async throws -> [(String, CloudStatsDocument.Gateway)] {
         CloudStatsDocument.Gateway.folded(
-            try await compaction.cursors(), told: try await store.toldDeclarations(), declared: declared, versions: versions,
-            at: now())
+            try await compaction.cursors(), told: try await fleet.all(), versions: versions, at: now())
     }
 
     /// The `/stats` document (API.md lists every member).

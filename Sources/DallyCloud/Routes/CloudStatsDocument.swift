@@ -34,7 +34,7 @@ struct CloudStatsDocument: Encodable {
         var toldSecondsAgo: Int64
         /// Per table that differs: each difference's code and the columns it names
         /// (``ToldDeclarations/differences(from:)``).
-        var differences: [String: [String: [String]]]
+        var differences: FleetDeclarations.Differences
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -65,11 +65,10 @@ struct CloudStatsDocument: Encodable {
 extension CloudStatsDocument.Gateway {
     /// Each gateway's sighting, from its cursors: the most recent pull of any table, and per
     /// table the versions it is behind `versions` (a table missing there: none); and from
-    /// `told`, how what it declares differs from `declared`, this node's. A gateway that told
-    /// but has not pulled yet was last seen telling.
+    /// `told`, how what it declares differs from this node's. A gateway that told but has not
+    /// pulled yet was last seen telling.
     static func folded(
-        _ cursors: [GatewayCursor], told: [ToldDeclarations] = [], declared: TableDeclarations = .init(tables: []),
-        versions: [String: Int64], at now: Int64
+        _ cursors: [GatewayCursor], told: [FleetDeclarations.Entry] = [], versions: [String: Int64], at now: Int64
     ) -> [(String, CloudStatsDocument.Gateway)] {
         var gateways: [String: CloudStatsDocument.Gateway] = [:]
         for cursor in cursors {
@@ -81,7 +80,7 @@ extension CloudStatsDocument.Gateway {
         for one in told {
             let secondsAgo = max(0, now - one.toldAt) / 1000
             var gateway = gateways[one.gateway] ?? .init(lastSeenSecondsAgo: secondsAgo, lag: [])
-            gateway.declaration = .init(toldSecondsAgo: secondsAgo, differences: one.differences(from: declared))
+            gateway.declaration = .init(toldSecondsAgo: secondsAgo, differences: one.differences)
             gateways[one.gateway] = gateway
         }
         return gateways.sorted { $0.key < $1.key }

@@ -9,16 +9,15 @@ import Logging
 /// (``TableDeclarations``, PROTOCOL.md §7.5), so that a gateway can tell a table whose
 /// declaration disagrees with its own before it sends or pulls a row of it. `POST /v1/tables`
 /// answers the same, and keeps the declarations the gateway sends in its body
-/// (``ToldDeclarations``): `/stats` and `/metrics` then show which sites are behind or ahead of
-/// this cloud.
+/// (``FleetDeclarations``): `/stats` and `/metrics` then show which sites are behind or ahead
+/// of this cloud.
 ///
 /// The document is the configuration's and does not change while the process runs: it is
 /// encoded once, and compressed as the gateway accepts (a few hundred bytes for a few tables).
 struct DeclarationsRoute: Sendable {
     let authenticator: GatewayAuthenticator
-    let store: any CloudStore
+    let fleet: FleetDeclarations
     let limits: Limits
-    let declared: TableDeclarations
     let document: [UInt8]
     let now: @Sendable () -> Int64
     let logger: Logger
@@ -29,16 +28,15 @@ struct DeclarationsRoute: Sendable {
     }
 
     init(
-        tables: [TableSchema], store: any CloudStore, authenticator: GatewayAuthenticator, limits: Limits,
+        fleet: FleetDeclarations, authenticator: GatewayAuthenticator, limits: Limits,
         now: @escaping @Sendable () -> Int64, logger: Logger
     ) throws {
         self.authenticator = authenticator
-        self.store = store
+        self.fleet = fleet
         self.limits = limits
         self.now = now
         self.logger = logger
-        declared = TableDeclarations(schemas: tables)
-        document = try DocumentEncoder.encode(declared)
+        document = try DocumentEncoder.encode(fleet.declared)
     }
 
     func register(on router: Router<DallyRequestContext>) {
@@ -67,10 +65,7 @@ struct DeclarationsRoute: Sendable {
                 .badRequest,
                 #"the body must be the gateway's declarations, {"tables":[{"name":…,"columns":[{"name":…,"type":…}],"scope_columns":[…]}]}: \#(Self.reason(error))"#)
         }
-        let told = ToldDeclarations(gateway: gateway, declared: theirs, toldAt: now())
-        let before = try await store.toldDeclarations().first { $0.gateway == gateway }?.differences(from: declared)
-        try await store.recordDeclarations(told)
-        let differences = told.differences(from: declared)
+        let (before, differences) = try await fleet.record(ToldDeclarations(gateway: gateway, declared: theirs, toldAt: now()))
         if differences != before, !differences.isEmpty {
             let listed = differences.sorted { $0.key < $1.key }.map { table, codes in
                 "\(table): " + codes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.joined(separator: ","))" }

@@ -1,0 +1,63 @@
+import DallySync
+import Synchronization
+
+/// What each gateway of the fleet last told this cloud it declares (`POST /v1/tables`), and how
+/// it differs from this node's declarations (``ToldDeclarations/differences(from:)``), for
+/// `/stats` and `/metrics`.
+///
+/// The documents live in the store (one per gateway, shared by every node on one database);
+/// each is read and compared once per telling, not at every scrape: a scrape of a fleet's
+/// hundreds of gateways costs one read of their rows.
+///
+/// ```swift
+/// let fleet = FleetDeclarations(store: store, declared: TableDeclarations(schemas: config.tables))
+/// try await fleet.record(ToldDeclarations(gateway: "shop-12", declared: theirs, toldAt: now))
+/// try await fleet.all()   // [shop-12: told 3 s ago, ["orders": ["columns_not_declared": ["note"]]]]
+/// ```
+final class FleetDeclarations: Sendable {
+    /// Per table that differs: each difference's code and the columns it names.
+    typealias Differences = [String: [String: [String]]]
+
+    struct Entry: Sendable {
+        let gateway: String
+        let toldAt: Int64
+        let differences: Differences
+    }
+
+    let store: any CloudStore
+    /// This node's declarations, which gateways' are compared with.
+    let declared: TableDeclarations
+    /// By gateway, the differences of the telling last compared.
+    private let compared = Mutex<[String: (toldAt: Int64, differences: Differences)]>([:])
+
+    init(store: any CloudStore, declared: TableDeclarations) {
+        self.store = store
+        self.declared = declared
+    }
+
+    /// Keeps `told`; returns its differences, and those of the gateway's telling before (nil
+    /// when it told none).
+    func record(_ told: ToldDeclarations) async throws -> (before: Differences?, now: Differences) {
+        let before = try await all().first { $0.gateway == told.gateway }?.differences
+        try await store.recordDeclarations(
+            ToldDocument(gateway: told.gateway, document: try told.declared.encoded(), toldAt: told.toldAt))
+        let differences = told.differences(from: declared)
+        compared.withLock { $0[told.gateway] = (told.toldAt, differences) }
+        return (before, differences)
+    }
+
+    /// Every gateway that told, sorted by id. A document this version cannot read is left out
+    /// (shown as none) rather than failing the scrape.
+    func all() async throws -> [Entry] {
+        try await store.toldDeclarations().compactMap { told in
+            if let known = compared.withLock({ $0[told.gateway] }), known.toldAt == told.toldAt {
+                return Entry(gateway: told.gateway, toldAt: told.toldAt, differences: known.differences)
+            }
+            guard let declared = try? TableDeclarations(document: told.document) else { return nil }
+            let differences = ToldDeclarations(gateway: told.gateway, declared: declared, toldAt: told.toldAt)
+                .differences(from: self.declared)
+            compared.withLock { $0[told.gateway] = (told.toldAt, differences) }
+            return Entry(gateway: told.gateway, toldAt: told.toldAt, differences: differences)
+        }
+    }
+}
