@@ -71,9 +71,12 @@ struct DeclarationsRoute: Sendable {
                 "\(table): " + codes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.joined(separator: ","))" }
                     .joined(separator: "; ")
             }
-            logger.warning(
-                "a gateway declares tables otherwise than this cloud",
-                metadata: ["gateway": "\(gateway)", "differences": "\(listed.joined(separator: " | "))"])
+            let metadata: Logger.Metadata = ["gateway": "\(gateway)", "differences": "\(listed.joined(separator: " | "))"]
+            // A site not yet given a column the cloud added is a rollout under way; anything
+            // else holds a table at that site.
+            let onlyBehind = differences.values.allSatisfy { $0.keys.allSatisfy { $0 == "columns_not_declared" } }
+            logger.log(
+                level: onlyBehind ? .info : .warning, "a gateway declares tables otherwise than this cloud", metadata: metadata)
         }
         return BodyCoding.response(json: document, to: request, zstdLevel: 19)
     }
