@@ -101,7 +101,11 @@ struct DeclarationCheckTests {
             #expect(try await system.gateway("gw-a", .PUT, "/v1/tables/items/rows/r1", body: #"{"values":{"name":"one","size":1}}"#).status == 200)
             let held = try await system.sync("gw-a", table: "items")
             #expect(held.status == 202 && held.body.contains("size is INTEGER here and TEXT in the cloud"), "\(held.body)")
-            #expect(node.exchanges.filter { $0.path == "/v1/tables" }.map(\.method) == ["POST", "GET"])
+            // Each ask a POST refused, then a GET (a sync-now of a table that differs asks again,
+            // and the first wake may have asked before it).
+            let methods = node.exchanges.filter { $0.path == "/v1/tables" }.map(\.method)
+            #expect(!methods.isEmpty && methods.count % 2 == 0, "\(methods)")
+            #expect(stride(from: 0, to: methods.count - 1, by: 2).allSatisfy { methods[$0] == "POST" && methods[$0 + 1] == "GET" }, "\(methods)")
         }
     }
 
