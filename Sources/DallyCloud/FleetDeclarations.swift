@@ -12,7 +12,7 @@ import Synchronization
 /// ```swift
 /// let fleet = FleetDeclarations(store: store, declared: TableDeclarations(schemas: config.tables))
 /// try await fleet.record(ToldDeclarations(gateway: "shop-12", declared: theirs, toldAt: now))
-/// try await fleet.all()   // [shop-12: told 3 s ago, ["orders": ["columns_not_declared": ["note"]]]]
+/// try await fleet.all()   // [shop-12: told at …, version 0.9.0, ["orders": ["columns_not_declared": ["note"]]]]
 /// ```
 final class FleetDeclarations: Sendable {
     /// Per table that differs: each difference's code and the columns it names.
@@ -21,6 +21,8 @@ final class FleetDeclarations: Sendable {
     struct Entry: Sendable {
         let gateway: String
         let toldAt: Int64
+        /// The gateway's Dally version, as it told (nil from one that predates telling it).
+        let version: String?
         let differences: Differences
     }
 
@@ -28,7 +30,7 @@ final class FleetDeclarations: Sendable {
     /// This node's declarations, which gateways' are compared with.
     let declared: TableDeclarations
     /// By gateway, the differences of the telling last compared.
-    private let compared = Mutex<[String: (toldAt: Int64, differences: Differences)]>([:])
+    private let compared = Mutex<[String: Entry]>([:])
 
     init(store: any CloudStore, declared: TableDeclarations) {
         self.store = store
@@ -42,7 +44,10 @@ final class FleetDeclarations: Sendable {
         try await store.recordDeclarations(
             ToldDocument(gateway: told.gateway, document: try told.declared.encoded(), toldAt: told.toldAt))
         let differences = told.differences(from: declared)
-        compared.withLock { $0[told.gateway] = (told.toldAt, differences) }
+        compared.withLock {
+            $0[told.gateway] = Entry(
+                gateway: told.gateway, toldAt: told.toldAt, version: told.declared.version, differences: differences)
+        }
         return (before, differences)
     }
 
@@ -50,14 +55,14 @@ final class FleetDeclarations: Sendable {
     /// (shown as none) rather than failing the scrape.
     func all() async throws -> [Entry] {
         try await store.toldDeclarations().compactMap { told in
-            if let known = compared.withLock({ $0[told.gateway] }), known.toldAt == told.toldAt {
-                return Entry(gateway: told.gateway, toldAt: told.toldAt, differences: known.differences)
-            }
+            if let known = compared.withLock({ $0[told.gateway] }), known.toldAt == told.toldAt { return known }
             guard let declared = try? TableDeclarations(document: told.document) else { return nil }
-            let differences = ToldDeclarations(gateway: told.gateway, declared: declared, toldAt: told.toldAt)
-                .differences(from: self.declared)
-            compared.withLock { $0[told.gateway] = (told.toldAt, differences) }
-            return Entry(gateway: told.gateway, toldAt: told.toldAt, differences: differences)
+            let entry = Entry(
+                gateway: told.gateway, toldAt: told.toldAt, version: declared.version,
+                differences: ToldDeclarations(gateway: told.gateway, declared: declared, toldAt: told.toldAt)
+                    .differences(from: self.declared))
+            compared.withLock { $0[told.gateway] = entry }
+            return entry
         }
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// ```swift
 /// let declared = TableDeclarations(schemas: config.tables)
-/// // {"tables":[{"columns":[{"name":"customer","type":"TEXT"}],"name":"orders","scope_columns":[]}]}
+/// // {"tables":[{"columns":[{"name":"customer","type":"TEXT"}],"name":"orders","scope_columns":[]}],"version":"0.9.0"}
 /// ```
 public struct TableDeclarations: Codable, Sendable, Equatable {
     public struct Table: Codable, Sendable, Equatable {
@@ -55,18 +55,26 @@ public struct TableDeclarations: Codable, Sendable, Equatable {
     }
 
     public let tables: [Table]
+    /// The Dally version of the side that declares them (``DallyVersion/current``); absent
+    /// from a document an older version wrote. The cloud shows each gateway's in its `/stats`.
+    public let version: String?
 
-    public init(tables: [Table]) { self.tables = tables }
+    public init(tables: [Table], version: String? = nil) {
+        self.tables = tables
+        self.version = version
+    }
 
     /// The declarations of `schemas`, as a cloud configured with them answers.
     public init(schemas: [TableSchema]) {
         self.tables = schemas.map { Table(schema: $0, scopeColumns: $0.scopeColumns) }
+        version = DallyVersion.current
     }
 
     /// The declarations a gateway configured with `schemas` tells its cloud: its synced
     /// tables, each with the columns its scope names.
     public init(gateway schemas: [TableSchema]) {
         self.tables = schemas.filter { !$0.policy.localOnly }.map { Table(schema: $0, scopeColumns: $0.scope?.columns ?? []) }
+        version = DallyVersion.current
     }
 
     /// The document as stored and sent: JSON, members sorted.

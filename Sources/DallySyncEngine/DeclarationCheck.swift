@@ -3,7 +3,8 @@ import DallySync
 import Logging
 import Synchronization
 
-/// Compares the gateway's tables with the cloud's declarations (``TableDeclarations``) and
+/// Compares the gateway's tables with the cloud's declarations (``TableDeclarations``), telling
+/// the cloud its own in the same request (`POST /v1/tables`, for the cloud's `/stats`), and
 /// holds back what the cloud would refuse (``DeclarationDifference``): the changes of a table
 /// whose columns it lacks or types otherwise wait in the outbox (``heldUploads``) instead of
 /// crossing the link to be refused, and a table whose types differ, or whose scope the cloud
@@ -40,9 +41,8 @@ final class DeclarationCheck: Sendable {
         var nodes: Set<String> = []
     }
 
-    private let schemas: [TableSchema]
-    /// What the gateway tells the cloud it declares, for the cloud's `/stats`.
-    private let told: TableDeclarations
+    /// The gateway's synced tables as it tells the cloud, and compares.
+    private let declared: TableDeclarations
     private let now: @Sendable () -> Int64
     private let logger: Logger
     private let state = Mutex(State())
@@ -50,8 +50,7 @@ final class DeclarationCheck: Sendable {
     private let asking = Mutex<Task<Void, any Error>?>(nil)
 
     init(schemas: [TableSchema], now: @escaping @Sendable () -> Int64, logger: Logger) {
-        self.schemas = schemas
-        told = TableDeclarations(gateway: schemas)
+        declared = TableDeclarations(gateway: schemas)
         self.now = now
         self.logger = logger
     }
@@ -117,9 +116,9 @@ final class DeclarationCheck: Sendable {
     }
 
     private func check(on uplink: Uplink, now: Int64) async throws {
-        let (declared, traffic, node) = try await uplink.client.declarations(told: told)
+        let (cloud, traffic, node) = try await uplink.client.declarations(told: declared)
         uplink.recordAnswer(traffic, now: self.now())
-        guard let declared else {
+        guard let cloud else {
             let first = state.withLock { state in
                 defer { state = State(checkedAt: now, unsupported: true, nodes: Self.nodes(state, node, sameAnswer: state.unsupported)) }
                 return !state.unsupported
@@ -129,7 +128,7 @@ final class DeclarationCheck: Sendable {
             }
             return
         }
-        let differences = DeclarationDifference.of(gateway: schemas, cloud: declared)
+        let differences = DeclarationDifference.of(gateway: declared, cloud: cloud)
         let before = state.withLock { state in
             let same = !state.unsupported && state.checkedAt != nil && state.differences == differences
             defer { state = State(checkedAt: now, differences: differences, nodes: Self.nodes(state, node, sameAnswer: same)) }

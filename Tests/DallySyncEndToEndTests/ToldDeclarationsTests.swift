@@ -37,6 +37,8 @@ struct ToldDeclarationsTests {
             let none = try JSONParser.parse(Array("{}".utf8))
             #expect(try await differences("gw-a") == expectedA)
             #expect(try await differences("gw-b") == expectedB)
+            let stats = try await system.cloudRequest(.GET, "/stats", as: nil, headers: admin).json
+            #expect(stats["gateways"]?["gw-b"]?["declaration"]?["version"]?.string == DallyVersion.current, "\(stats)")
             let metrics = try await system.cloudRequest(.GET, "/metrics", as: nil, headers: admin).body
             #expect(metrics.contains(#"dally_cloud_gateway_declaration_differences{gateway="gw-a"} 1"#), "\(metrics)")
 

@@ -57,7 +57,11 @@ struct ToldDeclarationsTests {
             TableSchema(name: "orders", columns: columns, conflict: .lastWriterWins, policy: policy, scope: scope, scopeColumns: ["total"]),
             TableSchema(name: "scratch", columns: columns, conflict: .lastWriterWins, policy: local),
         ])
-        #expect(declared == TableDeclarations(tables: [Self.table("orders", [("customer", "TEXT"), ("total", "REAL")], scope: ["customer"])]))
+        #expect(
+            declared
+                == TableDeclarations(
+                    tables: [Self.table("orders", [("customer", "TEXT"), ("total", "REAL")], scope: ["customer"])],
+                    version: DallyVersion.current))
         // What is stored and sent reads back the same.
         #expect(try TableDeclarations(document: declared.encoded()) == declared)
     }

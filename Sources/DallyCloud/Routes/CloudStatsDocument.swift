@@ -32,6 +32,8 @@ struct CloudStatsDocument: Encodable {
     /// What a gateway last told it declares, against this node's declarations.
     struct Declaration {
         var toldSecondsAgo: Int64
+        /// The gateway's Dally version, as it told.
+        var version: String?
         /// Per table that differs: each difference's code and the columns it names
         /// (``ToldDeclarations/differences(from:)``).
         var differences: FleetDeclarations.Differences
@@ -50,6 +52,7 @@ struct CloudStatsDocument: Encodable {
             if let declaration = gateway.declaration {
                 var told = one.nestedContainer(keyedBy: CodingName.self, forKey: CodingName("declaration"))
                 try told.encode(declaration.toldSecondsAgo, for: "told_seconds_ago")
+                if let version = declaration.version { try told.encode(version, for: "version") }
                 try told.encode(declaration.differences, for: "differences")
             }
         }
@@ -80,7 +83,7 @@ extension CloudStatsDocument.Gateway {
         for one in told {
             let secondsAgo = max(0, now - one.toldAt) / 1000
             var gateway = gateways[one.gateway] ?? .init(lastSeenSecondsAgo: secondsAgo, lag: [])
-            gateway.declaration = .init(toldSecondsAgo: secondsAgo, differences: one.differences)
+            gateway.declaration = .init(toldSecondsAgo: secondsAgo, version: one.version, differences: one.differences)
             gateways[one.gateway] = gateway
         }
         return gateways.sorted { $0.key < $1.key }
