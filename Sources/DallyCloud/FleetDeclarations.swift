@@ -37,10 +37,10 @@ final class FleetDeclarations: Sendable {
         self.declared = declared
     }
 
-    /// Keeps `told`; returns its differences, and those of the gateway's telling before (nil
-    /// when it told none).
+    /// Keeps `told`; returns its differences, and those of the gateway's telling before as
+    /// this node last compared it (nil when it has not, since it started).
     func record(_ told: ToldDeclarations) async throws -> (before: Differences?, now: Differences) {
-        let before = try await all().first { $0.gateway == told.gateway }?.differences
+        let before = compared.withLock { $0[told.gateway]?.differences }
         try await store.recordDeclarations(
             ToldDocument(gateway: told.gateway, document: try told.declared.encoded(), toldAt: told.toldAt))
         let differences = told.differences(from: declared)

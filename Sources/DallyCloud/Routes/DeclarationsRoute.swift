@@ -1,7 +1,6 @@
 import DallyCore
 import DallyHTTP
 import DallySync
-import Foundation
 import Hummingbird
 import Logging
 
