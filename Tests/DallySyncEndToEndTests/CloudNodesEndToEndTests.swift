@@ -1,3 +1,5 @@
+import AsyncHTTPClient
+import DallyCore
 import DallySync
 import DallyTestSupport
 import Foundation
@@ -100,6 +102,16 @@ import Testing
                 #expect((uplink["node_moves"]?.int ?? 0) >= 1, "\(id)")
                 #expect([system.nodeURL(0), system.nodeURL(1)].contains(uplink["node"]?.string ?? ""), "\(id)")
                 #expect(system.gateways[id]?.log.contains("requests go to the next") == true, "\(id)")
+            }
+            // What each gateway told node 0 it declares is in the database: node 1 shows it too.
+            var request = HTTPClientRequest(url: system.nodeURL(1) + "/stats")
+            request.headers.add(name: "Authorization", value: "Bearer \(system.config.cloudAdminToken)")
+            let response = try await system.http.execute(request, timeout: .seconds(60))
+            let stats = try JSONParser.parse(Array((try await response.body.collect(upTo: 1 << 20)).readableBytesView))
+            for id in CloudNodesSystem.gatewayIDs {
+                let declaration = stats["gateways"]?[id]?["declaration"]
+                #expect(declaration?["version"]?.string == DallyVersion.current, "\(id): \(stats)")
+                #expect(declaration?["differences"] == .object([]), "\(id): \(stats)")
             }
         } catch {
             try? await system.shutdown()
