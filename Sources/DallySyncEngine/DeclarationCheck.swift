@@ -17,7 +17,7 @@ import Synchronization
 /// whose tables agree with its cloud's asks once per start (no traffic of its own on a metered
 /// link). Each node of a cloud reads its own configuration, and a rolling change reaches them
 /// one at a time: an uplink that lists several nodes asks again when its requests moved to a
-/// node whose answer it has not read. A cloud that predates `GET /v1/tables` holds nothing,
+/// node whose answer it has not read. A cloud that predates `/v1/tables` holds nothing,
 /// and is asked again only after a restart or at such a move.
 ///
 /// ```swift
