@@ -36,6 +36,8 @@ final class DeclarationCheck: Sendable {
         var suspected = false
         var unsupported = false
         var differences: [String: DeclarationDifference] = [:]
+        /// The cloud's Dally version, as its declarations told (nil before, or from an older one).
+        var cloudVersion: String?
         /// The nodes whose answer is the one held: a wake on another asks it (an uplink that
         /// lists several nodes moved, or went back to its first).
         var nodes: Set<String> = []
@@ -68,6 +70,10 @@ final class DeclarationCheck: Sendable {
             state.asked ? [] : Set(state.differences.filter { holds($0.value) }.keys)
         }
     }
+
+    /// The cloud's Dally version, as its last answer told; nil before one, or from a cloud
+    /// too old to tell it.
+    var cloudVersion: String? { state.withLock { $0.cloudVersion } }
 
     /// Per table whose declaration differs from the cloud's, as last read.
     var differences: [String: DeclarationDifference] { state.withLock { $0.differences } }
@@ -129,10 +135,18 @@ final class DeclarationCheck: Sendable {
             return
         }
         let differences = DeclarationDifference.of(gateway: declared, cloud: cloud)
-        let before = state.withLock { state in
+        let (before, versionBefore) = state.withLock { state in
             let same = !state.unsupported && state.checkedAt != nil && state.differences == differences
-            defer { state = State(checkedAt: now, differences: differences, nodes: Self.nodes(state, node, sameAnswer: same)) }
-            return state.differences
+            defer {
+                state = State(
+                    checkedAt: now, differences: differences, cloudVersion: cloud.version,
+                    nodes: Self.nodes(state, node, sameAnswer: same))
+            }
+            return (state.differences, state.cloudVersion)
+        }
+        if cloud.version != versionBefore {
+            logger.info(
+                "read the cloud's declarations", metadata: ["cloud_version": "\(cloud.version ?? "unknown")", "node": "\(node)"])
         }
         for (table, difference) in differences.sorted(by: { $0.key < $1.key }) where before[table] != difference {
             let metadata: Logger.Metadata = [

@@ -182,6 +182,7 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         status.deadlineMisses = schedule.deadlineMisses
         status.cloudClockOffsetMs = cloudClock.milliseconds
         status.declarationDifferences = declarations.differences
+        status.cloudVersion = declarations.cloudVersion
         status.idle = schedule.idle
         status.nextWakeAt = schedule.nextWakeAt
         status.decisions = schedule.decisions

@@ -45,6 +45,8 @@ public struct SyncStatus: Sendable {
     /// The cloud's clock less the gateway's, in milliseconds, from the cloud's last answer
     /// (whole seconds on the wire); nil before one.
     public var cloudClockOffsetMs: Int64?
+    /// The cloud's Dally version, as its declarations told (nil before, or from an older cloud).
+    public var cloudVersion: String?
     /// Per table whose declaration differs from the cloud's, as last read (``DeclarationCheck``).
     public var declarationDifferences: [String: DeclarationDifference] = [:]
 }

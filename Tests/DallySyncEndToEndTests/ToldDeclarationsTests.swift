@@ -39,6 +39,9 @@ struct ToldDeclarationsTests {
             #expect(try await differences("gw-b") == expectedB)
             let stats = try await system.cloudRequest(.GET, "/stats", as: nil, headers: admin).json
             #expect(stats["gateways"]?["gw-b"]?["declaration"]?["version"]?.string == DallyVersion.current, "\(stats)")
+            // And the gateway shows the cloud's.
+            let gatewayStats = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
+            #expect(gatewayStats["sync"]?["cloud_version"]?.string == DallyVersion.current, "\(gatewayStats)")
             let metrics = try await system.cloudRequest(.GET, "/metrics", as: nil, headers: admin).body
             #expect(metrics.contains(#"dally_cloud_gateway_declaration_differences{gateway="gw-a"} 1"#), "\(metrics)")
 

@@ -2,7 +2,8 @@ import DallyCore
 import DallySyncEngine
 
 /// `/stats` `sync`: the engine's counters, then `compression_ratio`, `last_success_at`,
-/// `last_error`, `open_conflicts`, `idle`, `next_wake_at` and `cloud_clock_offset_ms`.
+/// `last_error`, `open_conflicts`, `idle`, `next_wake_at`, `cloud_clock_offset_ms` and
+/// `cloud_version`.
 struct SyncStats: Encodable {
     let status: SyncStatus
     /// Conflicts recorded and not settled, over every table.
@@ -20,5 +21,6 @@ struct SyncStats: Encodable {
         try object.encode(status.idle, for: "idle")
         try object.encode(status.nextWakeAt, for: "next_wake_at")
         try object.encode(status.cloudClockOffsetMs, for: "cloud_clock_offset_ms")
+        try object.encode(status.cloudVersion, for: "cloud_version")
     }
 }
