@@ -171,7 +171,7 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
         CloudOperationsRoutes(
             store: store, authenticator: authenticator, hub: hub, counters: counters, objectCounters: objectCounters,
             shelf: shelf, compaction: compaction, requests: requests,
-            registry: registry, fleet: fleet, startedAt: now(), now: now
+            registry: registry, fleet: fleet, configured: config.gateways.map(\.id), startedAt: now(), now: now
         ).register(on: router)
         methods.learn(router.routes.map { ($0.path, $0.method) })
         self.router = router

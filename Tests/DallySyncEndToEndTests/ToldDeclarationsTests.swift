@@ -14,10 +14,13 @@ struct ToldDeclarationsTests {
 
     static let notes = SystemConfig.Table("notes", columns: ["text TEXT"], upload: #"{ max_delay = "1h" }"#)
 
-    @Test("sites behind, ahead of and typed otherwise than the cloud are named by table and column, across a restart")
+    @Test("sites behind, ahead of and typed otherwise than the cloud are named by table and column, a site never seen too, across a restart")
     func theCloudShowsEachSitesDifferences() async throws {
+        var config = SyncSystem.config(tables: [Self.items(["name TEXT", "size TEXT", "note TEXT"]), Self.notes])
+        // A site configured in the cloud that never connects.
+        config.gateways.append(SystemConfig.Credential(id: "gw-c", secret: "secret-of-gateway-c-0123"))
         let system = SyncSystem(
-            config: SyncSystem.config(tables: [Self.items(["name TEXT", "size TEXT", "note TEXT"]), Self.notes]),
+            config: config,
             gatewayTables: [
                 // Behind (no `note` yet) and `size` typed otherwise.
                 "gw-a": [Self.items(["name TEXT", "size INTEGER"]), Self.notes],
@@ -42,6 +45,8 @@ struct ToldDeclarationsTests {
             // And the gateway shows the cloud's.
             let gatewayStats = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
             #expect(gatewayStats["sync"]?["cloud_version"]?.string == DallyVersion.current, "\(gatewayStats)")
+            // The site never seen is listed as such: no pull, no telling.
+            #expect(stats["gateways"]?["gw-c"] == (try JSONParser.parse(Array(#"{"cursor_lag":{},"last_seen_seconds_ago":null}"#.utf8))), "\(stats)")
             let metrics = try await system.cloudRequest(.GET, "/metrics", as: nil, headers: admin).body
             #expect(metrics.contains(#"dally_cloud_gateway_declaration_differences{gateway="gw-a"} 1"#), "\(metrics)")
 

@@ -46,10 +46,12 @@ struct CloudMetricsExport: Sendable {
                 labels: labels, value: levels.purged[table] ?? 0)
         }
         for (gateway, seen) in levels.gateways {
-            registry.gauge(
-                "dally_cloud_gateway_last_seen_seconds", help: "Seconds since the gateway last pulled.",
-                labels: [("gateway", gateway)]
-            ).set(seen.lastSeenSecondsAgo)
+            if let lastSeen = seen.lastSeenSecondsAgo {
+                registry.gauge(
+                    "dally_cloud_gateway_last_seen_seconds", help: "Seconds since the gateway last pulled.",
+                    labels: [("gateway", gateway)]
+                ).set(lastSeen)
+            }
             if let declaration = seen.declaration {
                 registry.gauge(
                     "dally_cloud_gateway_declaration_differences",

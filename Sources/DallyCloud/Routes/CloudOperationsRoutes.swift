@@ -23,6 +23,8 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
     let registry: PrometheusCollectorRegistry
     /// What each gateway told it declares, against this node's declarations.
     let fleet: FleetDeclarations
+    /// The gateways of `[[gateways]]`: each is listed in `/stats`, seen or not.
+    let configured: [String]
     /// When the cloud started, and the clock it reads: ms since 1970.
     let startedAt: Int64
     let now: @Sendable () -> Int64
@@ -55,7 +57,8 @@ struct CloudOperationsRoutes<C: Clock>: Sendable where C.Duration == Duration {
 
     private func gateways(versions: [String: Int64]) async throws -> [(String, CloudStatsDocument.Gateway)] {
         CloudStatsDocument.Gateway.folded(
-            try await compaction.cursors(), told: try await fleet.all(), versions: versions, at: now())
+            try await compaction.cursors(), told: try await fleet.all(), configured: configured, versions: versions,
+            at: now())
     }
 
     /// The `/stats` document (API.md lists every member).

@@ -12,9 +12,9 @@ struct CloudStatsDocument: Encodable {
     let uptimeSeconds: Int64
     /// By table name, sorted.
     let tables: [(String, Counts)]
-    /// By gateway id, sorted: how long since it last pulled, per table how many versions it is
-    /// behind the cloud (as of its last pull), and how the tables it told it declares differ
-    /// from this node's.
+    /// By gateway id, sorted, every configured one: how long since it last pulled (null: never
+    /// seen), per table how many versions it is behind the cloud (as of its last pull), and how
+    /// the tables it told it declares differ from this node's.
     let gateways: [(String, Gateway)]
     let batches: Counts
     let dictionaries: Counts
@@ -24,7 +24,8 @@ struct CloudStatsDocument: Encodable {
     let requests: [RequestCount]
 
     struct Gateway {
-        var lastSeenSecondsAgo: Int64
+        /// Nil for a configured gateway never seen (no pull, no telling).
+        var lastSeenSecondsAgo: Int64?
         var lag: Counts
         var declaration: Declaration?
     }
@@ -69,14 +70,17 @@ extension CloudStatsDocument.Gateway {
     /// Each gateway's sighting, from its cursors: the most recent pull of any table, and per
     /// table the versions it is behind `versions` (a table missing there: none); and from
     /// `told`, how what it declares differs from this node's. A gateway that told but has not
-    /// pulled yet was last seen telling.
+    /// pulled yet was last seen telling; one of `configured` neither pulled nor told is listed,
+    /// never seen.
     static func folded(
-        _ cursors: [GatewayCursor], told: [FleetDeclarations.Entry] = [], versions: [String: Int64], at now: Int64
+        _ cursors: [GatewayCursor], told: [FleetDeclarations.Entry] = [], configured: [String] = [],
+        versions: [String: Int64], at now: Int64
     ) -> [(String, CloudStatsDocument.Gateway)] {
         var gateways: [String: CloudStatsDocument.Gateway] = [:]
         for cursor in cursors {
-            var gateway = gateways[cursor.gateway] ?? .init(lastSeenSecondsAgo: Int64.max, lag: [])
-            gateway.lastSeenSecondsAgo = min(gateway.lastSeenSecondsAgo, max(0, now - cursor.seenAt) / 1000)
+            var gateway = gateways[cursor.gateway] ?? .init(lastSeenSecondsAgo: nil, lag: [])
+            let secondsAgo = max(0, now - cursor.seenAt) / 1000
+            gateway.lastSeenSecondsAgo = min(gateway.lastSeenSecondsAgo ?? secondsAgo, secondsAgo)
             gateway.lag.append((cursor.table, max(0, (versions[cursor.table] ?? cursor.version) - cursor.version)))
             gateways[cursor.gateway] = gateway
         }
@@ -85,6 +89,10 @@ extension CloudStatsDocument.Gateway {
             var gateway = gateways[one.gateway] ?? .init(lastSeenSecondsAgo: secondsAgo, lag: [])
             gateway.declaration = .init(toldSecondsAgo: secondsAgo, version: one.version, differences: one.differences)
             gateways[one.gateway] = gateway
+        }
+        // A site configured but never seen: installed and not yet connected, or misconfigured.
+        for id in configured where gateways[id] == nil {
+            gateways[id] = .init(lastSeenSecondsAgo: nil, lag: [])
         }
         return gateways.sorted { $0.key < $1.key }
     }
