@@ -49,6 +49,7 @@ struct ToldDeclarationsTests {
             #expect(stats["gateways"]?["gw-c"] == (try JSONParser.parse(Array(#"{"cursor_lag":{},"last_seen_seconds_ago":null}"#.utf8))), "\(stats)")
             let metrics = try await system.cloudRequest(.GET, "/metrics", as: nil, headers: admin).body
             #expect(metrics.contains(#"dally_cloud_gateway_declaration_differences{gateway="gw-a"} 1"#), "\(metrics)")
+            #expect(metrics.contains("dally_cloud_gateways_never_seen 1"), "\(metrics)")
 
             // Bad tellings are refused with the reason, and change nothing.
             let notJSON = try await system.cloudRequest(.POST, "/v1/tables", body: Array("tables".utf8))

@@ -45,6 +45,10 @@ struct CloudMetricsExport: Sendable {
                 "dally_cloud_table_tombstones_purged_total", help: "Tombstones purged by compaction since start.",
                 labels: labels, value: levels.purged[table] ?? 0)
         }
+        registry.gauge(
+            "dally_cloud_gateways_never_seen",
+            help: "Gateways of [[gateways]] that have neither pulled nor told their declarations."
+        ).set(Int64(levels.gateways.filter { $0.1.lastSeenSecondsAgo == nil }.count))
         for (gateway, seen) in levels.gateways {
             if let lastSeen = seen.lastSeenSecondsAgo {
                 registry.gauge(
