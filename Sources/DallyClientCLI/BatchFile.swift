@@ -58,8 +58,7 @@ public enum BatchFile {
     /// Data was corrupted. Debug description: …").
     static func reason(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "the entry" : "\"" + keys.joined(separator: ".") + "\""
+            context.memberPath.isEmpty ? "the entry" : "\"" + context.memberPath + "\""
         }
         switch error {
         case .dataCorrupted(let context) where context.codingPath.isEmpty: return "not valid JSON"

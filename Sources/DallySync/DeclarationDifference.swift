@@ -61,13 +61,17 @@ public struct DeclarationDifference: Sendable, Equatable {
     public var holdsPulls: Bool { !typesDiffer.isEmpty || !scopeNotServed.isEmpty }
 
     /// Stable codes for stats and logs, the gravest first.
-    public var codes: [String] {
-        var codes: [String] = []
-        if !typesDiffer.isEmpty { codes.append("types_differ") }
-        if !scopeNotServed.isEmpty { codes.append("scope_not_served") }
-        if tableMissing { codes.append("table_missing") }
-        if !columnsMissing.isEmpty { codes.append("columns_missing") }
-        return codes
+    public var codes: [String] { named.map(\.code) }
+
+    /// Each difference's code, the gravest first, with the columns it names (none for
+    /// `table_missing`).
+    public var named: [(code: String, columns: [String])] {
+        var named: [(code: String, columns: [String])] = []
+        if !typesDiffer.isEmpty { named.append(("types_differ", typesDiffer.map(\.column))) }
+        if !scopeNotServed.isEmpty { named.append(("scope_not_served", scopeNotServed)) }
+        if tableMissing { named.append(("table_missing", [])) }
+        if !columnsMissing.isEmpty { named.append(("columns_missing", columnsMissing)) }
+        return named
     }
 
     /// What holds the table back, in a word per direction: `["uploads"]`, `["pulls"]`, or both.

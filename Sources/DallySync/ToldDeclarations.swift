@@ -29,13 +29,7 @@ public struct ToldDeclarations: Sendable, Equatable {
         let held = DeclarationDifference.of(gateway: declared, cloud: cloud)
         var tables: [String: [String: [String]]] = [:]
         for table in declared.tables {
-            var codes: [String: [String]] = [:]
-            if let difference = held[table.name] {
-                if !difference.typesDiffer.isEmpty { codes["types_differ"] = difference.typesDiffer.map(\.column) }
-                if !difference.scopeNotServed.isEmpty { codes["scope_not_served"] = difference.scopeNotServed }
-                if difference.tableMissing { codes["table_missing"] = [] }
-                if !difference.columnsMissing.isEmpty { codes["columns_missing"] = difference.columnsMissing }
-            }
+            var codes = Dictionary(uniqueKeysWithValues: (held[table.name]?.named ?? []).map { ($0.code, $0.columns) })
             if let cloudTable = cloud.table(named: table.name) {
                 let declaredHere = Set(table.columns.map(\.name))
                 let lacking = cloudTable.columns.map(\.name).filter { !declaredHere.contains($0) }

@@ -84,8 +84,7 @@ struct DeclarationsRoute: Sendable {
     private static func reason(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         func path(_ context: DecodingError.Context) -> String {
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return path.isEmpty ? "the document" : String(path.drop { $0 == "." })
+            context.memberPath.isEmpty ? "the document" : context.memberPath
         }
         switch error {
         case .keyNotFound(let key, let context): return "\(path(context)) lacks '\(key.stringValue)'"
