@@ -70,7 +70,12 @@ struct DeclarationChangeTests {
             try await patch("gw-a", "r4", #"{"note":"a's own note"}"#)
             #expect(try await filling() == ["note", "size"])
             try await system.startCloud()
+            // The link is back, as an operator says: an uplink that the failures while the
+            // gateway started without its cloud left unusable would otherwise wait for its next
+            // probe (a minute in these tests; a CI run once answered this sync-now 202).
+            try await system.setUplink("gw-a", "default", "available")
             try await sync("gw-a")
+            try await system.setUplink("gw-a", "default", "auto")
             #expect(try await filling() == [])
             // What an operator reads: the wait, and its end.
             #expect(told.lines.contains { $0.hasPrefix("info columns were added") && $0.contains("tables=items") }, "\(told.lines)")
