@@ -23,10 +23,14 @@ public enum Outbox {
     ///     has a null version exactly while it has an outbox entry).
     ///   - bytes: about how large the pending state is on the wire; it replaces the size of
     ///     the state it coalesces.
+    ///   - previousSeq: the row's sequence number before this write, when it coalesces: a
+    ///     batch in flight that may carry the row then counts its entries again
+    ///     (``FlightSections/markTalliesStale(table:rowID:seq:db:)``).
     static func record(
-        table: String, rowID: String, baseVersion: Int64?, coalesced: Bool, bytes: Int, db: Database,
-        context: inout CommitContext
+        table: String, rowID: String, baseVersion: Int64?, coalesced: Bool, previousSeq: Int64? = nil, bytes: Int,
+        db: Database, context: inout CommitContext
     ) throws {
+        if coalesced { try FlightSections.markTalliesStale(table: table, rowID: rowID, seq: previousSeq, db: db) }
         try db.cachedStatement(sql: upsert).execute(values: [
             table.databaseValue, rowID.databaseValue, context.now.databaseValue, context.now.databaseValue,
             baseVersion?.databaseValue ?? .null, bytes.databaseValue,
@@ -35,8 +39,9 @@ public enum Outbox {
         context.recordPending(table, bytes: bytes, firstDirtyAt: coalesced ? nil : context.now)
     }
 
-    /// Deletes `rowID`'s entry, if it has one, and uncounts it: from the totals, from the count
-    /// of its first-dirty time, and from the mirror its in-flight record keeps.
+    /// Deletes `rowID`'s entry, if it has one, and uncounts it: from the totals and from the
+    /// count of its first-dirty time; a batch in flight that may carry the row counts its
+    /// entries again.
     ///
     /// Every delete of an entry goes through here, or through a settle's set-based statements
     /// (``AcceptedRows``): the outbox has no delete trigger since schema v14. A trigger, even one
@@ -59,8 +64,7 @@ public enum Outbox {
             .execute(arguments: [table, at])
         try db.cachedStatement(sql: "UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = ? AND at = ?")
             .execute(arguments: [table, at])
-        try db.cachedStatement(sql: "UPDATE dally_inflight_rows SET at = NULL, bytes = 0 WHERE tbl = ? AND row_id = ?")
-            .execute(arguments: [table, rowID])
+        try FlightSections.markTalliesStale(table: table, rowID: rowID, seq: nil, db: db)
     }
 
     /// The wire size the outbox weighs a row by: its id, its values and the fixed parts of a

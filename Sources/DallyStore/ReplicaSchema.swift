@@ -304,8 +304,7 @@ enum ReplicaSchema {
                     DROP TRIGGER dally_outbox_unaged;
                     DROP TRIGGER dally_outbox_flight_left;
                     CREATE TRIGGER dally_outbox_entered AFTER INSERT ON dally_outbox BEGIN
-                        INSERT INTO dally_outbox_totals (tbl, entries, bytes) VALUES (new.tbl, 1, new.bytes)
-                        ON CONFLICT(tbl) DO UPDATE SET entries = entries + 1, bytes = bytes + excluded.bytes;
+                        \(Self.totalAdded("new"))
                         \(Self.ageAdded("new"))
                         \(Self.flightMirrors("new"))
                     END;
@@ -367,6 +366,29 @@ enum ReplicaSchema {
                     WHERE status = 'open' AND kind = 'error' AND error_code IN ('unknown_table', 'unknown_column')
                     """)
         }
+        migrator.registerMigration("v18-inflight-sections") { db in
+            // A batch in flight records which rows it carries once per table, not once per row
+            // (``FlightSections``): the records of the batches in flight become their sections;
+            // their tallies are counted again from them until those batches land; and the
+            // outbox's triggers no longer mirror entries into records.
+            try db.execute(
+                sql: """
+                    \(FlightSections.createTable);
+                    INSERT INTO dally_inflight_sections (batch, tbl, ids, lowest, highest, seq)
+                        SELECT batch, tbl, json_group_array(row_id), MIN(row_id), MAX(row_id), MAX(seq) FROM (
+                            SELECT batch, tbl, row_id, seq FROM dally_inflight_rows
+                            WHERE batch IS NOT NULL ORDER BY batch, tbl, row_id)
+                        GROUP BY batch, tbl;
+                    UPDATE dally_inflight_tallies SET ages = NULL;
+                    DROP TRIGGER dally_outbox_flight_changed;
+                    DROP TRIGGER dally_outbox_entered;
+                    CREATE TRIGGER dally_outbox_entered AFTER INSERT ON dally_outbox BEGIN
+                        \(Self.totalAdded("new"))
+                        \(Self.ageAdded("new"))
+                    END;
+                    DROP TABLE dally_inflight_rows;
+                    """)
+        }
         return migrator
     }
 
@@ -375,6 +397,14 @@ enum ReplicaSchema {
         """
         UPDATE dally_inflight_rows SET at = \(row).first_dirty_at, bytes = \(row).bytes
             WHERE tbl = \(row).tbl AND row_id = \(row).row_id;
+        """
+    }
+
+    /// Adds entry `row` (`new` in a trigger) to its table's totals.
+    private static func totalAdded(_ row: String) -> String {
+        """
+        INSERT INTO dally_outbox_totals (tbl, entries, bytes) VALUES (\(row).tbl, 1, \(row).bytes)
+            ON CONFLICT(tbl) DO UPDATE SET entries = entries + 1, bytes = bytes + excluded.bytes;
         """
     }
 

@@ -106,8 +106,8 @@ enum RowWriter {
 
         if !schema.policy.localOnly {
             try Outbox.record(
-                table: schema.name, rowID: write.id, baseVersion: old?.version, coalesced: coalesced, bytes: bytes, db: db,
-                context: &context)
+                table: schema.name, rowID: write.id, baseVersion: old?.version, coalesced: coalesced,
+                previousSeq: old?.seq, bytes: bytes, db: db, context: &context)
         }
         context.count(
             schema.name,

@@ -25,7 +25,7 @@ struct StalledEntries {
     /// parked and held ones, which are fewer still, one row per counted time and one for the
     /// rest.
     static func read(_ table: String, atomic: Bool, countedThrough: Int64, db: Database) throws -> StalledEntries {
-        let notInFlight = "NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)"
+        let notInFlight = "o.row_id NOT IN (\(FlightSections.flyingIDs(table: "?1")))"
         let held = !atomic ? "" : """
             UNION ALL
             SELECT at, 1, bytes, 0, 1 FROM (
@@ -56,7 +56,7 @@ struct StalledEntries {
 
     /// Counts `table`'s in-flight entries, by time up to `countedThrough` and in one sum for
     /// the rest: from the tallies of the batches that carry it (``FlightTally``), or, when one
-    /// is stale, from its in-flight records.
+    /// is stale, from the entries of the rows in flight (``FlightSections``).
     ///
     /// A drain's three batches in flight (15,000 records) cost `/stats` 15 ms through SQLite's
     /// `GROUP BY`, 9–10 ms scanned and counted in Swift, and 3.3 ms from the tallies

@@ -33,19 +33,10 @@ struct OutboxTotalsTests {
                     SELECT tbl, first_dirty_at, COUNT(*) FROM dally_outbox GROUP BY tbl, first_dirty_at
                     ORDER BY tbl, first_dirty_at
                     """)
-            // Each in-flight row mirrors its entry's time and bytes (none: no entry).
-            let flights = try Row.fetchAll(
-                db, sql: "SELECT tbl, row_id, IFNULL(at, -1), bytes FROM dally_inflight_rows ORDER BY tbl, row_id")
-            let countedFlights = try Row.fetchAll(
-                db, sql: """
-                    SELECT r.tbl, r.row_id, IFNULL(o.first_dirty_at, -1), IFNULL(o.bytes, 0) FROM dally_inflight_rows r
-                    LEFT JOIN dally_outbox o ON o.tbl = r.tbl AND o.row_id = r.row_id ORDER BY r.tbl, r.row_id
-                    """)
-            let flight = { (row: Row) in "\(row[0] as String)/\(row[1] as String) \(row[2] as Int64) \(row[3] as Int64)" }
-            // Each table's tallies in flight add up to what its records hold, unless one is
-            // stale (a record changed: the summary counts the records then).
+            // Each table's tallies in flight add up to the outbox entries of the rows its
+            // sections carry, unless one is stale (an entry changed: the summary counts them then).
             let tables = try Set(Row.fetchAll(db, sql: "SELECT DISTINCT tbl FROM dally_inflight_tallies").map { $0[0] as String })
-                .union(Row.fetchAll(db, sql: "SELECT DISTINCT tbl FROM dally_inflight_rows").map { $0[0] as String })
+                .union(Row.fetchAll(db, sql: "SELECT DISTINCT tbl FROM dally_inflight_sections").map { $0[0] as String })
                 .sorted()
             let talliesKept = try tables.map { "tally \($0) " + (try FlightTally.read(table: $0, db: db).map(describe) ?? "stale") }
             let talliesCounted = try tables.map { table in
@@ -54,15 +45,19 @@ struct OutboxTotalsTests {
                     arguments: [table]) ?? false
                 var tally = FlightTally()
                 for row in try Row.fetchAll(
-                    db, sql: "SELECT at, bytes FROM dally_inflight_rows WHERE tbl = ? AND at IS NOT NULL", arguments: [table])
+                    db, sql: """
+                        SELECT o.first_dirty_at, o.bytes FROM dally_inflight_sections s, json_each(s.ids) j
+                        JOIN dally_outbox o ON o.tbl = s.tbl AND o.row_id = j.value
+                        WHERE s.tbl = ? AND (s.settled IS NULL OR j.value > s.settled)
+                        """, arguments: [table])
                 {
                     tally.add(at: row[0], bytes: row[1])
                 }
                 return "tally \(table) " + (stale ? "stale" : describe(tally))
             }
             return (
-                kept.map(text) + ages.map(text) + flights.map(flight) + talliesKept,
-                counted.map(text) + countedAges.map(text) + countedFlights.map(flight) + talliesCounted
+                kept.map(text) + ages.map(text) + talliesKept,
+                counted.map(text) + countedAges.map(text) + talliesCounted
             )
         }
     }
@@ -92,12 +87,13 @@ struct OutboxTotalsTests {
         #expect(now.kept == now.counted)
         #expect(try await talliesStale("orders") == false)
         #expect(now.kept.contains { $0.hasPrefix("tally orders 6 ") })
-        // Written again in flight: its entry stays, dirty from when the batch was built; its
-        // in-flight row follows the entry's new size, and the summary's bytes with it.
+        // Written again in flight: its entry stays, dirty from when the batch was built, and the
+        // summary's bytes follow its new size.
         _ = try await store.write(put("e", [(0, .text("Written again"))]), table: "orders")
         now = try await totals()
         #expect(now.kept == now.counted)
-        // A record changed: its batch's tally is stale, and the summary counts the records.
+        // An entry in flight changed: its batch's tally is stale, and the summary counts the
+        // entries of the rows in flight.
         #expect(try await talliesStale("orders"))
         #expect(try await talliesStale("notes") == false)
         let flying = try #require(try await store.outboxSummary().first { $0.table == "orders" })
@@ -131,6 +127,33 @@ struct OutboxTotalsTests {
         now = try await totals()
         #expect(now.kept == now.counted)
         #expect(now.kept.first?.hasPrefix("orders 2 ") == true)
+    }
+
+    /// A batch's tally stays exact while rows are written around it: a new row within the ids
+    /// it carries, and a row written after it was read, leave it as it is; only a row it
+    /// carries, written again, makes the summary count the entries in flight.
+    @Test func onlyARowInFlightWrittenAgainMakesItsBatchCountAgain() async throws {
+        for id in ["a", "c", "e"] { _ = try await store.write(put(id, [(0, .text(id))]), table: "orders") }
+        _ = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))
+        _ = try await store.write(put("b", [(0, .text("new, between two rows in flight"))]), table: "orders")
+        _ = try await store.write(put("b", [(0, .text("written again, not in flight"))]), table: "orders")
+        var now = try await totals()
+        #expect(now.kept == now.counted)
+        #expect(try await talliesStale("orders") == false)
+        var summary = try #require(try await store.outboxSummary().first { $0.table == "orders" })
+        #expect((summary.pending, summary.inFlight) == (1, 3))
+
+        _ = try await store.write(put("c", [(0, .text("written again in flight, longer than before"))]), table: "orders")
+        now = try await totals()
+        #expect(now.kept == now.counted)
+        #expect(try await talliesStale("orders"))
+        summary = try #require(try await store.outboxSummary().first { $0.table == "orders" })
+        #expect((summary.pending, summary.inFlight) == (1, 3))
+        let counted = try await store.pool.read { db in try FlightTally.counted(table: "orders", agesThrough: .max, db: db) }
+        let bytes = try await store.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT SUM(bytes) FROM dally_outbox WHERE row_id IN ('a', 'c', 'e')")
+        }
+        #expect(counted.entries == 3 && counted.bytes == bytes)
     }
 
     /// The oldest waiting entry is found from the ages with the entries that do not wait (in

@@ -1,4 +1,5 @@
 import DallyCore
+import DallySync
 import GRDB
 import Testing
 
@@ -27,28 +28,40 @@ struct ReplicaLifecycleTests {
         #expect(try await store.write(put("c", []), table: "orders").seq == 4)
     }
 
-    /// A replica from before in-flight rows mirrored their entries (schema v10) with a batch in
-    /// flight and a row written again meanwhile: the migration fills the mirrors from the
-    /// outbox, and the summary counts the batch as before.
-    @Test func inFlightRowsOfAnOlderReplicaAreMirroredByTheMigration() async throws {
+    /// A replica from before in-flight rows mirrored their entries (schema v10), with a batch in
+    /// flight and a row written again meanwhile: the migrations turn its per-row records into
+    /// the batch's section (schema v18), the summary counts the batch from the outbox, and its
+    /// answer settles it.
+    @Test func inFlightRowsOfAnOlderReplicaBecomeTheirBatchsSection() async throws {
         let directory = temporaryDirectory()
+        let batchID: String
+        let sectionBefore: [Row]
         do {
             let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 7 })
             for id in ["a", "b", "c"] { _ = try await store.write(put(id, [(0, .text(id))]), table: "orders") }
-            _ = try #require(try await store.nextBatch(gateway: "gw", maxRows: 2))
+            batchID = try #require(try await store.nextBatch(gateway: "gw", maxRows: 2)).batchID
             _ = try await store.write(put("a", [(0, .text("written again, longer"))]), table: "orders")
+            sectionBefore = try await store.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT batch, tbl, ids, lowest, highest, seq FROM dally_inflight_sections")
+            }
             try store.close()
         }
-        // Back to v10: no mirrors, no triggers keeping them, v10's own triggers (one for each
-        // of totals and ages, on insert and on delete), the in-flight rows' batch index, no
-        // tallies.
+        #expect(sectionBefore.count == 1)
+        // Back to v10: a record per row in flight (with the batch's highest sequence number),
+        // their batch index, v10's own triggers (one for each of totals and ages, on insert and
+        // on delete), no tallies, no sections.
         try await DatabaseQueue(path: directory + "/replica.sqlite").write { db in
             try db.execute(
                 sql: """
-                    DROP TRIGGER dally_inflight_rows_remirrored;
+                    CREATE TABLE dally_inflight_rows (
+                        tbl TEXT NOT NULL, row_id TEXT NOT NULL, seq INTEGER NOT NULL, batch TEXT,
+                        PRIMARY KEY (tbl, row_id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch)
+                        SELECT s.tbl, j.value, s.seq, s.batch FROM dally_inflight_sections s, json_each(s.ids) j;
+                    DROP TABLE dally_inflight_sections;
                     DROP TABLE dally_inflight_tallies;
                     DROP TRIGGER dally_outbox_entered;
-                    DROP TRIGGER dally_outbox_flight_changed;
                     CREATE INDEX dally_inflight_rows_batch ON dally_inflight_rows (batch);
                     CREATE TRIGGER dally_outbox_counted AFTER INSERT ON dally_outbox BEGIN
                         INSERT INTO dally_outbox_totals (tbl, entries, bytes) VALUES (new.tbl, 1, new.bytes)
@@ -65,47 +78,38 @@ struct ReplicaLifecycleTests {
                         DELETE FROM dally_outbox_ages WHERE tbl = old.tbl AND at = old.first_dirty_at AND entries = 1;
                         UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = old.tbl AND at = old.first_dirty_at;
                     END;
-                    ALTER TABLE dally_inflight_rows DROP COLUMN at;
-                    ALTER TABLE dally_inflight_rows DROP COLUMN bytes;
                     DELETE FROM grdb_migrations
                     WHERE identifier IN (
                         'v11-inflight-entries', 'v12-settled-in-sets', 'v13-outbox-triggers-folded',
-                        'v14-outbox-deletes-uncounted-by-their-writers', 'v15-inflight-tallies');
+                        'v14-outbox-deletes-uncounted-by-their-writers', 'v15-inflight-tallies', 'v18-inflight-sections');
                     """)
         }
         let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 8 })
-        let (mirrors, entries) = try await store.pool.read { db in
+        let (sectionAfter, triggers, tables) = try await store.pool.read { db in
             (
-                try Row.fetchAll(db, sql: "SELECT row_id, at, bytes FROM dally_inflight_rows ORDER BY row_id"),
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT row_id, first_dirty_at AS at, bytes FROM dally_outbox
-                        WHERE row_id IN ('a', 'b') ORDER BY row_id
-                        """)
+                try Row.fetchAll(db, sql: "SELECT batch, tbl, ids, lowest, highest, seq FROM dally_inflight_sections"),
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"),
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'dally_inflight%' ORDER BY name")
             )
         }
-        #expect(mirrors.count == 2)
-        #expect(mirrors == entries)
-        let triggers = try await store.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
-        }
-        #expect(
-            triggers == [
-                "dally_inflight_rows_remirrored", "dally_outbox_entered", "dally_outbox_flight_changed",
-                "dally_outbox_reaged", "dally_outbox_resized",
-            ])
-        // The batch in flight has a stale tally: the summary counts its records.
+        #expect(sectionAfter == sectionBefore)
+        #expect(triggers == ["dally_outbox_entered", "dally_outbox_reaged", "dally_outbox_resized"])
+        #expect(tables == ["dally_inflight", "dally_inflight_sections", "dally_inflight_tallies"])
+        // The batch in flight has a stale tally: the summary counts its rows' entries.
         #expect(try await store.pool.read { db in try FlightTally.read(table: "orders", db: db) } == nil)
         let summary = try #require(try await store.outboxSummary().first)
         #expect((summary.pending, summary.inFlight) == (1, 2))
-        // And the triggers keep them from now on.
-        _ = try await store.write(put("b", [(0, .text("b, written again"))]), table: "orders")
-        let b = try await store.pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT bytes FROM dally_inflight_rows WHERE row_id = 'b'") ==
-                Int64.fetchOne(db, sql: "SELECT bytes FROM dally_outbox WHERE row_id = 'b'")
-        }
-        #expect(b)
+        // Its answer settles the row unchanged since and keeps the one written again pending.
+        let report = try await store.applyAnswer(
+            BatchAnswer(
+                batchID: batchID, replayed: false,
+                results: [.init(table: "orders", rows: [.accepted(id: "a", version: 1), .accepted(id: "b", version: 2)])],
+                changes: []))
+        #expect(report.accepted == 2)
+        #expect(try await store.outboxEntries(table: "orders").map(\.rowID) == ["a", "c"])
+        #expect(try await store.row(table: "orders", id: "b")?.version == 2)
+        let after = try #require(try await store.outboxSummary().first)
+        #expect((after.pending, after.inFlight) == (2, 0))
     }
 
     @Test func anAddedColumnOrTableIsMigrated() async throws {

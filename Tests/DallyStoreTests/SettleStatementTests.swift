@@ -20,8 +20,9 @@ struct SettleStatementTests {
         let table = try #require(store.tables["orders"])
         let (settled, kept) = try await store.pool.write { db -> (Int, Bool) in
             let before = try db.cachedStatement(sql: Outbox.upsert)
-            let settled = try AcceptedRows.settle(
-                [("o1", 1), ("o2", 2)], table: table, batch: AnswerApplier.Flight(id: batch.batchID, createdAt: 0, pulls: []), db: db)
+            let flight = try #require(try AnswerApplier.flight(batch.batchID, db: db))
+            let section = try #require(flight.sections["orders"])
+            let settled = try AcceptedRows.settle([("o1", 1), ("o2", 2)], table: table, seq: section.seq, batch: flight, db: db)
             return (settled, try db.cachedStatement(sql: Outbox.upsert) === before)
         }
         #expect(settled == 2)
@@ -31,7 +32,7 @@ struct SettleStatementTests {
     }
 
     /// Entries leave the outbox by a settle's sets or one at a time (``Outbox/remove``), and
-    /// either way the totals, the ages and the in-flight mirrors follow: the outbox has no
+    /// either way the totals, the ages and what is counted in flight follow: the outbox has no
     /// delete trigger to do it.
     @Test func theTotalsAndAgesFollowEveryWayAnEntryLeaves() async throws {
         let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders], synchronousFull: false)
@@ -47,12 +48,12 @@ struct SettleStatementTests {
                 try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
                 try Int.fetchOne(db, sql: "SELECT bytes FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
                 try Int.fetchOne(db, sql: "SELECT TOTAL(entries) FROM dally_outbox_ages WHERE tbl = 'orders'") ?? -1,
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE at IS NOT NULL") ?? -1,
+                Int(try FlightTally.counted(table: "orders", agesThrough: .max, db: db).entries),
             ]
         }
         let left = try await store.pool.read(state)
         #expect(left[0] == 1 && left[1] == 1 && left[2] > 0 && left[3] == 1 && left[4] == 0, "\(left)")
-        // The last entry, in a batch in flight, leaves alone: its record's mirror is cleared.
+        // The last entry, in a batch in flight, leaves alone: it is no longer counted in flight.
         let second = try #require(try await store.nextBatch(gateway: "g", maxRows: 2))
         #expect(second.rows == 1)
         #expect(try await store.pool.read(state)[4] == 1)
@@ -84,12 +85,8 @@ struct SettleStatementTests {
                 try await store.pool.write { db in try db.execute(sql: "DELETE FROM t_orders WHERE id = 'o2'") }
             default: break
             }
-            let table = try #require(store.tables["orders"])
             let accepted: [(id: String, version: Int64)] = [("o1", 11), ("o2", 12), ("o3", 13), ("o4", 14)]
-            let settled = try await store.pool.write { db in
-                try AcceptedRows.settle(
-                    accepted, table: table, batch: AnswerApplier.Flight(id: batch.batchID, createdAt: 0, pulls: []), db: db)
-            }
+            let settled = try await settlePiece(accepted, of: batch.batchID, in: store)
             #expect(settled == 4, "\(written)")
             let state = try await store.pool.read { db in
                 (
@@ -100,7 +97,7 @@ struct SettleStatementTests {
                     totals: try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
                     ages: try Int.fetchOne(db, sql: "SELECT TOTAL(entries) FROM dally_outbox_ages WHERE tbl = 'orders'") ?? -1,
                     emptyAges: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_outbox_ages WHERE entries <= 0") ?? -1,
-                    inFlight: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dally_inflight_rows") ?? -1
+                    inFlight: try flying(db).count
                 )
             }
             switch written {
@@ -121,11 +118,8 @@ struct SettleStatementTests {
             #expect(state.inFlight == 0)
             #expect(state.emptyAges == 0, "an age left with no entry: \(written)")
             // The same piece again (an answer applied once more after an interruption) finds
-            // no record and changes nothing.
-            let again = try await store.pool.write { db in
-                try AcceptedRows.settle(
-                    accepted, table: table, batch: AnswerApplier.Flight(id: batch.batchID, createdAt: 0, pulls: []), db: db)
-            }
+            // it settled and changes nothing.
+            let again = try await settlePiece(accepted, of: batch.batchID, in: store)
             #expect(again == 0)
             let totalsAfter = try await store.pool.read { db in
                 try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1
@@ -206,18 +200,14 @@ struct SettleStatementTests {
                 }
             default: break
             }
-            let table = try #require(store.tables["orders"])
             let accepted: [(id: String, version: Int64)] =
                 between == "wrapped" ? [("r3", 12), ("r5", 13), ("r1", 11)] : [("r1", 11), ("r3", 12), ("r5", 13)]
-            let settled = try await store.pool.write { db in
-                try AcceptedRows.settle(
-                    accepted, table: table, batch: AnswerApplier.Flight(id: first.batchID, createdAt: 0, pulls: []), db: db)
-            }
+            let settled = try await settlePiece(accepted, of: first.batchID, in: store)
             #expect(settled == 3, "\(between)")
             let state = try await store.pool.read { db in
                 (
                     pending: try String.fetchAll(db, sql: "SELECT row_id FROM dally_outbox ORDER BY row_id"),
-                    inFlight: try String.fetchAll(db, sql: "SELECT row_id FROM dally_inflight_rows ORDER BY row_id"),
+                    inFlight: try flying(db).map(\.id).sorted(),
                     totals: try Int.fetchOne(db, sql: "SELECT entries FROM dally_outbox_totals WHERE tbl = 'orders'") ?? -1,
                     versions: try Row.fetchAll(db, sql: "SELECT id, version FROM t_orders ORDER BY id")
                         .map { "\($0["id"] as String)=\(($0["version"] as Int64?) ?? -1)" }
@@ -231,25 +221,23 @@ struct SettleStatementTests {
     }
 
     /// A row applied by an earlier attempt at an answer, written again since and sent in
-    /// another batch, belongs to that batch: the first answer applied again leaves its record,
+    /// another batch, belongs to that batch: the first answer applied again leaves its flight,
     /// its entry and its version alone.
     @Test func aRowSentAgainInAnotherBatchIsLeftToThatBatch() async throws {
         let store = try ReplicaStore.open(directory: temporaryDirectory(), tables: [orders], synchronousFull: false)
         defer { try? store.close() }
         _ = try await store.writeBatch([put("a", [(0, .text("x"))])], table: "orders", allOrNothing: true)
         let first = try #require(try await store.nextBatch(gateway: "g", maxRows: 10))
-        let table = try #require(store.tables["orders"])
-        let flight = AnswerApplier.Flight(id: first.batchID, createdAt: 0, pulls: [])
         // The first attempt applies the piece, and stops before the flight ends.
-        #expect(try await store.pool.write { db in try AcceptedRows.settle([("a", 1)], table: table, batch: flight, db: db) } == 1)
+        #expect(try await settlePiece([("a", 1)], of: first.batchID, in: store) == 1)
         _ = try await store.writeBatch([put("a", [(0, .text("y"))])], table: "orders", allOrNothing: true)
         let second = try #require(try await store.nextBatch(gateway: "g", maxRows: 10, excluding: [first.batchID]))
         #expect(second.rows == 1)
 
-        #expect(try await store.pool.write { db in try AcceptedRows.settle([("a", 1)], table: table, batch: flight, db: db) } == 0)
+        #expect(try await settlePiece([("a", 1)], of: first.batchID, in: store) == 0)
         let state = try await store.pool.read { db in
             (
-                record: try String.fetchOne(db, sql: "SELECT batch FROM dally_inflight_rows WHERE row_id = 'a'"),
+                record: try flying(db).first { $0.id == "a" }?.batch,
                 pending: try Int64.fetchOne(db, sql: "SELECT base_version FROM dally_outbox WHERE row_id = 'a'"),
                 tally: try FlightTally.read(table: "orders", db: db)?.entries
             )
@@ -257,5 +245,33 @@ struct SettleStatementTests {
         #expect(state.record == second.batchID)
         #expect(state.pending == 1)
         #expect(state.tally == 1)
+    }
+
+    /// Applies `accepted` (rows of `orders`) as one piece of the answer to `batchID`, as
+    /// ``ReplicaStore/applyAnswer(_:)`` does, without ending the flight; how many it applied.
+    private func settlePiece(
+        _ accepted: [(id: String, version: Int64)], of batchID: String, in store: ReplicaStore
+    ) async throws -> Int {
+        let tables = store.tables
+        let rows = accepted.map { BatchAnswer.RowResult.accepted(id: $0.id, version: $0.version) }
+        return try await store.pool.write { db in
+            let flight = try #require(try AnswerApplier.flight(batchID, db: db))
+            let answer = BatchAnswer(
+                batchID: batchID, replayed: false, results: [.init(table: "orders", rows: rows)], changes: [])
+            var context = CommitContext(lastSeq: 0, now: 0)
+            let piece = try AnswerApplier.pending(answer, of: flight)
+            return try AnswerApplier.apply(piece[...], batch: flight, tables: tables, db: db, context: &context).accepted
+        }
+    }
+
+    /// The rows in flight, with their batches.
+    private func flying(_ db: Database) throws -> [(id: String, batch: String)] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT j.value, s.batch FROM dally_inflight_sections s, json_each(s.ids) j
+                WHERE s.settled IS NULL OR j.value > s.settled
+                """
+        ).map { ($0[0], $0[1]) }
     }
 }

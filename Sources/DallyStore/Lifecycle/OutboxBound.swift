@@ -28,10 +28,10 @@ enum OutboxBound {
                     db.cachedStatement(sql: """
                         SELECT row_id, base_version, bytes FROM dally_outbox o INDEXED BY \(table.outboxAgeIndex)
                         WHERE \(table.outboxEntries) AND o.parked IS NULL
-                            AND NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id)
-                        ORDER BY first_dirty_at LIMIT ?
+                            AND o.row_id NOT IN (\(FlightSections.flyingIDs(table: "?1")))
+                        ORDER BY first_dirty_at LIMIT ?2
                         """),
-                    arguments: [dropChunk])
+                    arguments: [schema.name, dropChunk])
                 guard !victims.isEmpty else { break }
                 for victim in victims where lifecycle.isFull(rows: entries, bytes: total, adding: bytes) {
                     try drop(rowID: victim[0], baseVersion: victim[1], table: schema, db: db, context: &context)

@@ -7,11 +7,11 @@ import GRDBSQLite
 /// instead of five per row: the common case of an answer, kept cheap so that a piece holds the
 /// writer for little time.
 ///
-/// The piece's accepted results whose in-flight record is still there (an earlier, interrupted
-/// attempt applied the others) go into a temporary table with what the record holds: the
-/// first-dirty time and bytes of the row's outbox entry as the record mirrors them (time NULL:
-/// no entry), and the sequence number the row had at most when it was sent. A row is unchanged
-/// since it was sent while its sequence number is not above that one. Unchanged rows take their
+/// The piece's accepted results (none an earlier, interrupted attempt applied: the caller leaves
+/// those out, ``FlightSections``) go into a temporary table with the first-dirty time and bytes
+/// of the row's outbox entry (time NULL: no entry) and the sequence number its section holds,
+/// the highest its table had when the batch was read. A row is unchanged since it was sent
+/// while its sequence number is not above that one. Unchanged rows take their
 /// version and leave the outbox; rows written again while the batch flew stay pending on the
 /// new version, dirty since no earlier than the batch was built; both lose their in-flight
 /// record.
@@ -40,24 +40,23 @@ enum AcceptedRows {
             seq INTEGER NOT NULL, unchanged INTEGER NOT NULL DEFAULT 1)
         """
 
-    /// Applies `accepted` (`(id, version)` of one table, answered in `batch`) and returns how
-    /// many were applied now.
+    /// Applies `accepted` (`(id, version)` of one table, answered in `batch`, none applied
+    /// yet; `seq` the section's) and returns how many were applied.
     static func settle(
-        _ accepted: [(id: String, version: Int64)], table: TableSQL, batch: AnswerApplier.Flight, db: Database
+        _ accepted: [(id: String, version: Int64)], table: TableSQL, seq: Int64, batch: AnswerApplier.Flight,
+        db: Database
     ) throws -> Int {
         guard !accepted.isEmpty else { return 0 }
         let name = table.schema.name
         let rows = table.sqlTable
         try run("DELETE FROM temp.dally_accepted", db: db)
-        let (readSQL, readArguments) = read(accepted, table: name, batch: batch.id)
+        let (readSQL, readArguments) = read(accepted, table: name, seq: seq)
         try run(readSQL, readArguments, db: db)
-        // The rows just read in: those whose record was still there.
         let count = db.changesCount
         guard count > 0 else { return 0 }
-        // A write since the batch was read took a higher sequence number than any its records
-        // hold (one counter). They hold the highest the batch's tables had then (the batch's
-        // rows' highest in records written before 2026-11-29, a row's own before 2026-11-27):
-        // a table with no number above the piece's lowest has none of its rows written again.
+        // A write since the batch was read took a higher sequence number than its section holds
+        // (one counter: the highest the batch's tables had then): a table with no number above
+        // it has none of the piece's rows written again.
         var allUnchanged = try Bool.fetchOne(
             db.cachedStatement(
                 sql: "SELECT NOT EXISTS (SELECT 1 FROM \(rows) WHERE seq > (SELECT MIN(seq) FROM temp.dally_accepted))")
@@ -84,12 +83,6 @@ enum AcceptedRows {
                 """, db: db)
             allUnchanged = false
         }
-        // The piece's records lie in one stretch of the in-flight rows (a batch takes neighbouring
-        // ids, and only a few batches fly): SQLite walks the stretch and keeps the piece's own,
-        // instead of searching from the root for each (docs/BENCHMARKS.md, "Deleted by stretch").
-        try run(
-            "DELETE FROM dally_inflight_rows WHERE tbl = ?\(stretch) AND row_id IN (SELECT id FROM temp.dally_accepted)",
-            [name], db: db)
         try uncount(table: name, batch: batch.id, db: db)
         // The outbox's stretch holds more than the piece only where entries wait that the batch
         // did not take: parked ones, rows held for their objects, rows written since, a section
@@ -112,13 +105,10 @@ enum AcceptedRows {
         return count
     }
 
-    /// The statement that reads the piece into the temporary table, with each row's in-flight
-    /// record in `batch` (a row applied by an earlier attempt, then written again and sent in
-    /// another batch, has that batch's record, not this one's). `CROSS JOIN` keeps the JSON the
-    /// outer loop (left to itself, SQLite's planner scans the in-flight rows once per JSON
-    /// element).
+    /// The statement that reads the piece into the temporary table, with each row's outbox
+    /// entry. `CROSS JOIN` keeps the JSON the outer loop.
     private static func read(
-        _ accepted: [(id: String, version: Int64)], table: String, batch: String
+        _ accepted: [(id: String, version: Int64)], table: String, seq: Int64
     ) -> (sql: String, arguments: StatementArguments) {
         if let first = accepted.first?.version, accepted.enumerated().allSatisfy({ $1.version == first + Int64($0) }) {
             // A run of consecutive versions, as the cloud answers a batch it takes whole: the
@@ -126,25 +116,24 @@ enum AcceptedRows {
             return (
                 """
                 INSERT INTO temp.dally_accepted (id, version, at, bytes, seq)
-                SELECT r.row_id, ? + j.key, r.at, r.bytes, r.seq
+                SELECT j.value, ? + j.key, o.first_dirty_at, IFNULL(o.bytes, 0), ?
                 FROM json_each(?) AS j
-                CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = j.value AND r.batch = ?
-                """, [first, JSONRows.strings(accepted.map(\.id)), table, batch]
+                LEFT JOIN dally_outbox AS o ON o.tbl = ? AND o.row_id = j.value
+                """, [first, seq, JSONRows.strings(accepted.map(\.id)), table]
             )
         }
         return (
             """
             INSERT INTO temp.dally_accepted (id, version, at, bytes, seq)
-            SELECT r.row_id, json_extract(j.value, '$[1]'), r.at, r.bytes, r.seq
+            SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), o.first_dirty_at, IFNULL(o.bytes, 0), ?
             FROM json_each(?) AS j
-            CROSS JOIN dally_inflight_rows AS r ON r.tbl = ? AND r.row_id = json_extract(j.value, '$[0]') AND r.batch = ?
-            """, [JSONRows.text(accepted) { [.text($0.id), .int($0.version)] }, table, batch]
+            LEFT JOIN dally_outbox AS o ON o.tbl = ? AND o.row_id = json_extract(j.value, '$[0]')
+            """, [seq, JSONRows.text(accepted) { [.text($0.id), .int($0.version)] }, table]
         )
     }
 
-    /// Takes the unchanged rows' entries off the outbox's totals and ages, from the times and
-    /// bytes their records mirror, and every record of the piece off its batch's tally
-    /// (``FlightTally``).
+    /// Takes the unchanged rows' entries off the outbox's totals and ages, from their times and
+    /// bytes, and every entry of the piece off its batch's tally (``FlightTally``).
     ///
     /// One pass over the piece groups its leaving entries by first-dirty time. Entries written
     /// together share a time (a commit's), so a piece nearly always has a few: each is one

@@ -5,23 +5,49 @@ import GRDB
 /// Applies the cloud's answer to a batch in flight, in pieces of a bounded number of rows,
 /// then ends the batch's flight.
 ///
-/// Each piece is one transaction: for each of its rows the outcome is applied and the row's
-/// in-flight record deleted together. A row whose record is gone was applied by an earlier
-/// attempt that stopped between pieces (a crash, a kill): the batch stays in flight until its
-/// last piece, is resent with the same id, the cloud answers it again from its record, and
-/// only the rows not applied yet are applied. So an answer applies exactly once, however its
-/// pieces are interrupted. The last step deletes the batch's record and notes its pulls.
+/// Each piece is one transaction: its rows' outcomes are applied, in ascending ids per table,
+/// and each section's `settled` id moves on with them (``FlightSections``). A row at or below
+/// it was applied by an earlier attempt that stopped between pieces (a crash, a kill): the
+/// batch stays in flight until its last piece, is resent with the same id, the cloud answers
+/// it again from its record, and only the rows not applied yet are applied. So an answer
+/// applies exactly once, however its pieces are interrupted. The last step deletes the batch's
+/// record and notes its pulls.
 ///
 /// A row changed locally again after the batch was built keeps its outbox entry: the new
 /// pending state goes up next, based on the version the cloud just assigned.
 enum AnswerApplier {
     /// The batch being answered, as recorded in flight; nil when it is not in flight.
     static func flight(_ batchID: String, db: Database) throws -> Flight? {
-        try Row.fetchOne(
-            db, sql: "SELECT created_at, pulls FROM dally_inflight WHERE batch = ?", arguments: [batchID]
-        ).map { row in
-            Flight(id: batchID, createdAt: row["created_at"], pulls: (row["pulls"] as String?).map(names) ?? [])
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT created_at, pulls FROM dally_inflight WHERE batch = ?", arguments: [batchID])
+        else { return nil }
+        return Flight(
+            id: batchID, createdAt: row["created_at"], pulls: (row["pulls"] as String?).map(names) ?? [],
+            sections: try FlightSections.sections(batch: batchID, db: db))
+    }
+
+    /// The results of `answer` still to apply, in the order they are applied: per table (in
+    /// name order) those of rows the batch carries and has not applied yet, once each, in
+    /// ascending ids.
+    static func pending(_ answer: BatchAnswer, of batch: Flight) throws -> [(table: String, result: BatchAnswer.RowResult)] {
+        var results: [(table: String, result: BatchAnswer.RowResult)] = []
+        for section in answer.results.sorted(by: { $0.table < $1.table }) {
+            guard let sent = batch.sections[section.table] else { continue }
+            var rows = section.rows
+            if zip(rows, rows.dropFirst()).contains(where: { $0.id >= $1.id }) { rows.sort { $0.id < $1.id } }
+            // The ids sent are read only when the answer is not exactly them, in order (the
+            // common answer is).
+            let whole = sent.settled == nil && JSONRows.strings(section.rows.map(\.id)) == sent.ids
+            let carried: Set<String>? = whole ? nil : Set(try JSONRows.decodeStrings(sent.ids))
+            var previous: String?
+            for row in rows where row.id != previous {
+                previous = row.id
+                if let settled = sent.settled, row.id <= settled { continue }
+                if let carried, !carried.contains(row.id) { continue }
+                results.append((section.table, row))
+            }
         }
+        return results
     }
 
     /// Applies one piece of the answer's row results: accepted rows set-based, per table
@@ -41,20 +67,23 @@ enum AnswerApplier {
             }
         }
         for (name, rows) in accepted {
-            guard let table = tables[name] else { continue }
-            let settled = try AcceptedRows.settle(rows, table: table, batch: batch, db: db)
+            guard let table = tables[name], let section = batch.sections[name] else { continue }
+            let settled = try AcceptedRows.settle(rows, table: table, seq: section.seq, batch: batch, db: db)
             report.sent += settled
             report.accepted += settled
             // The cloud took a section of every column this table declares.
             try SchemaRefusals.release(table: name, db: db)
         }
+        var through: [String: String] = [:]
+        for (name, result) in piece { through[name] = max(through[name] ?? result.id, result.id) }
+        for (name, id) in through { try FlightSections.settle(batch: batch.id, table: name, through: id, db: db) }
         return report
     }
 
-    /// Ends the batch's flight: its record and whatever row records remain, and notes that
+    /// Ends the batch's flight: its record, its sections and their tallies, and notes that
     /// the tables it asked down were pulled now.
     static func finish(_ batch: Flight, db: Database, context: CommitContext) throws {
-        try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batch.id])
+        try FlightSections.forget(batch: batch.id, db: db)
         try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batch.id])
         try FlightTally.forget(batch: batch.id, db: db)
         try PullLog.record(batch.pulls, at: context.now, db: db)
@@ -69,6 +98,8 @@ enum AnswerApplier {
         let createdAt: Int64
         /// The tables it asked down.
         let pulls: [String]
+        /// What it carried, by table.
+        let sections: [String: FlightSections.Section]
     }
 
     private static func apply(
@@ -76,23 +107,22 @@ enum AnswerApplier {
         report: inout SyncReport
     ) throws {
         let name = table.schema.name
-        guard let record = try Row.fetchOne(
-            db, sql: "SELECT seq, at, bytes FROM dally_inflight_rows WHERE batch = ? AND tbl = ? AND row_id = ?",
-            arguments: [batch.id, name, result.id])
-        else { return }  // applied by an earlier, interrupted attempt
-        let sentSeq: Int64 = record[0]
-        try db.execute(
-            sql: "DELETE FROM dally_inflight_rows WHERE tbl = ? AND row_id = ?", arguments: [name, result.id])
-        if let at: Int64 = record[1] {
+        guard let sentSeq = batch.sections[name]?.seq else { return }
+        if let entry = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT first_dirty_at, bytes FROM dally_outbox WHERE tbl = ? AND row_id = ?"),
+            arguments: [name, result.id])
+        {
             var leaving = FlightTally()
-            leaving.add(at: at, bytes: record[2])
+            leaving.add(at: entry[0], bytes: entry[1])
             try FlightTally.take(leaving, table: name, batch: batch.id, db: db)
         }
+        // Settled before its outcome is applied: an entry that outcome removes is no longer
+        // this batch's (``Outbox/remove(table:rowID:db:)`` leaves its tally as it is).
+        try FlightSections.settle(batch: batch.id, table: name, through: result.id, db: db)
         report.sent += 1
         let current = try CloudRowWriter.current(result.id, table: table, db: db)
-        // The record holds the highest sequence number the batch's tables had when it was read
-        // (lower in records written before 2026-11-29, ``AcceptedRows``): a write since took a
-        // higher one.
+        // The section holds the highest sequence number the batch's tables had when it was
+        // read: a write since took a higher one.
         let unchanged = current.map { $0.seq <= sentSeq } ?? false
         switch result {
         case .accepted(let id, let version):

@@ -3,17 +3,18 @@ import GRDB
 import GRDBSQLite
 
 /// What one table's rows in one batch in flight hold of the outbox: how many entries, their
-/// bytes, and how many at each first-dirty time. Kept beside the batch's in-flight records, so
-/// that a summary (`/stats`, `/metrics`, the scheduler's decision) adds up a few tallies instead
-/// of scanning every record of every batch in flight.
+/// bytes, and how many at each first-dirty time. Kept beside the batch's sections
+/// (``FlightSections``), so that a summary (`/stats`, `/metrics`, the scheduler's decision) adds
+/// up a few tallies instead of reading the entry of every row in flight.
 ///
-/// A drain holds three 5,000-row batches in flight, and the scan of their 15,000 records was
-/// two thirds of a `/stats` request (docs/BENCHMARKS.md, "Stats while batches fly"). A tally
-/// is made once, when its batch is recorded, from the records just written; each settled piece
-/// of the answer takes its records' share off it, and the batch's end deletes it. A record
-/// changed in between (its row written again, or its entry removed, while the batch flies:
-/// ``ReplicaSchema``'s trigger) marks the tally stale, as does a batch with more first-dirty
-/// times than ``maxAges``; then the summary scans the records, as before tallies.
+/// A drain holds three 5,000-row batches in flight, and the scan of their 15,000 rows was two
+/// thirds of a `/stats` request (docs/BENCHMARKS.md, "Stats while batches fly"). A tally is
+/// made once, from the entries the batch's plan read; each settled piece of the answer takes
+/// its rows' share off it, and the batch's end deletes it. An entry in flight changed in
+/// between (its row written again, or its entry removed, while the batch flies:
+/// ``FlightSections/markTalliesStale(table:rowID:seq:db:)``) marks the tally stale, as does a
+/// batch with more first-dirty times than ``maxAges``; then the summary counts the entries of
+/// the rows in flight, as before tallies.
 ///
 /// ```swift
 /// var tally = FlightTally()
@@ -28,7 +29,7 @@ struct FlightTally {
     private(set) var byAge: [Int64: Int64] = [:]
 
     /// The most first-dirty times a tally keeps: a batch of rows each written in a commit of
-    /// its own has thousands, and counting its records is then as cheap as reading them back.
+    /// its own has thousands, and counting its entries is then as cheap as reading them back.
     static let maxAges = 64
 
     /// Counts one entry of `bytes`, dirty since `at`.
@@ -56,31 +57,22 @@ struct FlightTally {
     }
 
     /// Keeps `tally` for `table`'s rows in `batch`: stale when it has more times than
-    /// ``maxAges``.
-    static func keep(_ tally: FlightTally, table: String, batch: String, db: Database) throws {
+    /// ``maxAges``, or when `stale` says it may no longer match the entries.
+    static func keep(_ tally: FlightTally, table: String, batch: String, stale: Bool = false, db: Database) throws {
         try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO dally_inflight_tallies (tbl, batch, entries, bytes, ages) VALUES (?, ?, ?, ?, ?)"
-        ).execute(arguments: [table, batch, tally.entries, tally.bytes, tally.packedAges])
+        ).execute(arguments: [table, batch, tally.entries, tally.bytes, stale ? nil : tally.packedAges])
     }
 
-    /// Counts the records of `table` in `batch` whose ids lie from `lowest` to `highest` (all
-    /// of them: a batch's section is read in id order) and keeps their tally.
-    static func count(table: String, batch: String, lowest: String, highest: String, db: Database) throws {
-        let tally = try scanned(
-            """
-            SELECT at, bytes FROM dally_inflight_rows
-            WHERE tbl = ? AND row_id BETWEEN ? AND ? AND batch = ? AND at IS NOT NULL
-            """, [table, lowest, highest, batch], agesThrough: .max, db: db)
-        try keep(tally, table: table, batch: batch, db: db)
-    }
-
-    /// `table`'s entries in flight counted from all its records, which mirror each entry's time
-    /// and bytes (`at` NULL: no entry), by time only up to `agesThrough` (a summary reads the
-    /// oldest times alone): what a summary counts when a tally is stale.
+    /// `table`'s entries in flight counted from the outbox entries of the rows its sections
+    /// carry (``FlightSections``), by time only up to `agesThrough` (a summary reads the oldest
+    /// times alone): what a summary counts when a tally is stale.
     static func counted(table: String, agesThrough: Int64, db: Database) throws -> FlightTally {
         try scanned(
-            "SELECT at, bytes FROM dally_inflight_rows WHERE tbl = ? AND at IS NOT NULL", [table],
-            agesThrough: agesThrough, db: db)
+            """
+            SELECT first_dirty_at, bytes FROM dally_outbox
+            WHERE tbl = ?1 AND row_id IN (\(FlightSections.flyingIDs(table: "?1")))
+            """, [table], agesThrough: agesThrough, db: db)
     }
 
     /// The tally of the `(at, bytes)` rows `sql` reads, counted here: SQLite's `GROUP BY` put
@@ -101,8 +93,8 @@ struct FlightTally {
         return tally
     }
 
-    /// Takes `leaving` (records of `table` in `batch` about to be deleted) off its tally, unless
-    /// that tally is stale.
+    /// Takes `leaving` (entries of `table`'s rows in `batch` whose results are being applied)
+    /// off its tally, unless that tally is stale.
     static func take(_ leaving: FlightTally, table: String, batch: String, db: Database) throws {
         guard leaving.entries > 0,
             let row = try Row.fetchOne(
@@ -121,14 +113,14 @@ struct FlightTally {
     }
 
     /// `table`'s entries in flight, added up from the tallies of the batches that carry it; nil
-    /// when one of them is stale (the records must be counted).
+    /// when one of them is stale (the entries in flight must be counted).
     static func read(table: String, db: Database) throws -> FlightTally? {
         var total = FlightTally()
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: "SELECT entries, bytes, ages FROM dally_inflight_tallies WHERE tbl = ?"),
             arguments: [table])
         while let row = try rows.next() {
-            // Below zero only if a way out of flight missed its tally: count the records then.
+            // Below zero only if a way out of flight missed its tally: count the entries then.
             guard let tally = try unpacked(row), tally.entries >= 0, tally.bytes >= 0 else { return nil }
             total.add(tally)
         }

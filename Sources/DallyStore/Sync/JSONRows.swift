@@ -1,4 +1,5 @@
 import DallyCore
+import Foundation
 
 /// Rows handed to one SQL statement as a single JSON argument, `[[a, b, …], …]`, which the
 /// statement reads with `json_each` and `json_extract(value, '$[i]')`: one statement for a
@@ -44,5 +45,10 @@ enum JSONRows {
         }
         writer.raw("]")
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// The strings of a flat array ``strings(_:)`` wrote.
+    static func decodeStrings(_ json: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: Data(json.utf8))
     }
 }

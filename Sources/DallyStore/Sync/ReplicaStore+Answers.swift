@@ -17,7 +17,7 @@ extension ReplicaStore {
         }
         var report = SyncReport()
         report.replayed = answer.replayed
-        let results = answer.results.flatMap { section in section.rows.map { (table: section.table, result: $0) } }
+        let results = try AnswerApplier.pending(answer, of: batch)
         let pieceRows = syncPieceRows
         let idlePieces = idleAnswerPieces
         let groupCommit = self.groupCommit

@@ -17,13 +17,14 @@ extension ReplicaStore {
     /// A batch in flight that fits the scope (sent before, answer not applied, perhaps before
     /// a restart) comes first and unchanged: same id, same body, so the cloud recognises the
     /// retry. Otherwise a new batch is built from the outbox entries the scope allows that are
-    /// neither parked nor in another batch in flight, oldest first, and recorded as in flight,
-    /// every row it carries with the highest local sequence number among them, before it is
+    /// neither parked nor in another batch in flight, in id order from where the last one
+    /// stopped, and recorded as in flight, a section per table with the ids it carries and the
+    /// highest local sequence number its tables held (``FlightSections``), before it is
     /// returned, so that nothing leaves the box that the replica does not remember sending. Its
     /// `since` names the tables the scope lets come down.
     ///
     /// The batch is read and encoded on a reader (WAL snapshot), off SQLite's writer; only its
-    /// record goes through the writer, in the sync lane, as set-based inserts. A row written
+    /// record goes through the writer, in the sync lane, a row per table. A row written
     /// between the two steps takes a sequence number above the batch's highest, so its answer
     /// keeps the newer state pending (``AnswerApplier``), as for a write while the batch flies.
     ///
@@ -54,9 +55,12 @@ extension ReplicaStore {
     /// A new batch, encoded, not recorded yet.
     private struct NewBatch: Sendable {
         let batch: OutgoingBatch
-        /// Per table, the ids of the rows it carries, a JSON array (``JSONRows/strings(_:)``),
-        /// and the lowest and highest of them.
-        let ids: [(table: String, json: String, lowest: String, highest: String)]
+        /// Per table, the ids of the rows it carries, as read and as a JSON array
+        /// (``JSONRows/strings(_:)``), the lowest and highest of them, and what their outbox
+        /// entries held.
+        let sections: [(table: String, ids: [String], json: String, lowest: String, highest: String, tally: FlightTally)]
+        /// The sections in flight when it was read, whose rows it left out.
+        let seen: Set<String>
         /// The highest local sequence number its tables held when it was read: a row is
         /// unchanged since while its sequence number is not above it (sequence numbers are one
         /// counter, and every later write takes a higher one). The tables' highest, not the
@@ -80,8 +84,7 @@ extension ReplicaStore {
                     db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
                 else { continue }
                 var body = try KeptBody.unpacked(Array(kept))
-                let rows = try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM dally_inflight_rows WHERE batch = ?", arguments: [flight.batchID]) ?? 0
+                let rows = try FlightSections.rowsLeft(batch: flight.batchID, db: db)
                 // A resend (after a restart, or a failed attempt) is rare: its outline is read
                 // from the body it keeps.
                 let document = try JSONParser.parse(body)
@@ -103,7 +106,8 @@ extension ReplicaStore {
                 )
             }
             var sections: [BatchSectionWriter] = []
-            var ids: [(table: String, json: String, lowest: String, highest: String)] = []
+            var ids: [(table: String, ids: [String], json: String, lowest: String, highest: String, tally: FlightTally)] = []
+            let seen = Set(try FlightSections.ranges(db: db).map(\.batch))
             var highestSeq: Int64 = 0
             var budget = maxRows
             var reached: [String: String] = [:]
@@ -115,10 +119,13 @@ extension ReplicaStore {
             let filling = try ColumnFill.tables(db: db)
             for name in pendingTables where budget > 0 && scope.allowsUpload(name) && !filling.contains(name) {
                 guard let table = tables[name], !table.schema.policy.localOnly else { continue }
-                let section = try Self.pendingSection(table, limit: budget, after: cursors[name], highestSeq: &highestSeq, db: db)
+                var tally = FlightTally()
+                let section = try Self.pendingSection(
+                    table, limit: budget, after: cursors[name], highestSeq: &highestSeq, tally: &tally, db: db)
                 guard let last = section.ids.last else { continue }
                 reached[name] = last
-                ids.append((name, JSONRows.strings(section.ids), section.ids.min() ?? last, section.ids.max() ?? last))
+                ids.append(
+                    (name, section.ids, JSONRows.strings(section.ids), section.ids.min() ?? last, section.ids.max() ?? last, tally))
                 budget -= section.rows
                 sections.append(section)
             }
@@ -140,7 +147,7 @@ extension ReplicaStore {
             return (
                 .new(
                     NewBatch(
-                        batch: batch, ids: ids, highestSeq: highestSeq,
+                        batch: batch, sections: ids, seen: seen, highestSeq: highestSeq,
                         carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
                         createdAt: createdAt)), reached
             )
@@ -150,41 +157,42 @@ extension ReplicaStore {
         return batch
     }
 
-    /// Records `plan` as in flight, in one short sync transaction; false when one of its rows
-    /// is in another batch in flight already (built meanwhile), and nothing was recorded.
+    /// Records `plan` as in flight, in one short sync transaction: a section per table
+    /// (``FlightSections``) and its tally; false when a batch recorded since the plan read the
+    /// outbox may carry some of its rows (built meanwhile), and nothing was recorded.
     private func record(_ plan: NewBatch) async throws -> Bool {
         // Compressed here, holding neither a reader nor the writer.
         let kept = Data(KeptBody.packed(plan.batch.body))
-        do {
-            try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
-                // Each row's record holds the batch's highest sequence number, not its own: what
-                // the answer needs is whether the row changed since, and the ids then go as a
-                // flat array that SQLite reads without parsing each element again.
-                let record = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch, at, bytes)
-                        SELECT ?1, j.value, ?2, ?3, o.first_dirty_at, IFNULL(o.bytes, 0)
-                        FROM json_each(?4) AS j LEFT JOIN dally_outbox o ON o.tbl = ?1 AND o.row_id = j.value
-                        """)
-                for (table, ids, lowest, highest) in plan.ids {
-                    try record.execute(values: [
-                        table.databaseValue, plan.highestSeq.databaseValue, plan.batch.batchID.databaseValue,
-                        ids.databaseValue,
-                    ])
-                    try FlightTally.count(
-                        table: table, batch: plan.batch.batchID, lowest: lowest, highest: highest, db: db)
-                }
-                if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: plan.batch.batchID, db: db) }
-                try db.execute(
-                    sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [
-                        plan.batch.batchID, plan.createdAt, kept, Self.list(plan.batch.uploads),
-                        Self.list(plan.batch.pulls),
-                    ])
+        let batchID = plan.batch.batchID
+        let ranges = plan.sections.map {
+            FlightSections.Range(batch: batchID, table: $0.table, lowest: $0.lowest, highest: $0.highest)
+        }
+        let tables = self.tables
+        return try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
+            guard try !FlightSections.clashes(with: ranges, seen: plan.seen, db: db) else { return false }
+            for section in plan.sections {
+                try FlightSections.record(
+                    batch: batchID, table: section.table, ids: section.json, lowest: section.lowest,
+                    highest: section.highest, seq: plan.highestSeq, db: db)
+                // The tally counts the entries as the plan read them: a row of the section written
+                // since (a higher sequence number: a seek, and the few rows written in between)
+                // may have changed its entry, and the summary counts them instead.
+                let writtenSince = try tables[section.table].map { table -> Bool in
+                    let written = try String.fetchAll(
+                        db.cachedStatement(
+                            sql: "SELECT id FROM \(table.sqlTable) WHERE seq > ? AND id BETWEEN ? AND ?"),
+                        arguments: [plan.highestSeq, section.lowest, section.highest])
+                    return !written.isEmpty && !Set(section.ids).isDisjoint(with: written)
+                } ?? true
+                try FlightTally.keep(section.tally, table: section.table, batch: batchID, stale: writtenSince, db: db)
             }
+            if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: batchID, db: db) }
+            try db.execute(
+                sql: "INSERT INTO dally_inflight (batch, created_at, body, uploads, pulls) VALUES (?, ?, ?, ?, ?)",
+                arguments: [
+                    batchID, plan.createdAt, kept, Self.list(plan.batch.uploads), Self.list(plan.batch.pulls),
+                ])
             return true
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            return false
         }
     }
 
@@ -220,7 +228,7 @@ extension ReplicaStore {
     /// in smaller batches.
     public func abandonBatch(batchID: String) async throws {
         try await groupCommit.perform(lane: .sync(.endFlight)) { db, _ in
-            try db.execute(sql: "DELETE FROM dally_inflight_rows WHERE batch = ?", arguments: [batchID])
+            try FlightSections.forget(batch: batchID, db: db)
             try db.execute(sql: "DELETE FROM dally_inflight WHERE batch = ?", arguments: [batchID])
             try FlightTally.forget(batch: batchID, db: db)
         }
@@ -254,7 +262,7 @@ extension ReplicaStore {
     /// The waiting rows of one table as a batch section (every column, in schema order), in id
     /// order, from just after `cursor` (the last id the previous batch took), wrapping around
     /// to the first id; `highestSeq` rises to the table's highest local sequence number when
-    /// the section holds a row.
+    /// the section holds a row, and `tally` counts the outbox entries it takes.
     ///
     /// Id order, not the order rows became dirty, because the replica's row table and the
     /// outbox are both ordered by id: a batch of neighbouring ids is read from, and settled
@@ -264,22 +272,22 @@ extension ReplicaStore {
     /// which rows go first when more wait than one batch takes; going on from the cursor, every
     /// waiting row is taken within one pass over the table's outbox, so none waits for ever.
     private static func pendingSection(
-        _ table: TableSQL, limit: Int, after cursor: String?, highestSeq: inout Int64, db: Database
+        _ table: TableSQL, limit: Int, after cursor: String?, highestSeq: inout Int64, tally: inout FlightTally,
+        db: Database
     ) throws -> BatchSectionWriter {
         let schema = table.schema
         var section = BatchSectionWriter(
             table: schema.name, columns: schema.columns.map(\.name), expectedRows: min(limit, 1_024))
         // No row above the highest id in flight is in flight: past it (where a drain's next
-        // batch reads, after the ones on the wire) a row needs no lookup in the in-flight rows.
-        let aboveFlight = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT MAX(row_id) FROM dally_inflight_rows WHERE tbl = ?"),
-            arguments: [schema.name])
+        // batch reads, after the ones on the wire) a row needs no lookup in the ids in flight.
+        let aboveFlight = try FlightSections.highestInFlight(table: schema.name, db: db)
         try pendingRows(
-            table, limit: limit, from: "o.row_id > ?", cursor ?? "", aboveFlight: aboveFlight, into: &section, db: db)
+            table, limit: limit, from: "o.row_id > ?", cursor ?? "", aboveFlight: aboveFlight, into: &section,
+            tally: &tally, db: db)
         if section.rows < limit, let cursor {
             try pendingRows(
                 table, limit: limit - section.rows, from: "o.row_id <= ?", cursor, aboveFlight: aboveFlight,
-                into: &section, db: db)
+                into: &section, tally: &tally, db: db)
         }
         if section.rows > 0 {
             // From this read's snapshot, not the commit ledger's latest: a number taken by a
@@ -293,30 +301,33 @@ extension ReplicaStore {
     /// Appends up to `limit` waiting rows of `table` whose id meets `range` (bound to `bound`),
     /// in id order: the outbox's own order, so SQLite walks its primary key and sorts nothing.
     /// Rows in flight are left out; those with an id above `aboveFlight` (the highest in
-    /// flight; nil: none is) without looking. Each row is written into `section` as it is
-    /// stepped (``WireColumn/write(_:at:type:into:)``).
+    /// flight; nil: none is) without looking, the others against the ids in flight, which
+    /// SQLite reads once for the statement, and only if a row needs them. Each row is written
+    /// into `section` as it is stepped (``WireColumn/write(_:at:type:into:)``), and its entry
+    /// counted in `tally`.
     private static func pendingRows(
         _ table: TableSQL, limit: Int, from range: String, _ bound: String, aboveFlight: String?,
-        into section: inout BatchSectionWriter, db: Database
+        into section: inout BatchSectionWriter, tally: inout FlightTally, db: Database
     ) throws {
         let schema = table.schema
         let sql = """
-            SELECT o.base_version, \(table.selectList(qualifiedBy: "t"))
+            SELECT o.base_version, \(table.selectList(qualifiedBy: "t")), o.first_dirty_at, o.bytes
             FROM dally_outbox o JOIN \(table.sqlTable) t ON t.id = o.row_id
-            WHERE o.tbl = ? AND \(range) AND o.parked IS NULL
-                AND (? IS NULL OR o.row_id > ?
-                    OR NOT EXISTS (SELECT 1 FROM dally_inflight_rows r WHERE r.tbl = o.tbl AND r.row_id = o.row_id))
+            WHERE o.tbl = ?1 AND \(range) AND o.parked IS NULL
+                AND (?3 IS NULL OR o.row_id > ?3 OR o.row_id NOT IN (\(FlightSections.flyingIDs(table: "?1"))))
                 \(schema.policy.atomicSync ? "AND NOT \(Outbox.awaitsObjects)" : "")
-            ORDER BY o.row_id LIMIT ?
+            ORDER BY o.row_id LIMIT ?4
             """
         let statement = try db.cachedStatement(sql: sql)
-        let rows = try Row.fetchCursor(statement, arguments: [schema.name, bound, aboveFlight, aboveFlight, limit])
+        let rows = try Row.fetchCursor(statement, arguments: [schema.name, bound, aboveFlight, limit])
         // GRDB steps; the columns are read by SQLite's own calls (``WireColumn``), in
         // `selectList`'s order after the base version: id, seq, updated_at, deleted, version,
         // the values.
         let row = statement.sqliteStatement
         let types = schema.columns.map(\.type)
+        let entryColumn = Int32(6 + types.count)
         while try rows.next() != nil {
+            tally.add(at: sqlite3_column_int64(row, entryColumn), bytes: sqlite3_column_int64(row, entryColumn + 1))
             let deleted = sqlite3_column_int64(row, 4) != 0
             section.beginRow(
                 id: Statement.text(row, at: 1),
