@@ -37,7 +37,7 @@ enum AnswerApplier {
             if zip(rows, rows.dropFirst()).contains(where: { $0.id >= $1.id }) { rows.sort { $0.id < $1.id } }
             // The ids sent are read only when the answer is not exactly them, in order (the
             // common answer is).
-            let whole = sent.settled == nil && JSONRows.strings(section.rows.map(\.id)) == sent.ids
+            let whole = sent.settled == nil && JSONRows.holds(exactly: section.rows.lazy.map(\.id), json: sent.ids)
             let carried: Set<String>? = whole ? nil : Set(try JSONRows.decodeStrings(sent.ids))
             var previous: String?
             for row in rows where row.id != previous {

@@ -47,6 +47,36 @@ enum JSONRows {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
+    /// Whether `json`, a flat array ``strings(_:)`` wrote, holds exactly `values`, in order:
+    /// compared byte for byte, without writing the values as JSON again. A value with a byte
+    /// JSON may escape (a quote, a backslash, a control character) answers false, as does any
+    /// difference: the caller then reads the array (``decodeStrings(_:)``).
+    static func holds(exactly values: some Sequence<String>, json: String) -> Bool {
+        var json = json
+        return json.withUTF8 { array in
+            guard array.first == UInt8(ascii: "["), array.last == UInt8(ascii: "]") else { return false }
+            var at = 1
+            for var value in values {
+                if at > 1 {
+                    guard array[at] == UInt8(ascii: ",") else { return false }
+                    at += 1
+                }
+                let matched = value.withUTF8 { bytes -> Bool in
+                    guard at + bytes.count + 1 < array.count, array[at] == UInt8(ascii: "\"") else { return false }
+                    for (offset, byte) in bytes.enumerated() {
+                        guard byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"),
+                            array[at + 1 + offset] == byte
+                        else { return false }
+                    }
+                    return array[at + 1 + bytes.count] == UInt8(ascii: "\"")
+                }
+                guard matched else { return false }
+                at += value.utf8.count + 2
+            }
+            return at == array.count - 1
+        }
+    }
+
     /// The strings of a flat array ``strings(_:)`` wrote.
     static func decodeStrings(_ json: String) throws -> [String] {
         try JSONDecoder().decode([String].self, from: Data(json.utf8))
