@@ -31,19 +31,22 @@ enum AnswerApplier {
     /// ascending ids.
     static func pending(_ answer: BatchAnswer, of batch: Flight) throws -> [(table: String, result: BatchAnswer.RowResult)] {
         var results: [(table: String, result: BatchAnswer.RowResult)] = []
+        results.reserveCapacity(answer.results.reduce(0) { $0 + $1.rows.count })
         for section in answer.results.sorted(by: { $0.table < $1.table }) {
             guard let sent = batch.sections[section.table] else { continue }
-            var rows = section.rows
-            if zip(rows, rows.dropFirst()).contains(where: { $0.id >= $1.id }) { rows.sort { $0.id < $1.id } }
-            // The ids sent are read only when the answer is not exactly them, in order (the
-            // common answer is).
-            let whole = sent.settled == nil && JSONRows.holds(exactly: section.rows.lazy.map(\.id), json: sent.ids)
-            let carried: Set<String>? = whole ? nil : Set(try JSONRows.decodeStrings(sent.ids))
+            let ascending = !zip(section.rows, section.rows.dropFirst()).contains { $0.id >= $1.id }
+            // The common answer: every id sent, in the ascending order sent, none applied yet.
+            if ascending, sent.settled == nil, JSONRows.holds(exactly: section.rows.lazy.map(\.id), json: sent.ids) {
+                results.append(contentsOf: section.rows.lazy.map { (section.table, $0) })
+                continue
+            }
+            let rows = ascending ? section.rows : section.rows.sorted { $0.id < $1.id }
+            let carried = Set(try JSONRows.decodeStrings(sent.ids))
             var previous: String?
             for row in rows where row.id != previous {
                 previous = row.id
                 if let settled = sent.settled, row.id <= settled { continue }
-                if let carried, !carried.contains(row.id) { continue }
+                guard carried.contains(row.id) else { continue }
                 results.append((section.table, row))
             }
         }
