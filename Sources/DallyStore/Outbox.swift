@@ -48,7 +48,15 @@ public enum Outbox {
     /// whose `WHEN` stands aside, makes SQLite delete in two passes and start the trigger's
     /// program for every row deleted: a settle cost a quarter less without it
     /// (docs/BENCHMARKS.md). Inserts and updates keep theirs (``ReplicaSchema``).
-    static func remove(table: String, rowID: String, db: Database) throws {
+    ///
+    /// - Parameters:
+    ///   - previousSeq: the row's sequence number before this change, when known, to tell
+    ///     which batches in flight may carry it
+    ///     (``FlightSections/markTalliesStale(table:rowID:seq:db:)``).
+    ///   - mayBeInFlight: false where the caller chose the row among those not in flight.
+    static func remove(
+        table: String, rowID: String, previousSeq: Int64? = nil, mayBeInFlight: Bool = true, db: Database
+    ) throws {
         // Read, then deleted: `DELETE … RETURNING` would need SQLite 3.35, and these deletes
         // are the rare ones (conflicts, a downstream row over a dirty one, `drop_oldest`).
         guard let gone = try Row.fetchOne(
@@ -64,7 +72,7 @@ public enum Outbox {
             .execute(arguments: [table, at])
         try db.cachedStatement(sql: "UPDATE dally_outbox_ages SET entries = entries - 1 WHERE tbl = ? AND at = ?")
             .execute(arguments: [table, at])
-        try FlightSections.markTalliesStale(table: table, rowID: rowID, seq: nil, db: db)
+        if mayBeInFlight { try FlightSections.markTalliesStale(table: table, rowID: rowID, seq: previousSeq, db: db) }
     }
 
     /// The wire size the outbox weighs a row by: its id, its values and the fixed parts of a

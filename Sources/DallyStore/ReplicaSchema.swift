@@ -321,7 +321,7 @@ enum ReplicaSchema {
             // No delete trigger: even standing aside (v12's `WHEN`), it made SQLite delete a
             // settle's entries in two passes and start its program for each: a settle cost a
             // quarter less without it. What deletes an entry uncounts it:
-            // ``Outbox/remove(table:rowID:db:)`` one at a time, ``AcceptedRows`` in sets.
+            // ``Outbox/remove(table:rowID:previousSeq:mayBeInFlight:db:)`` one at a time, ``AcceptedRows`` in sets.
             try db.execute(
                 sql: """
                     DROP TRIGGER dally_outbox_left;

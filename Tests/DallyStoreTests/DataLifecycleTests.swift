@@ -125,6 +125,27 @@ struct DataLifecycleTests {
         #expect(summary.oldestFirstDirtyAt == clock.now - 3)
     }
 
+    /// `drop_oldest` chooses among the entries not in flight: a batch in flight over the same
+    /// ids keeps its rows and its exact tally while the oldest waiting ones are dropped.
+    @Test func dropOldestLeavesTheRowsInFlightAndTheirTally() async throws {
+        let store = try open(bounded(TableLifecycle(maxPendingRows: 4, onFull: .dropOldest)))
+        for id in ["a", "c", "e"] { _ = try await store.write(put(id, [(0, .text(id))]), table: "orders") }
+        clock.advance(1)
+        let batch = try #require(try await store.nextBatch(gateway: "gw", maxRows: 100))
+        for id in ["b", "d", "f"] {
+            _ = try await store.write(put(id, [(0, .text(id))]), table: "orders")
+            clock.advance(1)
+        }
+        // Four entries at most: "b" and "d" dropped for "d" and "f", never a row in flight.
+        #expect(try await store.outboxEntries(table: "orders").map(\.rowID) == ["a", "c", "e", "f"])
+        #expect(try await store.pool.read { db in try FlightTally.read(table: "orders", db: db)?.entries } == 3)
+        let summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight) == (1, 3))
+        _ = try await store.applyAnswer(
+            replicaAnswer(batch, [.accepted(id: "a", version: 1), .accepted(id: "c", version: 2), .accepted(id: "e", version: 3)]))
+        #expect(try await store.outboxEntries(table: "orders").map(\.rowID) == ["f"])
+    }
+
     @Test func theSummaryFollowsTheOutboxThroughFlightAndAnswer() async throws {
         let store = try open()
         _ = try await store.write(put("a", [(0, .text("Ada"))]), table: "orders")

@@ -61,7 +61,8 @@ enum OutboxBound {
         rowID: String, baseVersion: Int64?, table schema: TableSchema, db: Database, context: inout CommitContext
     ) throws {
         let sqlTable = TableSQL.quote("t_\(schema.name)")
-        try Outbox.remove(table: schema.name, rowID: rowID, db: db)
+        // Victims are chosen among the entries not in flight.
+        try Outbox.remove(table: schema.name, rowID: rowID, mayBeInFlight: false, db: db)
         if let baseVersion {
             try db.execute(sql: "UPDATE \(sqlTable) SET version = ? WHERE id = ?", arguments: [baseVersion, rowID])
             return

@@ -22,7 +22,7 @@ import GRDBSQLite
 /// of a drain: a settle 8 % cheaper, docs/BENCHMARKS.md). Otherwise each row's number is read.
 ///
 /// The unchanged rows leave the outbox in one statement (the outbox has no delete trigger since
-/// schema v14; ``Outbox/remove(table:rowID:db:)`` uncounts the entries deleted one at a time):
+/// schema v14; ``Outbox/remove(table:rowID:previousSeq:mayBeInFlight:db:)`` uncounts the entries deleted one at a time):
 /// the totals and the ages lose the same entries, from the mirrored times and bytes, in a
 /// statement per first-dirty time the piece holds, instead of four statements a row.
 enum AcceptedRows {

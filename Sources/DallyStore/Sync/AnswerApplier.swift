@@ -120,7 +120,7 @@ enum AnswerApplier {
             try FlightTally.take(leaving, table: name, batch: batch.id, db: db)
         }
         // Settled before its outcome is applied: an entry that outcome removes is no longer
-        // this batch's (``Outbox/remove(table:rowID:db:)`` leaves its tally as it is).
+        // this batch's (``Outbox/remove(table:rowID:previousSeq:mayBeInFlight:db:)`` leaves its tally as it is).
         try FlightSections.settle(batch: batch.id, table: name, through: result.id, db: db)
         report.sent += 1
         let current = try CloudRowWriter.current(result.id, table: table, db: db)

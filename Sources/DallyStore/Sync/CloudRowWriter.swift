@@ -43,7 +43,7 @@ enum CloudRowWriter {
         if hasObjects { try RowObjects.trackDownstream(refs, table: schema, rowID: row.id, now: context.now, db: db) }
         // Only a dirty row (version nil) has an outbox entry; downstream rows replace clean ones.
         if let old, old.version == nil {
-            try Outbox.remove(table: schema.name, rowID: row.id, db: db)
+            try Outbox.remove(table: schema.name, rowID: row.id, previousSeq: old.seq, db: db)
         }
         let wasLive = old.map { !$0.deleted } ?? false
         let wasTombstone = old?.deleted ?? false
