@@ -8,10 +8,13 @@ import Synchronization
 ///
 /// The notify loop adds pulls here too: a table that changed in the cloud is pulled as if
 /// asked for. A cycle marks what it served; the decision loop answers the callers when it
-/// next finds nothing to do.
+/// next finds nothing to do, each only once the loop has looked since it asked
+/// (``prune(keepingUploads:)``): a decision made before a request came does not answer it.
 final class SyncRequests: Sendable {
     private struct Waiter {
         let table: String
+        /// In the order asked.
+        let number: Int
         let continuation: CheckedContinuation<SyncOutcome, Never>
     }
 
@@ -19,6 +22,9 @@ final class SyncRequests: Sendable {
         var uploads: Set<String> = []
         var pulls: Set<String> = []
         var waiters: [Waiter] = []
+        var asked = 0
+        /// Waiters numbered below this were asked before the decision loop last looked.
+        var seen = 0
         /// Uplinks a sync-now asked to try at once, whatever their retry backoff.
         var retries: Set<String> = []
         /// What cycles did since the waiters were last answered.
@@ -40,7 +46,8 @@ final class SyncRequests: Sendable {
                 state.uploads.formUnion(uploads)
                 state.pulls.formUnion(pulls)
                 state.retries.formUnion(retrying)
-                state.waiters.append(Waiter(table: table, continuation: continuation))
+                state.waiters.append(Waiter(table: table, number: state.asked, continuation: continuation))
+                state.asked += 1
                 return false
             }
             if stopped { continuation.resume(returning: .queued("the gateway is stopping")) } else { asked() }
@@ -74,9 +81,11 @@ final class SyncRequests: Sendable {
     }
 
     /// Drops the uploads asked for that have nothing left to send (a sync-now of a table with
-    /// nothing pending is served by its pull alone); what is asked for after that.
+    /// nothing pending is served by its pull alone); what is asked for after that, which the
+    /// decision loop decides from: every request made so far is in it.
     func prune(keepingUploads keep: (String) -> Bool) -> (uploads: Set<String>, pulls: Set<String>) {
         state.withLock { state in
+            state.seen = state.asked
             state.uploads = state.uploads.filter(keep)
             return (state.uploads, state.pulls)
         }
@@ -100,19 +109,24 @@ final class SyncRequests: Sendable {
         }
     }
 
-    /// Answers every waiter, once the decision loop has nothing to do now: served when its
-    /// table's rows and objects are no longer asked for; otherwise queued, with why.
+    /// Answers every waiter the decision loop saw when it last looked, once it has nothing to do
+    /// now: served when its table's rows and objects are no longer asked for; otherwise queued,
+    /// with why. A request made since waits for the next decision (its ask pokes the loop):
+    /// answered from a situation read before it, it would be told `synced` with nothing done,
+    /// or `queued` by a failure that came before it (seen once in a CI run, a sync-now just
+    /// after the cloud came back).
     ///
     /// - Parameters:
     ///   - backingOff: whether an uplink waits out a retry backoff (the cloud failed).
     ///   - lastError: the last cycle's failure.
     func answer(asked: (uploads: Set<String>, pulls: Set<String>), backingOff: Bool, lastError: String?) {
         let (waiters, report) = state.withLock { state in
+            let seen = state.seen
             defer {
-                state.waiters.removeAll()
+                state.waiters.removeAll { $0.number < seen }
                 state.report = SyncReport()
             }
-            return (state.waiters, state.report)
+            return (state.waiters.filter { $0.number < seen }, state.report)
         }
         for waiter in waiters {
             let streams = [waiter.table, ObjectStream.name(of: waiter.table)]

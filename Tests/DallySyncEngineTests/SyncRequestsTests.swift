@@ -19,22 +19,41 @@ struct SyncRequestsTests {
         var report = SyncReport()
         report.sent = 3
         requests.served(uploads: ["t"], pulls: ["t"], report: report)
-        requests.answer(asked: requests.urgent, backingOff: false, lastError: nil)
+        requests.answer(asked: requests.prune { _ in true }, backingOff: false, lastError: nil)
         guard case .synced(let done) = await outcome else { Issue.record("not synced"); return }
         #expect(done.sent == 3)
+    }
+
+    /// A decision made from what the loop saw before a request came does not answer it: the
+    /// next one, after the loop looks again, does.
+    @Test func aRequestMadeAfterTheLoopLookedWaitsForItsNextDecision() async {
+        let requests = SyncRequests()
+        let before = requests.prune { _ in true }
+        async let outcome = requests.ask(table: "t", uploads: ["t"], pulls: [], asked: {})
+        await asked(requests, "t")
+        requests.answer(asked: before, backingOff: true, lastError: "cloud unreachable: refused")
+        #expect(requests.waiting == 1)
+        let now = requests.prune { _ in true }
+        #expect(now.uploads == ["t"])
+        var report = SyncReport()
+        report.sent = 1
+        requests.served(uploads: ["t"], pulls: [], report: report)
+        requests.answer(asked: requests.prune { _ in true }, backingOff: false, lastError: nil)
+        guard case .synced(let done) = await outcome else { Issue.record("not synced"); return }
+        #expect(done.sent == 1)
     }
 
     @Test func anUnservedRequestIsQueuedWithWhy() async {
         let requests = SyncRequests()
         async let offline = requests.ask(table: "t", uploads: ["t"], pulls: [], asked: {})
         await asked(requests, "t")
-        requests.answer(asked: requests.urgent, backingOff: true, lastError: "cloud unreachable: refused")
+        requests.answer(asked: requests.prune { _ in true }, backingOff: true, lastError: "cloud unreachable: refused")
         guard case .queued(let why) = await offline else { Issue.record("not queued"); return }
         #expect(why.contains("cloud unreachable"))
 
         async let noUplink = requests.ask(table: "u", uploads: ["u"], pulls: [], asked: {})
         await asked(requests, "u")
-        requests.answer(asked: requests.urgent, backingOff: false, lastError: nil)
+        requests.answer(asked: requests.prune { _ in true }, backingOff: false, lastError: nil)
         guard case .queued(let reason) = await noUplink else { Issue.record("not queued"); return }
         #expect(reason.contains("no uplink"))
     }
