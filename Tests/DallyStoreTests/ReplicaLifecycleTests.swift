@@ -41,7 +41,7 @@ struct ReplicaLifecycleTests {
             for id in ["a", "b", "c"] { _ = try await store.write(put(id, [(0, .text(id))]), table: "orders") }
             batchID = try #require(try await store.nextBatch(gateway: "gw", maxRows: 2)).batchID
             _ = try await store.write(put("a", [(0, .text("written again, longer"))]), table: "orders")
-            sectionBefore = try await store.pool.read { db in
+            sectionBefore = try store.pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT batch, tbl, ids, lowest, highest, seq FROM dally_inflight_sections")
             }
             try store.close()
@@ -85,7 +85,7 @@ struct ReplicaLifecycleTests {
                     """)
         }
         let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 8 })
-        let (sectionAfter, triggers, tables) = try await store.pool.read { db in
+        let (sectionAfter, triggers, tables) = try store.pool.read { db in
             (
                 try Row.fetchAll(db, sql: "SELECT batch, tbl, ids, lowest, highest, seq FROM dally_inflight_sections"),
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"),

@@ -205,6 +205,17 @@ final class SyncSystem: Sendable {
         try await gateway(id, .POST, "/v1/tables/\(table)/sync")
     }
 
+    /// A sync-now of `table` on gateway `id` just after its cloud came back, the link said to be
+    /// back first (as an operator's hook would): a gateway that started while its cloud was down
+    /// may have found it down by probe, and these tests' gateways probe only every minute while
+    /// the cloud is silent (their down probe is off), so the sync-now would be answered 202.
+    func syncOnceTheLinkIsBack(_ id: String, table: String) async throws -> Reply {
+        try await setUplink(id, "default", "available")
+        let reply = try await sync(id, table: table)
+        try await setUplink(id, "default", "auto")
+        return reply
+    }
+
     /// The row as gateway `id` holds it (tombstones included: a GET of a deleted row is 404, so
     /// read it from the rows feed).
     func row(_ id: String, table: String, _ rowID: String) async throws -> JSONValue? {

@@ -11,20 +11,20 @@ import GRDBSQLite
 /// those out, ``FlightSections``) go into a temporary table with the first-dirty time and bytes
 /// of the row's outbox entry (time NULL: no entry) and the sequence number its section holds,
 /// the highest its table had when the batch was read. A row is unchanged since it was sent
-/// while its sequence number is not above that one. Unchanged rows take their
-/// version and leave the outbox; rows written again while the batch flew stay pending on the
-/// new version, dirty since no earlier than the batch was built; both lose their in-flight
-/// record.
+/// while its sequence number is not above that one. Unchanged rows take their version and leave
+/// the outbox; rows written again while the batch flew stay pending on the new version, dirty
+/// since no earlier than the batch was built.
 ///
 /// Whether any row of the piece was written again is first asked of the table as a whole: when
-/// no row of it has a sequence number above the piece's lowest recorded one, none of the
-/// piece's rows can have changed, and each row is not looked up a second time (the common case
-/// of a drain: a settle 8 % cheaper, docs/BENCHMARKS.md). Otherwise each row's number is read.
+/// no row of it has a sequence number above the section's, none of the piece's rows can have
+/// changed, and each row is not looked up a second time (the common case of a drain: a settle
+/// 8 % cheaper, docs/BENCHMARKS.md). Otherwise each row's number is read.
 ///
 /// The unchanged rows leave the outbox in one statement (the outbox has no delete trigger since
-/// schema v14; ``Outbox/remove(table:rowID:previousSeq:mayBeInFlight:db:)`` uncounts the entries deleted one at a time):
-/// the totals and the ages lose the same entries, from the mirrored times and bytes, in a
-/// statement per first-dirty time the piece holds, instead of four statements a row.
+/// schema v14; ``Outbox/remove(table:rowID:previousSeq:mayBeInFlight:db:)`` uncounts the
+/// entries deleted one at a time): the totals and the ages lose the same entries, from the
+/// times and bytes read with them, in a statement per first-dirty time the piece holds, instead
+/// of four statements a row.
 enum AcceptedRows {
     /// Creates the temporary table a piece is settled through, once, on the writer's connection
     /// as it opens (``DatabaseFiles/openPool(directory:name:synchronousFull:pragmas:writerStatements:)``).

@@ -54,17 +54,17 @@ enum FlightSections {
         ).execute(arguments: [batch, table, ids, lowest, highest, seq])
     }
 
-    /// The id range of each section in flight, by batch: what a plan saw, to tell at its
-    /// record whether another batch took some of its rows meanwhile (``clashes(with:seen:db:)``).
-    static func ranges(db: Database) throws -> [Range] {
+    /// The id range of each section in flight.
+    static func ranges(db: Database) throws -> [IDRange] {
         try Row.fetchAll(db.cachedStatement(sql: "SELECT batch, tbl, lowest, highest FROM dally_inflight_sections"))
-            .map { Range(batch: $0[0], table: $0[1], lowest: $0[2], highest: $0[3]) }
+            .map { IDRange(batch: $0[0], table: $0[1], lowest: $0[2], highest: $0[3]) }
     }
 
-    /// Whether a section recorded since `seen` was read may share a row with `sections`
-    /// (its id range meets one of theirs): the plan read the outbox without it, so it may have
-    /// taken rows that batch carries already, and reads again.
-    static func clashes(with sections: [Range], seen: Set<String>, db: Database) throws -> Bool {
+    /// Whether a section of a batch not in `seen` (the batches in flight when a plan read the
+    /// outbox) may share a row with `sections` (its id range meets one of theirs): the plan
+    /// read the outbox without it, so it may have taken rows that batch carries already, and
+    /// reads again.
+    static func clashes(with sections: [IDRange], seen: Set<String>, db: Database) throws -> Bool {
         try ranges(db: db).contains { other in
             !seen.contains(other.batch)
                 && sections.contains { $0.table == other.table && $0.lowest <= other.highest && other.lowest <= $0.highest }
@@ -145,7 +145,7 @@ enum FlightSections {
     }
 
     /// One section's id range.
-    struct Range: Sendable, Equatable {
+    struct IDRange: Sendable, Equatable {
         let batch: String
         let table: String
         let lowest: String

@@ -1,5 +1,4 @@
 import DallyCore
-import Foundation
 
 /// Rows handed to one SQL statement as a single JSON argument, `[[a, b, …], …]`, which the
 /// statement reads with `json_each` and `json_extract(value, '$[i]')`: one statement for a
@@ -79,6 +78,10 @@ enum JSONRows {
 
     /// The strings of a flat array ``strings(_:)`` wrote.
     static func decodeStrings(_ json: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(json.utf8))
+        guard case .array(let values) = try JSONParser.parse(json) else { throw StoreError("expected a JSON array of ids") }
+        return try values.map { value in
+            guard case .string(let id) = value else { throw StoreError("expected a JSON array of ids") }
+            return id
+        }
     }
 }

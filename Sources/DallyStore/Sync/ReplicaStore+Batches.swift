@@ -55,11 +55,9 @@ extension ReplicaStore {
     /// A new batch, encoded, not recorded yet.
     private struct NewBatch: Sendable {
         let batch: OutgoingBatch
-        /// Per table, the ids of the rows it carries, as read and as a JSON array
-        /// (``JSONRows/strings(_:)``), the lowest and highest of them, and what their outbox
-        /// entries held.
-        let sections: [(table: String, ids: [String], json: String, lowest: String, highest: String, tally: FlightTally)]
-        /// The sections in flight when it was read, whose rows it left out.
+        /// Per table, the rows it carries.
+        let sections: [PlannedSection]
+        /// The batches in flight when it was read, whose rows it left out.
         let seen: Set<String>
         /// The highest local sequence number its tables held when it was read: a row is
         /// unchanged since while its sequence number is not above it (sequence numbers are one
@@ -71,6 +69,18 @@ extension ReplicaStore {
         let createdAt: Int64
     }
 
+    /// One table's rows in a new batch, as ``FlightSections`` records them.
+    private struct PlannedSection: Sendable {
+        let table: String
+        /// In the order read, and as a JSON array (``JSONRows/strings(_:)``).
+        let ids: [String]
+        let json: String
+        let lowest: String
+        let highest: String
+        /// What their outbox entries held when read.
+        let tally: FlightTally
+    }
+
     private func planBatch(gateway: String, maxRows: Int, scope: BatchScope, excluding: Set<String>) async throws
         -> BatchPlan?
     {
@@ -79,7 +89,8 @@ extension ReplicaStore {
         let createdAt = now()
         let cursors = sendCursors.withLock { $0 }
         let plan = try await pool.read { db -> (BatchPlan, [String: String])? in
-            for flight in try Self.inFlight(db: db) where scope.fits(flight) && !excluding.contains(flight.batchID) {
+            let flights = try Self.inFlight(db: db)
+            for flight in flights where scope.fits(flight) && !excluding.contains(flight.batchID) {
                 guard let kept = try Data.fetchOne(
                     db, sql: "SELECT body FROM dally_inflight WHERE batch = ?", arguments: [flight.batchID])
                 else { continue }
@@ -106,8 +117,7 @@ extension ReplicaStore {
                 )
             }
             var sections: [BatchSectionWriter] = []
-            var ids: [(table: String, ids: [String], json: String, lowest: String, highest: String, tally: FlightTally)] = []
-            let seen = Set(try FlightSections.ranges(db: db).map(\.batch))
+            var planned: [PlannedSection] = []
             var highestSeq: Int64 = 0
             var budget = maxRows
             var reached: [String: String] = [:]
@@ -124,8 +134,10 @@ extension ReplicaStore {
                     table, limit: budget, after: cursors[name], highestSeq: &highestSeq, tally: &tally, db: db)
                 guard let last = section.ids.last else { continue }
                 reached[name] = last
-                ids.append(
-                    (name, section.ids, JSONRows.strings(section.ids), section.ids.min() ?? last, section.ids.max() ?? last, tally))
+                planned.append(
+                    PlannedSection(
+                        table: name, ids: section.ids, json: JSONRows.strings(section.ids),
+                        lowest: section.ids.min() ?? last, highest: section.ids.max() ?? last, tally: tally))
                 budget -= section.rows
                 sections.append(section)
             }
@@ -147,7 +159,7 @@ extension ReplicaStore {
             return (
                 .new(
                     NewBatch(
-                        batch: batch, sections: ids, seen: seen, highestSeq: highestSeq,
+                        batch: batch, sections: planned, seen: Set(flights.map(\.batchID)), highestSeq: highestSeq,
                         carriesObjects: sections.contains { tables[$0.table].map { RowObjects.hasObjects($0.schema) } == true },
                         createdAt: createdAt)), reached
             )
@@ -165,7 +177,7 @@ extension ReplicaStore {
         let kept = Data(KeptBody.packed(plan.batch.body))
         let batchID = plan.batch.batchID
         let ranges = plan.sections.map {
-            FlightSections.Range(batch: batchID, table: $0.table, lowest: $0.lowest, highest: $0.highest)
+            FlightSections.IDRange(batch: batchID, table: $0.table, lowest: $0.lowest, highest: $0.highest)
         }
         let tables = self.tables
         return try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
@@ -322,7 +334,7 @@ extension ReplicaStore {
         let rows = try Row.fetchCursor(statement, arguments: [schema.name, bound, aboveFlight, limit])
         // GRDB steps; the columns are read by SQLite's own calls (``WireColumn``), in
         // `selectList`'s order after the base version: id, seq, updated_at, deleted, version,
-        // the values.
+        // the values; then the entry's first-dirty time and bytes.
         let row = statement.sqliteStatement
         let types = schema.columns.map(\.type)
         let entryColumn = Int32(6 + types.count)
