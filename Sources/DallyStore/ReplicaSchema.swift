@@ -373,7 +373,12 @@ enum ReplicaSchema {
             // outbox's triggers no longer mirror entries into records.
             try db.execute(
                 sql: """
-                    \(FlightSections.createTable);
+                    CREATE TABLE dally_inflight_sections (
+                        batch TEXT NOT NULL, tbl TEXT NOT NULL,
+                        ids TEXT NOT NULL, lowest TEXT NOT NULL, highest TEXT NOT NULL,
+                        seq INTEGER NOT NULL, settled TEXT,
+                        PRIMARY KEY (batch, tbl)
+                    ) WITHOUT ROWID;
                     INSERT INTO dally_inflight_sections (batch, tbl, ids, lowest, highest, seq)
                         SELECT batch, tbl, json_group_array(row_id), MIN(row_id), MAX(row_id), MAX(seq) FROM (
                             SELECT batch, tbl, row_id, seq FROM dally_inflight_rows
@@ -388,6 +393,11 @@ enum ReplicaSchema {
                     END;
                     DROP TABLE dally_inflight_rows;
                     """)
+        }
+        migrator.registerMigration("v19-inflight-ids-apart") { db in
+            // A section's ids leave its record for a table of their own: moving its `settled`
+            // mark no longer rewrites them (``FlightSections/separateIDs``).
+            try db.execute(sql: FlightSections.separateIDs)
         }
         return migrator
     }

@@ -46,7 +46,8 @@ struct OutboxTotalsTests {
                 var tally = FlightTally()
                 for row in try Row.fetchAll(
                     db, sql: """
-                        SELECT o.first_dirty_at, o.bytes FROM dally_inflight_sections s, json_each(s.ids) j
+                        SELECT o.first_dirty_at, o.bytes
+                        FROM dally_inflight_sections s JOIN dally_inflight_ids i USING (batch, tbl), json_each(i.ids) j
                         JOIN dally_outbox o ON o.tbl = s.tbl AND o.row_id = j.value
                         WHERE s.tbl = ? AND (s.settled IS NULL OR j.value > s.settled)
                         """, arguments: [table])

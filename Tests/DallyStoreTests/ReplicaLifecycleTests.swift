@@ -30,7 +30,8 @@ struct ReplicaLifecycleTests {
 
     /// A replica from before in-flight rows mirrored their entries (schema v10), with a batch in
     /// flight and a row written again meanwhile: the migrations turn its per-row records into
-    /// the batch's section (schema v18), the summary counts the batch from the outbox, and its
+    /// the batch's section (schema v18, its ids in a table of their own since v19), the summary
+    /// counts the batch from the outbox, and its
     /// answer settles it.
     @Test func inFlightRowsOfAnOlderReplicaBecomeTheirBatchsSection() async throws {
         let directory = temporaryDirectory()
@@ -42,7 +43,7 @@ struct ReplicaLifecycleTests {
             batchID = try #require(try await store.nextBatch(gateway: "gw", maxRows: 2)).batchID
             _ = try await store.write(put("a", [(0, .text("written again, longer"))]), table: "orders")
             sectionBefore = try store.pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT batch, tbl, ids, lowest, highest, seq FROM dally_inflight_sections")
+                try Row.fetchAll(db, sql: "SELECT s.batch, s.tbl, i.ids, s.lowest, s.highest, s.seq FROM dally_inflight_sections s JOIN dally_inflight_ids i USING (batch, tbl)")
             }
             try store.close()
         }
@@ -58,8 +59,10 @@ struct ReplicaLifecycleTests {
                         PRIMARY KEY (tbl, row_id)
                     ) WITHOUT ROWID;
                     INSERT INTO dally_inflight_rows (tbl, row_id, seq, batch)
-                        SELECT s.tbl, j.value, s.seq, s.batch FROM dally_inflight_sections s, json_each(s.ids) j;
+                        SELECT s.tbl, j.value, s.seq, s.batch
+                        FROM dally_inflight_sections s JOIN dally_inflight_ids i USING (batch, tbl), json_each(i.ids) j;
                     DROP TABLE dally_inflight_sections;
+                    DROP TABLE dally_inflight_ids;
                     DROP TABLE dally_inflight_tallies;
                     DROP TRIGGER dally_outbox_entered;
                     CREATE INDEX dally_inflight_rows_batch ON dally_inflight_rows (batch);
@@ -81,20 +84,21 @@ struct ReplicaLifecycleTests {
                     DELETE FROM grdb_migrations
                     WHERE identifier IN (
                         'v11-inflight-entries', 'v12-settled-in-sets', 'v13-outbox-triggers-folded',
-                        'v14-outbox-deletes-uncounted-by-their-writers', 'v15-inflight-tallies', 'v18-inflight-sections');
+                        'v14-outbox-deletes-uncounted-by-their-writers', 'v15-inflight-tallies', 'v18-inflight-sections',
+                        'v19-inflight-ids-apart');
                     """)
         }
         let store = try ReplicaStore.open(directory: directory, tables: [orders], now: { 8 })
         let (sectionAfter, triggers, tables) = try store.pool.read { db in
             (
-                try Row.fetchAll(db, sql: "SELECT batch, tbl, ids, lowest, highest, seq FROM dally_inflight_sections"),
+                try Row.fetchAll(db, sql: "SELECT s.batch, s.tbl, i.ids, s.lowest, s.highest, s.seq FROM dally_inflight_sections s JOIN dally_inflight_ids i USING (batch, tbl)"),
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"),
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'dally_inflight%' ORDER BY name")
             )
         }
         #expect(sectionAfter == sectionBefore)
         #expect(triggers == ["dally_outbox_entered", "dally_outbox_reaged", "dally_outbox_resized"])
-        #expect(tables == ["dally_inflight", "dally_inflight_sections", "dally_inflight_tallies"])
+        #expect(tables == ["dally_inflight", "dally_inflight_ids", "dally_inflight_sections", "dally_inflight_tallies"])
         // The batch in flight has a stale tally: the summary counts its rows' entries.
         #expect(try await store.pool.read { db in try FlightTally.read(table: "orders", db: db) } == nil)
         let summary = try #require(try await store.outboxSummary().first)

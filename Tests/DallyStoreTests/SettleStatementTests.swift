@@ -269,7 +269,8 @@ struct SettleStatementTests {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT j.value, s.batch FROM dally_inflight_sections s, json_each(s.ids) j
+                SELECT j.value, s.batch
+                FROM dally_inflight_sections s JOIN dally_inflight_ids i USING (batch, tbl), json_each(i.ids) j
                 WHERE s.settled IS NULL OR j.value > s.settled
                 """
         ).map { ($0[0], $0[1]) }

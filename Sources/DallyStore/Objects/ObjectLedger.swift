@@ -127,9 +127,9 @@ enum ObjectLedger {
         try db.cachedStatement(
             sql: """
                 UPDATE dally_object_uploads SET announced = 1 WHERE announced = 0 AND hash IN (
-                    SELECT f.hash FROM dally_inflight_sections s, json_each(s.ids) AS j
-                    JOIN dally_object_refs f ON f.tbl = s.tbl AND f.row_id = j.value
-                    WHERE s.batch = ?)
+                    SELECT f.hash FROM dally_inflight_ids i, json_each(i.ids) AS j
+                    JOIN dally_object_refs f ON f.tbl = i.tbl AND f.row_id = j.value
+                    WHERE i.batch = ?)
                 """
         ).execute(arguments: [batch])
     }

@@ -2,7 +2,8 @@ import GRDB
 
 /// Which rows a batch in flight carries: one record per batch and table, not one per row.
 ///
-/// A section keeps the ids it sent (a JSON array, in the order sent), their lowest and highest,
+/// A section keeps the ids it sent (a JSON array, in the order sent, in a table of their own:
+/// written once, read rarely, and not rewritten when the section moves on), their lowest and highest,
 /// the highest local sequence number the batch's tables held when it was read (a row is
 /// unchanged since while its number is not above it: one counter for every table), and the
 /// highest id whose result has been applied (`settled`). An answer is applied in pieces of
@@ -25,22 +26,31 @@ import GRDB
 /// let sent = try FlightSections.sections(batch: id, db: db)  // [orders: (ids, seq, settled)]
 /// ```
 enum FlightSections {
-    /// Creates the sections' table (schema v18).
-    static let createTable = """
-        CREATE TABLE dally_inflight_sections (
-            batch TEXT NOT NULL, tbl TEXT NOT NULL,
-            ids TEXT NOT NULL, lowest TEXT NOT NULL, highest TEXT NOT NULL,
-            seq INTEGER NOT NULL, settled TEXT,
+    /// Moves the sections' ids to a table of their own (schema v19).
+    ///
+    /// A section's ids are written once and read rarely, its `settled` mark moved by every
+    /// piece of its answer; in one record, each move rewrote the ids (a 5,000-row section's
+    /// 190 KB of overflow pages, twenty times an answer) and each read of a range walked them
+    /// to reach the columns stored after (docs/BENCHMARKS.md, "A section's ids apart").
+    static let separateIDs = """
+        CREATE TABLE dally_inflight_ids (
+            batch TEXT NOT NULL, tbl TEXT NOT NULL, ids TEXT NOT NULL,
             PRIMARY KEY (batch, tbl)
-        ) WITHOUT ROWID
+        );
+        INSERT INTO dally_inflight_ids (batch, tbl, ids) SELECT batch, tbl, ids FROM dally_inflight_sections;
+        ALTER TABLE dally_inflight_sections DROP COLUMN ids;
         """
+
+    /// The ids of the sections in flight, with their sections' columns: `s` and `i`'s
+    /// columns, `i.ids` the JSON array.
+    private static let withIDs = "dally_inflight_sections s JOIN dally_inflight_ids i ON i.batch = s.batch AND i.tbl = s.tbl"
 
     /// A subquery of the ids of `table`'s rows in flight, `table` a bound parameter or a
     /// literal (never a column of the outer query: SQLite would then run it again for each
     /// row instead of once).
     static func flyingIDs(table: String) -> String {
         """
-        SELECT j.value FROM dally_inflight_sections s, json_each(s.ids) AS j
+        SELECT j.value FROM \(withIDs), json_each(i.ids) AS j
         WHERE s.tbl = \(table) AND (s.settled IS NULL OR j.value > s.settled)
         """
     }
@@ -50,8 +60,10 @@ enum FlightSections {
         batch: String, table: String, ids: String, lowest: String, highest: String, seq: Int64, db: Database
     ) throws {
         try db.cachedStatement(
-            sql: "INSERT INTO dally_inflight_sections (batch, tbl, ids, lowest, highest, seq) VALUES (?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: [batch, table, ids, lowest, highest, seq])
+            sql: "INSERT INTO dally_inflight_sections (batch, tbl, lowest, highest, seq) VALUES (?, ?, ?, ?, ?)"
+        ).execute(arguments: [batch, table, lowest, highest, seq])
+        try db.cachedStatement(sql: "INSERT INTO dally_inflight_ids (batch, tbl, ids) VALUES (?, ?, ?)")
+            .execute(arguments: [batch, table, ids])
     }
 
     /// The id range of each section in flight.
@@ -81,7 +93,7 @@ enum FlightSections {
     static func sections(batch: String, db: Database) throws -> [String: Section] {
         var sections: [String: Section] = [:]
         for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT tbl, ids, seq, settled FROM dally_inflight_sections WHERE batch = ?"),
+            db.cachedStatement(sql: "SELECT s.tbl, i.ids, s.seq, s.settled FROM \(withIDs) WHERE s.batch = ?"),
             arguments: [batch])
         {
             sections[row[0]] = Section(ids: row[1], seq: row[2], settled: row[3])
@@ -94,7 +106,7 @@ enum FlightSections {
         try Int.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT COUNT(*) FROM dally_inflight_sections s, json_each(s.ids) AS j
+                    SELECT COUNT(*) FROM \(withIDs), json_each(i.ids) AS j
                     WHERE s.batch = ? AND (s.settled IS NULL OR j.value > s.settled)
                     """),
             arguments: [batch]) ?? 0
@@ -110,6 +122,7 @@ enum FlightSections {
     /// Forgets `batch`'s sections: its flight ended.
     static func forget(batch: String, db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM dally_inflight_sections WHERE batch = ?").execute(arguments: [batch])
+        try db.cachedStatement(sql: "DELETE FROM dally_inflight_ids WHERE batch = ?").execute(arguments: [batch])
     }
 
     /// Marks stale the tally (``FlightTally``) of each batch in flight that may carry `rowID`
