@@ -73,11 +73,38 @@ struct CloudClient: Sendable {
         batch body: [UInt8], outline: BatchOutline, dictionaries book: DictionaryBook? = nil, resuming: Bool = false,
         appliedBefore: (@Sendable () async throws(CloudError) -> (BatchAnswer, Traffic)?)? = nil
     ) async throws(CloudError) -> (BatchAnswer, Traffic) {
-        var traffic = Traffic(sentRaw: body.count)
-        var (payload, coding) = try compress(body, book: book)
-        if payload.count >= body.count {
-            (payload, coding) = (body, .identity)
-        }
+        try await post(
+            batch: try compress(batch: body, dictionaries: book), outline: outline, resuming: resuming,
+            appliedBefore: appliedBefore)
+    }
+
+    /// A batch body as it goes on the wire.
+    struct CompressedBatch: Sendable {
+        let payload: [UInt8]
+        let coding: ContentCoding
+        /// The body's bytes before compression.
+        let rawBytes: Int
+    }
+
+    /// Compresses a batch body for ``post(batch:outline:resuming:appliedBefore:)``, noting its
+    /// sections as dictionary samples; a body compression would not make smaller goes as it is.
+    ///
+    /// Apart from the post so that a batch built ahead is compressed while it waits, not when
+    /// its turn comes: a gateway back from an outage compressed its first large batch (at two
+    /// levels, ``LevelTrials``) while the cloud waited for it (docs/BENCHMARKS.md).
+    func compress(batch body: [UInt8], dictionaries book: DictionaryBook?) throws(CloudError) -> CompressedBatch {
+        let (payload, coding) = try compress(body, book: book)
+        guard payload.count < body.count else { return CompressedBatch(payload: body, coding: .identity, rawBytes: body.count) }
+        return CompressedBatch(payload: payload, coding: coding, rawBytes: body.count)
+    }
+
+    /// Posts a compressed batch body; see ``post(batch:outline:dictionaries:resuming:appliedBefore:)``.
+    func post(
+        batch compressed: CompressedBatch, outline: BatchOutline, resuming: Bool = false,
+        appliedBefore: (@Sendable () async throws(CloudError) -> (BatchAnswer, Traffic)?)? = nil
+    ) async throws(CloudError) -> (BatchAnswer, Traffic) {
+        var traffic = Traffic(sentRaw: compressed.rawBytes)
+        let (payload, coding) = (compressed.payload, compressed.coding)
         let document: JSONValue
         if BatchUpload.pays(bytes: payload.count, on: watch.model) {
             switch try await BatchUpload(payload: payload, coding: coding)

@@ -15,10 +15,11 @@ extension SyncCycle {
     }
 
     /// A batch built and recorded while the window was full, to go the moment an answer
-    /// makes room.
+    /// makes room: compressed while it waits, so that it goes on the wire at once.
     private struct Ready: Sendable {
         let batch: OutgoingBatch
         let full: Bool
+        let compressing: Task<Result<CloudClient.CompressedBatch, CloudError>, Never>
     }
 
     /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
@@ -60,7 +61,11 @@ extension SyncCycle {
         // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
         // they are resent, or asked about, at the next wake.
         defer { flying.forEach { $0.sending.cancel() } }
-        func send(_ batch: OutgoingBatch, full: Bool) {
+        let book = dictionaries.book
+        func send(
+            _ batch: OutgoingBatch, full: Bool,
+            compressed: Task<Result<CloudClient.CompressedBatch, CloudError>, Never>? = nil
+        ) {
             // With the answer's and the settle's, a drain's timeline from the log alone
             // (`log_level = "debug"`, `log_format = "json"`: millisecond times).
             logger.debug(
@@ -69,7 +74,8 @@ extension SyncCycle {
                     "batch": "\(batch.batchID)", "rows": "\(batch.rows)", "on_wire": "\(flying.count + 1)",
                     "uplink": "\(uplink.name)",
                 ])
-            flying.append(Flying(batch: batch, full: full, sending: Task { await self.attempt(batch, on: uplink) }))
+            flying.append(
+                Flying(batch: batch, full: full, sending: Task { await self.attempt(batch, on: uplink, compressed: compressed) }))
         }
         // Fills the window: a first batch, then more while the last one built was full, and
         // one ready beside a lone batch on an unmeasured link. `answered` came back and is not
@@ -81,7 +87,7 @@ extension SyncCycle {
                 if waiting.batch.rows > model.batchRows(limit: rowLimit, target: target) {
                     try await store.abandonBatch(batchID: waiting.batch.batchID)
                 } else {
-                    send(waiting.batch, full: waiting.full)
+                    send(waiting.batch, full: waiting.full, compressed: waiting.compressing)
                 }
             }
             while batches + flying.count + (ready == nil ? 0 : 1) < Self.maxBatchesPerCycle {
@@ -106,7 +112,11 @@ extension SyncCycle {
                 else { break }
                 let full = batch.rows >= maxRows
                 guard onWire else {
-                    ready = Ready(batch: batch, full: full)
+                    let client = uplink.client
+                    let body = batch.body
+                    ready = Ready(
+                        batch: batch, full: full,
+                        compressing: Task { Result { () throws(CloudError) in try client.compress(batch: body, dictionaries: book) } })
                     break
                 }
                 send(batch, full: full)
@@ -247,11 +257,20 @@ extension SyncCycle {
         }
     }
 
-    /// Sends `batch`, counting the attempt; how it ended.
-    private func attempt(_ batch: OutgoingBatch, on uplink: Uplink) async -> Result<(BatchAnswer, CloudClient.Traffic), CloudError> {
+    /// Sends `batch` (its body compressed already by `compressed`, if given), counting the
+    /// attempt; how it ended.
+    private func attempt(
+        _ batch: OutgoingBatch, on uplink: Uplink, compressed: Task<Result<CloudClient.CompressedBatch, CloudError>, Never>?
+    ) async -> Result<(BatchAnswer, CloudClient.Traffic), CloudError> {
         noteAttempt(batch, on: uplink)
-        do {
-            return .success(try await send(batch, on: uplink))
+        do throws(CloudError) {
+            let body: CloudClient.CompressedBatch
+            if let compressed {
+                body = try await compressed.value.get()
+            } else {
+                body = try uplink.client.compress(batch: batch.body, dictionaries: dictionaries.book)
+            }
+            return .success(try await send(batch, body: body, on: uplink))
         } catch {
             return .failure(error)
         }
@@ -261,12 +280,11 @@ extension SyncCycle {
     /// about (`GET /v1/batches/{id}`, beside the question where a framed body's copy ends):
     /// when the cloud applied it already, its stored results are the answer and the body is
     /// not sent again.
-    private func send(_ batch: OutgoingBatch, on uplink: Uplink) async throws(CloudError)
+    private func send(_ batch: OutgoingBatch, body: CloudClient.CompressedBatch, on uplink: Uplink) async throws(CloudError)
         -> (BatchAnswer, CloudClient.Traffic)
     {
         guard batch.resent, batch.body.count >= CloudClient.askBeforeResending else {
-            return try await uplink.client.post(
-                batch: batch.body, outline: batch.outline, dictionaries: dictionaries.book, resuming: batch.resent)
+            return try await uplink.client.post(batch: body, outline: batch.outline, resuming: batch.resent)
         }
         let logger = self.logger
         let now = self.now
@@ -282,9 +300,7 @@ extension SyncCycle {
                 metadata: ["batch": "\(batch.batchID)", "bytes": "\(batch.body.count)", "uplink": "\(uplink.name)"])
             return (stored, asked)
         }
-        return try await uplink.client.post(
-            batch: batch.body, outline: batch.outline, dictionaries: dictionaries.book, resuming: true,
-            appliedBefore: appliedBefore)
+        return try await uplink.client.post(batch: body, outline: batch.outline, resuming: true, appliedBefore: appliedBefore)
     }
 
     /// Counts a resend as a retry on the same uplink, or as a re-route from another.
