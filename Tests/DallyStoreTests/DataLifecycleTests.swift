@@ -1,6 +1,7 @@
 import DallyCore
 import DallySync
 import Foundation
+import Synchronization
 import Testing
 
 @testable import DallyStore
@@ -144,6 +145,48 @@ struct DataLifecycleTests {
         _ = try await store.applyAnswer(
             replicaAnswer(batch, [.accepted(id: "a", version: 1), .accepted(id: "c", version: 2), .accepted(id: "e", version: 3)]))
         #expect(try await store.outboxEntries(table: "orders").map(\.rowID) == ["f"])
+    }
+
+    /// `drop_oldest` chooses among entries not in flight, and a batch's rows are not in flight
+    /// until its record: a row dropped between the plan that read it and that record (deleted,
+    /// the cloud never had it) must not leave in the batch, or the cloud would hold a row the
+    /// replica no longer has.
+    @Test func aRowDroppedBetweenItsBatchsPlanAndRecordIsLeftOut() async throws {
+        let store = try open(bounded(TableLifecycle(maxPendingRows: 3, onFull: .dropOldest)))
+        for id in ["a", "b", "c"] {
+            _ = try await store.write(put(id, [(0, .text(id))]), table: "orders")
+            clock.advance(1)
+        }
+        let batch = try #require(
+            try await store.nextBatch(gateway: "gw", maxRows: 100, scope: .everything, excluding: []) {
+                // The outbox is full: "d" takes the place of the oldest, "a", which the plan read.
+                _ = try await store.write(put("d", [(0, .text("d"))]), table: "orders")
+            })
+        #expect(batch.outline.sections.map(\.ids) == [["b", "c"]])
+        #expect(batch.rows == 2)
+        let sent = try BatchRequest.decode(JSONParser.parse(batch.body), maxRows: .max)
+        #expect(sent.sections.flatMap { $0.changes.map(\.id) } == ["b", "c"])
+        #expect(try await store.row(table: "orders", id: "a") == nil)
+        let summary = try #require(try await store.outboxSummary().first)
+        #expect((summary.pending, summary.inFlight) == (1, 2))
+        _ = try await store.applyAnswer(replicaAnswer(batch, [.accepted(id: "b", version: 1), .accepted(id: "c", version: 2)]))
+        #expect(try await store.outboxEntries(table: "orders").map(\.rowID) == ["d"])
+        #expect(try await store.row(table: "orders", id: "c")?.version == 2)
+    }
+
+    /// A batch whose every row was dropped before its record is not sent: the plan reads again.
+    @Test func aBatchWhoseRowsWereAllDroppedIsReadAgain() async throws {
+        let store = try open(bounded(TableLifecycle(maxPendingRows: 1, onFull: .dropOldest)))
+        _ = try await store.write(put("a", [(0, .text("a"))]), table: "orders")
+        clock.advance(1)
+        let writes = Counter()
+        let batch = try #require(
+            try await store.nextBatch(gateway: "gw", maxRows: 100, scope: .everything, excluding: []) {
+                guard writes.next() == 0 else { return }
+                _ = try await store.write(put("b", [(0, .text("b"))]), table: "orders")
+            })
+        #expect(batch.outline.sections.map(\.ids) == [["b"]])
+        #expect(try await store.row(table: "orders", id: "a") == nil)
     }
 
     @Test func theSummaryFollowsTheOutboxThroughFlightAndAnswer() async throws {
@@ -308,4 +351,11 @@ struct DataLifecycleTests {
     try ceiling.check()
     // No bound: never refuses.
     try ReplicaCeiling(path: path, maxBytes: 0, interval: .zero).check()
+}
+
+/// Counts calls across a test's closures.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    func next() -> Int { count.withLock { value in defer { value += 1 }; return value } }
 }

@@ -35,6 +35,13 @@ public struct LifecycleLedger: Sendable, Equatable {
             arguments: [table, horizon, tombstonesPurged, retainedRemoved, droppedOnFull, resyncs, cloudRemoved])
     }
 
+    /// How many of `table`'s pending changes `drop_oldest` has dropped, ever: a batch's record
+    /// compares it with what its plan read (``ReplicaStore/nextBatch(gateway:maxRows:scope:excluding:)``).
+    static func droppedOnFull(_ table: String, db: Database) throws -> Int64 {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT dropped_on_full FROM dally_lifecycle WHERE tbl = ?"), arguments: [table]) ?? 0
+    }
+
     static func all(db: Database) throws -> [String: LifecycleLedger] {
         var result: [String: LifecycleLedger] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT * FROM dally_lifecycle") {

@@ -33,15 +33,35 @@ extension ReplicaStore {
     public func nextBatch(
         gateway: String, maxRows: Int, scope: BatchScope = .everything, excluding: Set<String> = []
     ) async throws -> OutgoingBatch? {
+        try await nextBatch(gateway: gateway, maxRows: maxRows, scope: scope, excluding: excluding, planned: nil)
+    }
+
+    /// ``nextBatch(gateway:maxRows:scope:excluding:)``, running `planned` between each plan
+    /// and its record (a test's writes, made there).
+    func nextBatch(
+        gateway: String, maxRows: Int, scope: BatchScope, excluding: Set<String>,
+        planned: (@Sendable () async throws -> Void)?
+    ) async throws -> OutgoingBatch? {
         while true {
             switch try await planBatch(gateway: gateway, maxRows: maxRows, scope: scope, excluding: excluding) {
             case nil:
                 return nil
             case .resend(let batch):
                 return batch
-            case .new(let plan):
-                if try await record(plan) { return plan.batch }
-            // Another batch claimed some of these rows meanwhile: read the outbox again.
+            case .new(var plan):
+                try await planned?()
+                recording: while true {
+                    switch try await record(plan) {
+                    case .recorded:
+                        return plan.batch
+                    case .clashed:
+                        // Another batch claimed some of these rows meanwhile: read the outbox again.
+                        break recording
+                    case .dropped(let rows, let counts):
+                        guard let trimmed = try plan.leavingOut(rows, droppedCounts: counts) else { break recording }
+                        plan = trimmed
+                    }
+                }
             }
         }
     }
@@ -50,35 +70,6 @@ extension ReplicaStore {
     private enum BatchPlan: Sendable {
         case resend(OutgoingBatch)
         case new(NewBatch)
-    }
-
-    /// A new batch, encoded, not recorded yet.
-    private struct NewBatch: Sendable {
-        let batch: OutgoingBatch
-        /// Per table, the rows it carries.
-        let sections: [PlannedSection]
-        /// The batches in flight when it was read, whose rows it left out.
-        let seen: Set<String>
-        /// The highest local sequence number its tables held when it was read: a row is
-        /// unchanged since while its sequence number is not above it (sequence numbers are one
-        /// counter, and every later write takes a higher one). The tables' highest, not the
-        /// rows': a settle then tells a table with no write since from one seek
-        /// (``AcceptedRows``).
-        let highestSeq: Int64
-        let carriesObjects: Bool
-        let createdAt: Int64
-    }
-
-    /// One table's rows in a new batch, as ``FlightSections`` records them.
-    private struct PlannedSection: Sendable {
-        let table: String
-        /// In the order read, and as a JSON array (``JSONRows/strings(_:)``).
-        let ids: [String]
-        let json: String
-        let lowest: String
-        let highest: String
-        /// What their outbox entries held when read.
-        let tally: FlightTally
     }
 
     private func planBatch(gateway: String, maxRows: Int, scope: BatchScope, excluding: Set<String>) async throws
@@ -137,7 +128,9 @@ extension ReplicaStore {
                 planned.append(
                     PlannedSection(
                         table: name, ids: section.ids, json: JSONRows.strings(section.ids),
-                        lowest: section.ids.min() ?? last, highest: section.ids.max() ?? last, tally: tally))
+                        lowest: section.ids.min() ?? last, highest: section.ids.max() ?? last, tally: tally,
+                        droppedOnFull: table.schema.lifecycle.onFull == .dropOldest
+                            ? try LifecycleLedger.droppedOnFull(name, db: db) : nil))
                 budget -= section.rows
                 sections.append(section)
             }
@@ -169,10 +162,26 @@ extension ReplicaStore {
         return batch
     }
 
+    /// How a plan's record went.
+    private enum Record: Sendable {
+        case recorded
+        /// A batch recorded since the plan read the outbox may carry some of its rows (built
+        /// meanwhile): nothing was recorded.
+        case clashed
+        /// Some of its rows' changes left the outbox since the plan (`drop_oldest`), by table,
+        /// with each checked table's drop count now: nothing was recorded.
+        case dropped([String: Set<String>], counts: [String: Int64])
+    }
+
     /// Records `plan` as in flight, in one short sync transaction: a section per table
-    /// (``FlightSections``) and its tally; false when a batch recorded since the plan read the
-    /// outbox may carry some of its rows (built meanwhile), and nothing was recorded.
-    private func record(_ plan: NewBatch) async throws -> Bool {
+    /// (``FlightSections``) and its tally; or, with nothing recorded, why not.
+    ///
+    /// A table whose `drop_oldest` dropped changes since the plan read it (its drop count
+    /// moved) has the plan's rows looked up: `drop_oldest` chooses among entries not in
+    /// flight, which the plan's rows are until this record, and a dropped row the cloud never
+    /// had is deleted from the replica, so sending it would give the cloud a row this replica
+    /// no longer has.
+    private func record(_ plan: NewBatch) async throws -> Record {
         // Compressed here, holding neither a reader nor the writer.
         let kept = Data(KeptBody.packed(plan.batch.body))
         let batchID = plan.batch.batchID
@@ -181,7 +190,24 @@ extension ReplicaStore {
         }
         let tables = self.tables
         return try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
-            guard try !FlightSections.clashes(with: ranges, seen: plan.seen, db: db) else { return false }
+            guard try !FlightSections.clashes(with: ranges, seen: plan.seen, db: db) else { return .clashed }
+            var dropped: [String: Set<String>] = [:]
+            var counts: [String: Int64] = [:]
+            for section in plan.sections {
+                guard let before = section.droppedOnFull else { continue }
+                let now = try LifecycleLedger.droppedOnFull(section.table, db: db)
+                counts[section.table] = now
+                guard now != before else { continue }
+                let gone = try String.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT j.value FROM json_each(?) AS j
+                            WHERE NOT EXISTS (SELECT 1 FROM dally_outbox o WHERE o.tbl = ? AND o.row_id = j.value)
+                            """),
+                    arguments: [section.json, section.table])
+                if !gone.isEmpty { dropped[section.table] = Set(gone) }
+            }
+            guard dropped.isEmpty else { return .dropped(dropped, counts: counts) }
             for section in plan.sections {
                 try FlightSections.record(
                     batch: batchID, table: section.table, ids: section.json, lowest: section.lowest,
@@ -196,7 +222,8 @@ extension ReplicaStore {
                         arguments: [plan.highestSeq, section.lowest, section.highest])
                     return !written.isEmpty && !Set(section.ids).isDisjoint(with: written)
                 } ?? true
-                try FlightTally.keep(section.tally, table: section.table, batch: batchID, stale: writtenSince, db: db)
+                try FlightTally.keep(
+                    section.tally, table: section.table, batch: batchID, stale: writtenSince || section.tallyStale, db: db)
             }
             if plan.carriesObjects { try ObjectLedger.announceUploads(inBatch: batchID, db: db) }
             try db.execute(
@@ -204,7 +231,7 @@ extension ReplicaStore {
                 arguments: [
                     batchID, plan.createdAt, kept, Self.list(plan.batch.uploads), Self.list(plan.batch.pulls),
                 ])
-            return true
+            return .recorded
         }
     }
 
