@@ -14,12 +14,15 @@ extension SyncCycle {
         let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
     }
 
+    /// A batch body being compressed ahead of its turn (``CloudClient/compress(batch:dictionaries:)``).
+    private typealias Compressing = Task<Result<CloudClient.CompressedBatch, CloudError>, Never>
+
     /// A batch built and recorded while the window was full, to go the moment an answer
     /// makes room: compressed while it waits, so that it goes on the wire at once.
     private struct Ready: Sendable {
         let batch: OutgoingBatch
         let full: Bool
-        let compressing: Task<Result<CloudClient.CompressedBatch, CloudError>, Never>
+        let compressing: Compressing
     }
 
     /// Sends the batches `scope` allows, in flight ones first; whether the cloud said more
@@ -64,7 +67,7 @@ extension SyncCycle {
         let book = dictionaries.book
         func send(
             _ batch: OutgoingBatch, full: Bool,
-            compressed: Task<Result<CloudClient.CompressedBatch, CloudError>, Never>? = nil
+            compressed: Compressing? = nil
         ) {
             // With the answer's and the settle's, a drain's timeline from the log alone
             // (`log_level = "debug"`, `log_format = "json"`: millisecond times).
@@ -260,7 +263,7 @@ extension SyncCycle {
     /// Sends `batch` (its body compressed already by `compressed`, if given), counting the
     /// attempt; how it ended.
     private func attempt(
-        _ batch: OutgoingBatch, on uplink: Uplink, compressed: Task<Result<CloudClient.CompressedBatch, CloudError>, Never>?
+        _ batch: OutgoingBatch, on uplink: Uplink, compressed: Compressing?
     ) async -> Result<(BatchAnswer, CloudClient.Traffic), CloudError> {
         noteAttempt(batch, on: uplink)
         do throws(CloudError) {

@@ -37,21 +37,22 @@ struct NewBatch: Sendable {
         request.sections.removeAll { $0.changes.isEmpty }
         guard !request.sections.isEmpty else { return nil }
         let sections = self.sections.compactMap { planned -> PlannedSection? in
-            var section = planned
-            section.droppedOnFull = droppedCounts[section.table] ?? section.droppedOnFull
-            guard let gone = dropped[section.table] else { return section }
-            let ids = section.ids.filter { !gone.contains($0) }
-            guard let last = ids.last else { return nil }
-            (section.ids, section.json, section.lowest, section.highest) = (ids, JSONRows.strings(ids), ids.min() ?? last, ids.max() ?? last)
-            section.tallyStale = true
+            let count = droppedCounts[planned.table] ?? planned.droppedOnFull
+            guard let gone = dropped[planned.table] else {
+                var section = planned
+                section.droppedOnFull = count
+                return section
+            }
+            var section = PlannedSection(
+                table: planned.table, ids: planned.ids.filter { !gone.contains($0) }, tally: planned.tally,
+                droppedOnFull: count)
+            section?.tallyStale = true
             return section
         }
-        let body = request.encode()
         return NewBatch(
             batch: OutgoingBatch(
-                batchID: batch.batchID, body: body, rows: request.rowCount, resent: false,
-                uploads: request.sections.map(\.table), pulls: batch.pulls,
-                outline: BatchOutline(sections: request.sections.map { .init(table: $0.table, ids: $0.changes.map(\.id)) })),
+                batchID: batch.batchID, body: request.encode(), rows: request.rowCount, resent: false,
+                uploads: request.sections.map(\.table), pulls: batch.pulls, outline: request.outline),
             sections: sections, seen: seen, highestSeq: highestSeq, carriesObjects: carriesObjects, createdAt: createdAt)
     }
 }

@@ -123,14 +123,13 @@ extension ReplicaStore {
                 var tally = FlightTally()
                 let section = try Self.pendingSection(
                     table, limit: budget, after: cursors[name], highestSeq: &highestSeq, tally: &tally, db: db)
-                guard let last = section.ids.last else { continue }
+                let droppedOnFull = table.schema.lifecycle.onFull == .dropOldest
+                    ? try LifecycleLedger.droppedOnFull(name, db: db) : nil
+                guard let last = section.ids.last,
+                    let plannedSection = PlannedSection(table: name, ids: section.ids, tally: tally, droppedOnFull: droppedOnFull)
+                else { continue }
                 reached[name] = last
-                planned.append(
-                    PlannedSection(
-                        table: name, ids: section.ids, json: JSONRows.strings(section.ids),
-                        lowest: section.ids.min() ?? last, highest: section.ids.max() ?? last, tally: tally,
-                        droppedOnFull: table.schema.lifecycle.onFull == .dropOldest
-                            ? try LifecycleLedger.droppedOnFull(name, db: db) : nil))
+                planned.append(plannedSection)
                 budget -= section.rows
                 sections.append(section)
             }
