@@ -346,8 +346,8 @@ let package = Package(
         .testTarget(
             name: "DallyCloudStoreTests",
             dependencies: [
-                "DallyCloudStore", "DallyCloudPostgres", "DallyConfig", "DallyCore", "DallyObjects", "DallyStore",
-                "DallySync", "DallyTestSupport",
+                "DallyClocks", "DallyCloudStore", "DallyCloudPostgres", "DallyConfig", "DallyCore", "DallyObjects",
+                "DallyStore", "DallySync", "DallyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),

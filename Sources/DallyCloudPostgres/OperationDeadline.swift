@@ -22,10 +22,19 @@ import Synchronization
 ///     try await readRows()
 /// }
 /// ```
-struct OperationDeadline: Sendable {
+struct OperationDeadline<C: Clock>: Sendable where C.Duration == Duration {
     let limit: Duration
     /// How often `giveUp` is asked while an operation runs.
-    var checkInterval: Duration = .milliseconds(250)
+    let checkInterval: Duration
+    /// What the limit and the checks are measured on: `ContinuousClock` in service, a manual
+    /// clock in tests, which then move time instead of waiting for it.
+    let clock: C
+
+    init(limit: Duration, checkInterval: Duration = .milliseconds(250), clock: C) {
+        self.limit = limit
+        self.checkInterval = checkInterval
+        self.clock = clock
+    }
 
     func run<T: Sendable>(
         onTimeout: @escaping @Sendable () -> any Error,
@@ -35,6 +44,7 @@ struct OperationDeadline: Sendable {
         let race = Race<T>()
         let limit = limit
         let checkInterval = checkInterval
+        let clock = clock
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 race.wait(continuation)
@@ -44,11 +54,10 @@ struct OperationDeadline: Sendable {
                     race.finish(with: result)
                 }
                 let timer = Task {
-                    let clock = ContinuousClock()
                     let deadline = clock.now.advanced(by: limit)
                     while clock.now < deadline {
                         let step = giveUp == nil ? limit : min(checkInterval, clock.now.duration(to: deadline))
-                        try? await Task.sleep(for: step)
+                        try? await clock.sleep(for: step)
                         guard !Task.isCancelled else { return }
                         if let reason = giveUp?() {
                             race.finish(with: .failure(reason))
@@ -114,5 +123,12 @@ struct OperationDeadline: Sendable {
                 return state.work
             }?.cancel()
         }
+    }
+}
+
+extension OperationDeadline where C == ContinuousClock {
+    /// A deadline on the continuous clock, as every store operation has.
+    init(limit: Duration, checkInterval: Duration = .milliseconds(250)) {
+        self.init(limit: limit, checkInterval: checkInterval, clock: ContinuousClock())
     }
 }

@@ -1,22 +1,27 @@
+import DallyClocks
+import DallyTestSupport
 import Synchronization
 @testable import DallyCloudPostgres
 import Testing
 
 /// The bound on one database operation: a result that comes in time is returned, an operation
 /// that never ends is answered with the timeout's error and cancelled, and the caller's
-/// cancellation reaches the operation.
+/// cancellation reaches the operation. Time is a manual clock's: the tests move it past a
+/// deadline or a check instead of waiting for it.
 @Suite struct OperationDeadlineTests {
     struct TimedOut: Error {}
 
     @Test func anOperationThatEndsInTimeGivesItsResult() async throws {
-        let value = try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }) { 42 }
+        let deadline = OperationDeadline(limit: .seconds(600), clock: ManualClock())
+        let value = try await deadline.run(onTimeout: { TimedOut() }) { 42 }
         #expect(value == 42)
     }
 
     @Test func anOperationsErrorReachesTheCaller() async throws {
         struct Refused: Error {}
+        let deadline = OperationDeadline(limit: .seconds(600), clock: ManualClock())
         await #expect(throws: Refused.self) {
-            try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }) { throw Refused() }
+            try await deadline.run(onTimeout: { TimedOut() }) { throw Refused() }
         }
     }
 
@@ -25,7 +30,9 @@ import Testing
     /// caller's wait.
     static func neverEnding(telling signal: AsyncStream<Void>.Continuation) async -> Int {
         await withTaskCancellationHandler {
-            try? await Task.sleep(for: .seconds(3_600))
+            let (never, feed) = AsyncStream<Void>.makeStream()
+            for await _ in never {}
+            withExtendedLifetime(feed) {}
         } onCancel: {
             signal.yield()
         }
@@ -38,19 +45,43 @@ import Testing
         return false
     }
 
+    /// How `caller` ended. One still waiting after ten seconds, as it would behind a deadline
+    /// or a check that never fires, is cancelled, and ends with its operation's own result:
+    /// the test then fails on that instead of hanging.
+    static func outcome<T: Sendable>(of caller: Task<T, any Error>) async -> Result<T, any Error> {
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            caller.cancel()
+        }
+        defer { watchdog.cancel() }
+        return await caller.result
+    }
+
+    /// Waits until the deadline's timer sleeps on `clock` (it starts beside the operation).
+    static func timerAsleep(on clock: ManualClock) async -> Bool {
+        await eventually { clock.sleeping == 1 }
+    }
+
     @Test func anOperationThatNeverEndsIsAnsweredAtTheDeadlineAndCancelled() async throws {
+        let clock = ManualClock()
         let (cancelled, signal) = AsyncStream<Void>.makeStream()
-        await #expect(throws: TimedOut.self) {
-            try await OperationDeadline(limit: .milliseconds(20)).run(onTimeout: { TimedOut() }) {
+        let caller = Task {
+            try await OperationDeadline(limit: .seconds(20), clock: clock).run(onTimeout: { TimedOut() }) {
                 await Self.neverEnding(telling: signal)
             }
         }
+        #expect(await Self.timerAsleep(on: clock))
+        clock.advance(by: .seconds(19))
+        // Short of the limit the timer sleeps on and the caller still waits.
+        #expect(clock.sleeping == 1)
+        clock.advance(by: .seconds(1))
+        await #expect(throws: TimedOut.self) { try await Self.outcome(of: caller).get() }
         #expect(await Self.told(cancelled))
     }
 
     @Test func theCallersCancellationReachesTheOperation() async throws {
         let caller = Task {
-            try await OperationDeadline(limit: .seconds(600)).run(onTimeout: { TimedOut() }) {
+            try await OperationDeadline(limit: .seconds(600), clock: ManualClock()).run(onTimeout: { TimedOut() }) {
                 // Waits until cancelled: a stream nobody feeds ends its loop only then.
                 let (never, feed) = AsyncStream<Void>.makeStream()
                 for await _ in never {}
@@ -67,33 +98,48 @@ import Testing
 extension OperationDeadlineTests {
     struct ConnectionClosed: Error {}
 
-    @Test func anOperationIsGivenUpOnAsSoonAsItsReasonAppearsNotAtTheDeadline() async throws {
+    @Test func anOperationIsGivenUpOnAtTheFirstCheckAfterItsReasonAppearsNotAtTheDeadline() async throws {
+        let clock = ManualClock()
         let closed = Mutex(false)
         let (cancelled, signal) = AsyncStream<Void>.makeStream()
-        // A deadline no test run reaches: only `giveUp` can end the wait, with its own error.
-        await #expect(throws: ConnectionClosed.self) {
-            try await OperationDeadline(limit: .seconds(3_600), checkInterval: .milliseconds(1)).run(
+        let caller = Task {
+            try await OperationDeadline(limit: .seconds(3_600), checkInterval: .seconds(1), clock: clock).run(
                 onTimeout: { TimedOut() }, giveUp: { closed.withLock { $0 } ? ConnectionClosed() : nil }
             ) {
-                closed.withLock { $0 = true }
-                return await Self.neverEnding(telling: signal)
+                await Self.neverEnding(telling: signal)
             }
         }
+        // A check with no reason yet: the timer sleeps again.
+        #expect(await Self.timerAsleep(on: clock))
+        clock.advance(by: .seconds(1))
+        #expect(await Self.timerAsleep(on: clock))
+        closed.withLock { $0 = true }
+        // The next check, an hour before the deadline, gives up with the reason's own error.
+        clock.advance(by: .seconds(1))
+        await #expect(throws: ConnectionClosed.self) { try await Self.outcome(of: caller).get() }
         #expect(await Self.told(cancelled))
     }
 
     @Test func aReasonToGiveUpThatNeverAppearsLeavesTheOperationAlone() async throws {
-        // The operation ends only once `giveUp` has been asked three times and found nothing.
+        // The operation ends once `giveUp` has been asked three times and found nothing (or,
+        // with fewer, when cancelled).
+        let clock = ManualClock()
         let (asked, tell) = AsyncStream<Void>.makeStream()
-        let deadline = OperationDeadline(limit: .seconds(600), checkInterval: .milliseconds(1))
-        let value = try await deadline.run(onTimeout: { TimedOut() }, giveUp: { tell.yield(); return nil }) {
-            var times = 0
-            for await _ in asked {
-                times += 1
-                if times == 3 { break }
+        let deadline = OperationDeadline(limit: .seconds(600), checkInterval: .seconds(1), clock: clock)
+        let caller = Task {
+            try await deadline.run(onTimeout: { TimedOut() }, giveUp: { tell.yield(); return nil }) {
+                var times = 0
+                for await _ in asked {
+                    times += 1
+                    if times == 3 { break }
+                }
+                return times
             }
-            return 7
         }
-        #expect(value == 7)
+        for _ in 1...3 {
+            #expect(await Self.timerAsleep(on: clock))
+            clock.advance(by: .seconds(1))
+        }
+        #expect(try await Self.outcome(of: caller).get() == 3)
     }
 }
