@@ -47,7 +47,7 @@ struct CountingRelayTests {
                     // (two reads, not one by chance): still one request.
                     try socket.send(Array(request[..<50]))
                     let firstHalf = 4 + 100 + 50
-                    for _ in 0..<10_000 where relay.counts.bytesUp < firstHalf { usleep(1_000) }
+                    blockUntil { relay.counts.bytesUp >= firstHalf }
                     #expect(relay.counts.bytesUp == firstHalf)
                     try socket.send(Array(request[50...]))
                 } else {
@@ -98,11 +98,14 @@ struct CountingRelayTests {
             let socket = try TestSocket.connect(port: port, receiveBuffer: 65_536)
             defer { socket.close() }
             try socket.send(framed([1, 2, 3]))
-            Thread.sleep(forTimeInterval: 0.3)
-            return try socket.receiveUntilEnd()
+            // Read only once the relay holds part of the answer (more than the sockets' buffers
+            // take): the upstream's end of stream then comes while it does.
+            let held = blockUntil { relay.counts.maxQueuedBytes > 0 }
+            return (held, try socket.receiveUntilEnd())
         }
         try await server.value
-        #expect(received == answer)
+        #expect(received.0, "the relay never held part of the answer")
+        #expect(received.1 == answer)
         #expect(relay.counts.bytesUp == 7)
         #expect(relay.counts.bytesDown == 8 << 20)
         #expect(relay.counts.requests == 1)
@@ -122,7 +125,9 @@ struct CountingRelayTests {
         let server = PeerThread {
             let socket = try listener.accept()
             defer { socket.close() }
-            Thread.sleep(forTimeInterval: 0.3)
+            // Not reading until the relay holds upload bytes it cannot pass on: 10 MB is more
+            // than the sockets' buffers take.
+            blockUntil { relay.counts.maxQueuedBytes > 0 }
             let received = try socket.receive(exactly: size)
             try socket.send(download)
             return received == upload
@@ -131,7 +136,8 @@ struct CountingRelayTests {
             let socket = try TestSocket.connect(port: port, receiveBuffer: 65_536)
             defer { socket.close() }
             try socket.send(upload)
-            Thread.sleep(forTimeInterval: 0.3)
+            // Not reading until the download fills this end's 64 KiB receive buffer.
+            blockUntil { relay.counts.bytesDown >= 65_536 }
             return try socket.receive(exactly: size)
         }
         #expect(try await server.value)

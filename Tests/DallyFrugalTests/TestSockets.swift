@@ -172,6 +172,19 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
     }
 }
 
+/// Blocks a peer's thread until `condition` holds (polled every millisecond, for at most ten
+/// seconds): for a peer that must wait for the relay to reach a state, not for time to pass.
+///
+/// - Returns: whether the condition held in time.
+@discardableResult
+func blockUntil(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<10_000 {
+        if condition() { return true }
+        usleep(1_000)
+    }
+    return condition()
+}
+
 /// A blocking peer on a thread started at once, whose result a test awaits later.
 ///
 /// Not `Task { try await onThread { … } }`: a task waits for a thread of the cooperative pool,
