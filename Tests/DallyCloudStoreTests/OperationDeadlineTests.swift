@@ -45,12 +45,16 @@ import Testing
         return false
     }
 
-    /// How `caller` ended. One still waiting after ten seconds, as it would behind a deadline
+    /// How long a test waits for a task to be scheduled before it counts as never: generous,
+    /// as the whole suite in parallel on two cores can hold the cooperative pool for seconds.
+    static let patience = Duration.seconds(120)
+
+    /// How `caller` ended. One still waiting after ``patience``, as it would behind a deadline
     /// or a check that never fires, is cancelled, and ends with its operation's own result:
     /// the test then fails on that instead of hanging.
     static func outcome<T: Sendable>(of caller: Task<T, any Error>) async -> Result<T, any Error> {
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: patience)
             caller.cancel()
         }
         defer { watchdog.cancel() }
@@ -59,7 +63,7 @@ import Testing
 
     /// Waits until the deadline's timer sleeps on `clock` (it starts beside the operation).
     static func timerAsleep(on clock: ManualClock) async -> Bool {
-        await eventually { clock.sleeping == 1 }
+        await eventually(within: patience) { clock.sleeping == 1 }
     }
 
     @Test func anOperationThatNeverEndsIsAnsweredAtTheDeadlineAndCancelled() async throws {
