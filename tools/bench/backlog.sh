@@ -56,6 +56,7 @@ log() { printf '== %s\n' "$*" >&2; }
 
 command -v curl >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null; }
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  bash "$REPO/tools/deps.sh"   # the libraries the build links: zstd, zlib, SQLite
   log "swift build -c release --product dally / dally-bench"
   swift build -c release --product dally
   swift build -c release --product dally-bench

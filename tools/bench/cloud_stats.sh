@@ -30,6 +30,7 @@ for tool in curl sqlite3; do
   command -v $tool >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $tool >/dev/null; }
 done
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  bash "$REPO/tools/deps.sh"   # the libraries the build links: zstd, zlib, SQLite
   log "swift build -c release --product dally"
   swift build -c release --product dally
 fi

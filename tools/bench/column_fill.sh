@@ -24,7 +24,7 @@ CLIENT_TOKEN=bench-client-token-0123456789
 ADMIN_TOKEN=bench-admin-token-0123456789
 log() { printf '== %s\n' "$*" >&2; }
 
-if [ "${SKIP_BUILD:-0}" != 1 ]; then swift build -c release --product dally; fi
+if [ "${SKIP_BUILD:-0}" != 1 ]; then bash "$REPO/tools/deps.sh"; swift build -c release --product dally; fi
 DALLY_BIN=${DALLY_BIN:-$REPO/.build/release/dally}
 [ -x "$DALLY_BIN" ] || { echo "no binary at $DALLY_BIN" >&2; exit 1; }
 

@@ -44,7 +44,11 @@ secs() { local d=$1; case $d in *s) echo "${d%s}" ;; *m) echo $(( ${d%m} * 60 ))
 
 command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 command -v curl >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null; }
-if [ "${SKIP_BUILD:-0}" != 1 ]; then log "swift build -c release --product dally"; swift build -c release --product dally; fi
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  bash "$REPO/tools/deps.sh"   # the libraries the build links: zstd, zlib, SQLite
+  log "swift build -c release --product dally"
+  swift build -c release --product dally
+fi
 DALLY_BIN=${DALLY_BIN:-$REPO/.build/release/dally}
 [ -x "$DALLY_BIN" ] || { echo "no binary at $DALLY_BIN" >&2; exit 1; }
 

@@ -87,6 +87,7 @@ if [ "$NEED_GW" = 0 ]; then
 elif [ "$STANDIN" = 1 ]; then
   log "STANDIN=1: using tools/bench/standin_server.py, not the gateway (numbers are meaningless)"
 elif [ "${SKIP_BUILD:-0}" != 1 ]; then
+  bash "$REPO/tools/deps.sh"   # the libraries the build links: zstd, zlib, SQLite
   log "swift build -c release"
   swift build -c release
 fi

@@ -5,7 +5,7 @@
 # object is uploaded (or the rows accepted): a cut is retried by the gateway on its own, as in
 # the field. Prints one RESULT line.
 #
-#   swift build -c release --product dally
+#   bash tools/deps.sh && swift build -c release --product dally   # zstd, zlib, SQLite first
 #   tools/bench/slowlink.sh                                   # 0.5 MiB at 128,000 B/s, 600 ms
 #   CUT_FRACTION=0.5 SEED=4 tools/bench/slowlink.sh           # cut once half the bytes went up
 #   RATE=16000 MIB=3 tools/bench/slowlink.sh
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 BIN=${DALLY_BIN:-.build/release/dally}
 RATE=${RATE:-128000}; ONE_WAY=${ONE_WAY:-0.3}; MIB=${MIB:-0.5}; ROWS=${ROWS:-0}
 CUT_FRACTION=${CUT_FRACTION:-0}; SEED=${SEED:-1}; LOG=${LOG_LEVEL:-warning}
-[ -x "$BIN" ] || { echo "no $BIN: swift build -c release --product dally" >&2; exit 2; }
+[ -x "$BIN" ] || { echo "no $BIN: bash tools/deps.sh && swift build -c release --product dally" >&2; exit 2; }
 D=$(mktemp -d /tmp/dally-slowlink.XXXX)
 CLOUD_PORT=$((20000 + RANDOM % 20000)); RELAY_PORT=$((CLOUD_PORT + 1)); GW_PORT=$((CLOUD_PORT + 2))
 TABLES='

@@ -45,6 +45,7 @@ RESULTS=$RESULTS_DIR/results.txt
 log() { printf '== %s\n' "$*" >&2; }
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  bash "$REPO/tools/deps.sh"   # the libraries the build links: zstd, zlib, SQLite
   log "swift build -c release --product dally-bench --scratch-path $SCRATCH"
   swift build -c release --product dally-bench --scratch-path "$SCRATCH"
 fi
