@@ -75,6 +75,18 @@ public enum Outbox {
         if mayBeInFlight { try FlightSections.markTalliesStale(table: table, rowID: rowID, seq: previousSeq, db: db) }
     }
 
+    /// Which of `ids` (a JSON array of one table's row ids) have no entry in the outbox.
+    static func withoutEntries(_ ids: String, table: String, db: Database) throws -> Set<String> {
+        Set(
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT j.value FROM json_each(?) AS j
+                        WHERE NOT EXISTS (SELECT 1 FROM dally_outbox o WHERE o.tbl = ? AND o.row_id = j.value)
+                        """),
+                arguments: [ids, table]))
+    }
+
     /// The wire size the outbox weighs a row by: its id, its values and the fixed parts of a
     /// batch row (`[id, base, updated_at, "put", …]`).
     static func estimatedBytes(id: String, values: [Value]) -> Int {

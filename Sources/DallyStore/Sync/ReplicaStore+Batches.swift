@@ -161,6 +161,25 @@ extension ReplicaStore {
         return batch
     }
 
+    /// The rows of `plan`'s `drop_oldest` tables whose pending changes were dropped since it
+    /// read them (by table), looked up only where the table's drop count moved; and each such
+    /// table's count now.
+    private static func droppedSincePlanned(_ plan: NewBatch, db: Database) throws
+        -> (dropped: [String: Set<String>], counts: [String: Int64])
+    {
+        var dropped: [String: Set<String>] = [:]
+        var counts: [String: Int64] = [:]
+        for section in plan.sections {
+            guard let before = section.droppedOnFull else { continue }
+            let now = try LifecycleLedger.droppedOnFull(section.table, db: db)
+            counts[section.table] = now
+            guard now != before else { continue }
+            let gone = try Outbox.withoutEntries(section.json, table: section.table, db: db)
+            if !gone.isEmpty { dropped[section.table] = gone }
+        }
+        return (dropped, counts)
+    }
+
     /// How a plan's record went.
     private enum Record: Sendable {
         case recorded
@@ -190,22 +209,7 @@ extension ReplicaStore {
         let tables = self.tables
         return try await groupCommit.perform(lane: .sync(.recordBatch)) { db, _ in
             guard try !FlightSections.clashes(with: ranges, seen: plan.seen, db: db) else { return .clashed }
-            var dropped: [String: Set<String>] = [:]
-            var counts: [String: Int64] = [:]
-            for section in plan.sections {
-                guard let before = section.droppedOnFull else { continue }
-                let now = try LifecycleLedger.droppedOnFull(section.table, db: db)
-                counts[section.table] = now
-                guard now != before else { continue }
-                let gone = try String.fetchAll(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT j.value FROM json_each(?) AS j
-                            WHERE NOT EXISTS (SELECT 1 FROM dally_outbox o WHERE o.tbl = ? AND o.row_id = j.value)
-                            """),
-                    arguments: [section.json, section.table])
-                if !gone.isEmpty { dropped[section.table] = Set(gone) }
-            }
+            let (dropped, counts) = try Self.droppedSincePlanned(plan, db: db)
             guard dropped.isEmpty else { return .dropped(dropped, counts: counts) }
             for section in plan.sections {
                 try FlightSections.record(
