@@ -56,7 +56,7 @@ extension CloudClient {
         request.method = .PUT
         return try await send(
             frame: frame, as: request, at: offset, length: length, encoding: compressed ? "zstd" : nil,
-            maxAnswer: 64 * 1024)
+            maxAnswer: 64 * 1024, smallAnswer: true)
     }
 
     /// Sends a manifest (`PUT /v1/objects/{hash}`) once all of its chunks are up, or, with
@@ -65,7 +65,10 @@ extension CloudClient {
     func put(manifest: ObjectManifest, waitingUpTo wait: Duration = .zero) async throws(CloudError) -> Traffic {
         let body = Array(manifest.json.jsonText.utf8)
         let query = wait > .zero ? "?wait=\(wait.milliseconds)ms" : ""
-        let (_, traffic) = try await sendJSON(body, path: "/v1/objects/\(manifest.hash.hex)\(query)", method: .PUT, quiet: wait)
+        // The answer is the object's reference, or, should the cloud have collected chunks
+        // meanwhile, the list of them: rarely more than a few hundred bytes.
+        let (_, traffic) = try await sendJSON(
+            body, path: "/v1/objects/\(manifest.hash.hex)\(query)", method: .PUT, quiet: wait, smallAnswer: true)
         return traffic
     }
 
@@ -156,15 +159,16 @@ extension CloudClient {
         try await sendJSON(body, path: path, method: .POST)
     }
 
-    private func sendJSON(_ body: [UInt8], path: String, method: HTTPMethod, quiet: Duration = .zero) async throws(CloudError)
-        -> (JSONValue, Traffic)
-    {
+    private func sendJSON(
+        _ body: [UInt8], path: String, method: HTTPMethod, quiet: Duration = .zero, smallAnswer: Bool = false
+    ) async throws(CloudError) -> (JSONValue, Traffic) {
         var traffic = Traffic(sentRaw: body.count)
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         let payload = jsonBody(body, on: &request)
         traffic.sentCompressed = payload.count
-        let (document, received) = try await exchange(request, body: payload, timeout: link.requestTimeout, quiet: quiet)
+        let (document, received) = try await exchange(
+            request, body: payload, timeout: link.requestTimeout, quiet: quiet, smallAnswer: smallAnswer)
         traffic.received = received
         return (document, traffic)
     }

@@ -280,10 +280,10 @@ struct CloudClient: Sendable {
     /// status is 204), refusing any status but 2xx with the cloud's error code.
     func exchange(
         _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
-        emptyAnswer: Bool = false
+        emptyAnswer: Bool = false, smallAnswer: Bool = false
     ) async throws(CloudError) -> (JSONValue, Int) {
         let (response, bytes, received) = try await send(
-            request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswerBytes)
+            request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswerBytes, smallAnswer: smallAnswer)
         if emptyAnswer, response.status == .noContent { return (.null, received) }
         return (try Self.json(bytes, status: response.status), received)
     }
@@ -291,25 +291,31 @@ struct CloudClient: Sendable {
     /// Sends `request` with the gateway's credentials and `body`, and reads the whole answer,
     /// decoded; the bytes it took on the wire. The ``TransferWatch`` cuts it when it stops
     /// moving; `timeout` (`request_timeout`) is only the fixed part of its bound, and `quiet`
-    /// how long the answer may rightly take once the body is sent.
+    /// how long the answer may rightly take once the body is sent. `smallAnswer`: see
+    /// ``sendRaw(_:body:timeout:quiet:maxAnswer:smallAnswer:tap:)``.
     func send(
         _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
-        maxAnswer: Int
+        maxAnswer: Int, smallAnswer: Bool = false
     ) async throws(CloudError) -> (HTTPClientResponse, [UInt8], Int) {
-        let (response, answer) = try await sendRaw(request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswer)
+        let (response, answer) = try await sendRaw(
+            request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswer, smallAnswer: smallAnswer)
         let bytes = try Self.decoded(answer, response: response, maxAnswer: maxAnswer)
         return (response, bytes, answer.readableBytes)
     }
 
-    /// ``send(_:body:timeout:quiet:maxAnswer:)`` without decoding the answer: its body as it was
-    /// on the wire; `tap` sees it arrive.
+    /// ``send(_:body:timeout:quiet:maxAnswer:smallAnswer:)`` without decoding the answer: its
+    /// body as it was on the wire; `tap` sees it arrive.
+    ///
+    /// With `smallAnswer` (a chunk's or a manifest's: tens of bytes) the request does not offer
+    /// to take a compressed answer: on a metered link the offer's 32 bytes cost more than
+    /// compressing such an answer could save.
     func sendRaw(
         _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
-        maxAnswer: Int, tap: AnswerTap? = nil
+        maxAnswer: Int, smallAnswer: Bool = false, tap: AnswerTap? = nil
     ) async throws(CloudError) -> (HTTPClientResponse, ByteBuffer) {
         var request = request
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
-        request.headers.add(name: "Accept-Encoding", value: "zstd, deflate")
+        if !smallAnswer { request.headers.add(name: "Accept-Encoding", value: "zstd, deflate") }
         let response: HTTPClientResponse
         let answer: ByteBuffer
         do {

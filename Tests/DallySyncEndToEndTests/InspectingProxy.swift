@@ -30,6 +30,9 @@ final class InspectingProxy: Sendable {
         var method = "GET"
         /// A notify request that asked for a stream (`stream=1`).
         var streamed = false
+        /// The request's header names, and the forwarded answer's, in lower case.
+        var headers: Set<String> = []
+        var answerHeaders: Set<String> = []
     }
 
     private struct State {
@@ -189,6 +192,7 @@ final class InspectingProxy: Sendable {
         let body = try await request.body.collect(upTo: 64 << 20)
         var exchange = Exchange(path: path)
         exchange.method = request.method.rawValue
+        exchange.headers = Set(request.headers.map(\.name.canonicalName))
         var outline = BatchOutline(sections: [])
         var requestBytes = "\(request.method.rawValue) \(request.uri.description) HTTP/1.1\r\n".utf8.count + 2
         for field in request.headers { requestBytes += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
@@ -308,6 +312,7 @@ final class InspectingProxy: Sendable {
                 status: .badGateway, headers: [.contentType: "text/html"],
                 body: .init(byteBuffer: ByteBuffer(string: "<html><body>502 Bad Gateway</body></html>")))
         }
+        exchange.answerHeaders = Set(answer.headers.map { $0.name.lowercased() })
         var responseBytes = "HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n".utf8.count + 2
         for header in answer.headers { responseBytes += header.name.utf8.count + header.value.utf8.count + 4 }
         if answer.headers.first(name: "Content-Type") == "application/x-ndjson" {

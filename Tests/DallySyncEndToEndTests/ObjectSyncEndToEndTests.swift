@@ -72,6 +72,35 @@ import Testing
         }
     }
 
+    @Test("chunks and manifests go with only the headers the cloud reads; the cloud's answers name no server")
+    func objectRequestsCarryLeanHeads() async throws {
+        try await ObjectSystem.run { system in
+            let object = TestObject(size: 3 * Self.mib, seed: 12)
+            try await Self.put(system, "photos", "p12", "image", object)
+            #expect(try await system.sync("gw-a", table: "photos").status == 200)
+            #expect(try await system.syncCounter("gw-a", "objects_uploaded") == 1)
+            let exchanges = system.wifi.exchanges
+            let chunks = exchanges.filter { $0.method == "PUT" && $0.path.hasPrefix("/v1/chunks/") }
+            let manifests = exchanges.filter { $0.method == "PUT" && $0.path.hasPrefix("/v1/objects/") }
+            let batches = exchanges.filter { $0.path == "/v1/batches" }
+            #expect(chunks.count >= 2 && manifests.count == 1 && !batches.isEmpty)
+            for chunk in chunks {
+                // A whole chunk from its first byte: its length says it is framed, and nothing
+                // else the cloud would take by default goes.
+                #expect(chunk.headers.contains("dally-upload-length"))
+                #expect(chunk.headers.isDisjoint(with: ["content-type", "dally-upload-offset", "accept-encoding"]), "\(chunk.headers)")
+            }
+            #expect(!manifests[0].headers.contains("accept-encoding"))
+            // A batch's answer carries the changes that came down: it still asks them compressed.
+            #expect(batches.allSatisfy { $0.headers.contains("accept-encoding") })
+            #expect(exchanges.allSatisfy { !$0.answerHeaders.contains("server") })
+            #expect(exchanges.contains { $0.answerHeaders.contains("date") }, "the gateway reads the cloud's clock from Date")
+
+            #expect(try await system.sync("gw-b", table: "photos").status == 200)
+            #expect(try await system.readObject("gw-b", table: "photos", row: "p12", column: "image").digest == object.digest)
+        }
+    }
+
     @Test func aTransferCutHalfWayResumesWithoutResendingFinishedChunks() async throws {
         try await ObjectSystem.run { system in
             let object = TestObject(size: 24 * Self.mib, seed: 3)
