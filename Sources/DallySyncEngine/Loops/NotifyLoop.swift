@@ -92,9 +92,8 @@ final class NotifyLoop<C: Clock>: Sendable where C.Duration == Duration {
             do {
                 // Before the first poll, and with it the first page that may come inline: a
                 // table not pulled for its declaration is neither followed nor carried.
-                try await declarations.checkIfDue(on: uplink)
+                let declarationHeld = try await declarations.checkIfDue(on: uplink).pulls
                 var held = try await store.cloudCursors()
-                let declarationHeld = declarations.heldPulls
                 held.entries.removeAll { declarationHeld.contains($0.table) }
                 // Inline only where nothing is waiting to be pulled: a page from a cursor
                 // behind a notified version would be applied while that pull is pending.

@@ -21,10 +21,18 @@ import Synchronization
 /// and is asked again only after a restart or at such a move.
 ///
 /// ```swift
-/// try await check.checkIfDue(on: uplink)   // before a wake builds its scope
-/// let uploads = scope.uploads.subtracting(check.heldUploads)
+/// let held = try await check.checkIfDue(on: uplink)   // before a wake builds its scope
+/// let uploads = scope.uploads.subtracting(held.uploads)
 /// ```
 final class DeclarationCheck: Sendable {
+    /// What the cloud's last answer holds back.
+    struct Held: Sendable, Equatable {
+        /// Tables whose changes wait.
+        var uploads: Set<String> = []
+        /// Tables not pulled.
+        var pulls: Set<String> = []
+    }
+
     /// How often (ms) a wake asks again while a table differs.
     static var recheckInterval: Int64 { 600_000 }
 
@@ -57,18 +65,19 @@ final class DeclarationCheck: Sendable {
         self.logger = logger
     }
 
-    /// The tables not pulled until their declarations agree; none while the cloud is to be
-    /// asked again, so that the wake which asks is not held back by the answer before.
-    var heldPulls: Set<String> { held(\.holdsPulls) }
+    /// The tables not pulled until their declarations agree, as the decision loop sees them:
+    /// none while the cloud is to be asked again, so that a sync-now of a held table is not
+    /// dropped before the wake that asks. A wake or poll uses what its own check returns.
+    var heldPulls: Set<String> { state.withLock { $0.asked ? [] : Self.held(by: $0.differences).pulls } }
 
-    /// The tables whose changes wait until their declarations agree; none while the cloud is
-    /// to be asked again.
-    var heldUploads: Set<String> { held(\.holdsUploads) }
+    /// The tables whose changes wait until their declarations agree, as the decision loop sees
+    /// them (``heldPulls``).
+    var heldUploads: Set<String> { state.withLock { $0.asked ? [] : Self.held(by: $0.differences).uploads } }
 
-    private func held(_ holds: (DeclarationDifference) -> Bool) -> Set<String> {
-        state.withLock { state in
-            state.asked ? [] : Set(state.differences.filter { holds($0.value) }.keys)
-        }
+    private static func held(by differences: [String: DeclarationDifference]) -> Held {
+        Held(
+            uploads: Set(differences.filter { $0.value.holdsUploads }.keys),
+            pulls: Set(differences.filter { $0.value.holdsPulls }.keys))
     }
 
     /// The cloud's Dally version, as its last answer told; nil before one, or from a cloud
@@ -95,14 +104,31 @@ final class DeclarationCheck: Sendable {
     }
 
     /// Asks the cloud for its declarations when due (or waits for the check under way), and
-    /// holds or releases tables by them.
-    func checkIfDue(on uplink: Uplink) async throws {
+    /// holds or releases tables by them; what the answer holds back.
+    ///
+    /// The answer's holds, not ``heldUploads``: a sync-now between this check and the caller's
+    /// use of them (``askAgain()``) must not release, for this wake, the tables it just found
+    /// held. (A wake once sent a held table's row so, to a cloud node lacking its column.)
+    @discardableResult
+    func checkIfDue(on uplink: Uplink) async throws -> Held {
+        let nodes = uplink.client.nodes
+        // The node the request would go to (a return to the first node included).
+        return try await checkIfDue(node: nodes.urls.count > 1 ? nodes.current() : nil) {
+            let (cloud, traffic, node) = try await uplink.client.declarations(told: self.declared)
+            uplink.recordAnswer(traffic, now: self.now())
+            return (cloud, node)
+        }
+    }
+
+    /// ``checkIfDue(on:)`` with the cloud's answer from `ask`: its declarations (nil from a
+    /// cloud that predates them) and the node that answered. `node` is the node a request
+    /// would go to now, nil for an uplink of one node.
+    func checkIfDue(
+        node: String?, ask: @escaping @Sendable () async throws -> (TableDeclarations?, node: String)
+    ) async throws -> Held {
         let task = asking.withLock { asking -> Task<Void, any Error>? in
             if let asking { return asking }
             let now = self.now()
-            let nodes = uplink.client.nodes
-            // The node the request would go to (a return to the first node included).
-            let node = nodes.urls.count > 1 ? nodes.current() : nil
             let due = state.withLock { state in
                 if state.asked { return true }
                 guard let checkedAt = state.checkedAt else { return true }
@@ -113,17 +139,17 @@ final class DeclarationCheck: Sendable {
             guard due else { return nil }
             let task = Task {
                 defer { self.asking.withLock { $0 = nil } }
-                try await self.check(on: uplink, now: now)
+                try await self.check(ask, now: now)
             }
             asking = task
             return task
         }
         try await task?.value
+        return state.withLock { Self.held(by: $0.differences) }
     }
 
-    private func check(on uplink: Uplink, now: Int64) async throws {
-        let (cloud, traffic, node) = try await uplink.client.declarations(told: declared)
-        uplink.recordAnswer(traffic, now: self.now())
+    private func check(_ ask: () async throws -> (TableDeclarations?, node: String), now: Int64) async throws {
+        let (cloud, node) = try await ask()
         guard let cloud else {
             let first = state.withLock { state in
                 defer { state = State(checkedAt: now, unsupported: true, nodes: Self.nodes(state, node, sameAnswer: state.unsupported)) }

@@ -100,8 +100,8 @@ final class SyncCycle: Sendable {
         do {
             // Before the scope: what the cloud would refuse of a table whose declaration differs
             // from its own is held back (``DeclarationCheck``).
-            try await declarations.checkIfDue(on: uplink)
-            let (heldPulls, heldUploads) = (declarations.heldPulls, declarations.heldUploads)
+            let held = try await declarations.checkIfDue(on: uplink)
+            let (heldPulls, heldUploads) = (held.pulls, held.uploads)
             let rowUploads = scope.uploads.filter { ObjectStream.table(of: $0) == nil && !heldUploads.contains($0) }
             let rows = BatchScope(
                 uploads: rowUploads, pulls: scope.pulls.filter { ObjectStream.table(of: $0) == nil && !heldPulls.contains($0) },
