@@ -133,8 +133,7 @@ struct ObjectRoutes<C: Clock>: Sendable where C.Duration == Duration {
         let stored = try await store.chunks.put(hash, bytes: bytes, now: now())
         counters.chunkReceived(bytes: bytes.count, deduplicated: !stored)
         arrivals.stored(hash)
-        return JSONResponse.make(
-            ByteBuffer(string: stored ? "{\"stored\":true}" : "{\"stored\":false}"), status: stored ? .created : .ok)
+        return try JSONResponse.encoded(ChunkStoredDocument(stored: stored), status: stored ? .created : .ok)
     }
 
     /// A chunk sent whole in one request, decoded.
