@@ -188,8 +188,8 @@ public struct Cloud<C: Clock> where C.Duration == Duration {
             server: .dally(
                 tls: certificates, keepaliveTimeout: config.server.keepaliveTimeout,
                 bodyTimeout: config.server.bodyTimeout),
-            // No `Server` header: every answer crosses the gateways' metered links, and 21 bytes
-            // a request that nothing reads are a tenth of a second a request at 2 kbit/s.
+            // No `Server` header: every answer crosses a gateway's metered link, and 21 bytes an
+            // answer that nothing reads are a tenth of a second each at 2 kbit/s.
             configuration: .init(
                 address: .hostname(config.server.host, port: port ?? config.server.port), serverName: nil,
                 backlog: config.server.backlog),

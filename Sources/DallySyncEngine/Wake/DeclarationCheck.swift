@@ -109,7 +109,6 @@ final class DeclarationCheck: Sendable {
     /// The answer's holds, not ``heldUploads``: a sync-now between this check and the caller's
     /// use of them (``askAgain()``) must not release, for this wake, the tables it just found
     /// held. (A wake once sent a held table's row so, to a cloud node lacking its column.)
-    @discardableResult
     func checkIfDue(on uplink: Uplink) async throws -> Held {
         let nodes = uplink.client.nodes
         // The node the request would go to (a return to the first node included).
