@@ -52,6 +52,9 @@ public final class CountingRelay: Sendable {
     /// What crossed the relay since it started or was last reset.
     public var counts: RelayCounts { ledger.counts }
 
+    /// How many relayed connections are open now (a client's pool keeping one idle included).
+    public var openConnections: Int { ledger.openConnections }
+
     /// Zeroes the counts, to measure one phase alone; connections stay open.
     public func reset() { ledger.reset() }
 

@@ -105,6 +105,9 @@ final class RelayLedger: Sendable {
         }
     }
 
+    /// How many relayed connections are open: accepted, and their client's side not closed.
+    var openConnections: Int { state.withLock { $0.open.count } }
+
     /// Every channel still open; the relay closes them on stop.
     var openChannels: [any Channel] { state.withLock { $0.open.values.flatMap { $0 } } }
 

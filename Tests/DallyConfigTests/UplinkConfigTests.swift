@@ -155,6 +155,19 @@ struct UplinkValidTests {
             key: "uplinks[0].down_probe_interval", reason: "needs probe_interval")
     }
 
+    /// `keep_alive` defaults to 60 s, `[cloud]`'s value is every uplink's default (the implicit
+    /// one's included), and a block's own wins; 1 s to 1 h.
+    @Test func keepAliveDefaultsInheritsAndLimits() throws {
+        #expect(try uplinks(withCloud(uplink())).first?.timings.keepAlive == .seconds(60))
+        let cloudTen = admin + cloud.replacingOccurrences(of: "[cloud]\n", with: "[cloud]\nkeep_alive = \"10m\"\n")
+        #expect(try uplinks(cloudTen).first?.timings.keepAlive == .seconds(600))
+        let read = try uplinks(cloudTen + uplink(name: "wire", class: "wired") + uplink(#"keep_alive = "1h""#, name: "sat", class: "satellite"))
+        #expect(read.map(\.timings.keepAlive) == [.seconds(600), .seconds(3_600)])
+        expectRefusal(withCloud(uplink(#"keep_alive = "500ms""#)), key: "uplinks[0].keep_alive", reason: "must be at least 1s")
+        expectRefusal(withCloud(uplink(#"keep_alive = "2h""#)), key: "uplinks[0].keep_alive", reason: "must be at most 1h")
+        expectRefusal(withCloud(uplink(#"keep_alive = "often""#)), key: "uplinks[0].keep_alive", reason: "bad duration \"often\"")
+    }
+
     @Test func probeIntervalOfOneSecondIsTheShortest() throws {
         #expect(try uplinks(withCloud(uplink(#"probe_interval = "1s""#))).first?.probeInterval == .seconds(1))
         #expect(try uplinks(withCloud(uplink(#"probe_interval = "10m""#))).first?.probeInterval == .seconds(600))
@@ -312,7 +325,7 @@ struct UplinkRefusalTests {
     @Test func unknownKey() throws {
         let text = withCloud(uplink(#"network = "cellular""#, name: "lte", class: "cellular"))
         let error = try #require(expectRefusal(text, key: "uplinks[0].network", reason: "unknown key"))
-        #expect(error.reason.hasSuffix("known keys here: name, class, url, proxy, probe_interval, down_probe_interval, eager, idle_timeout, min_rate, min_rate_window, target_request_time"))
+        #expect(error.reason.hasSuffix("known keys here: name, class, url, proxy, probe_interval, down_probe_interval, eager, idle_timeout, min_rate, min_rate_window, target_request_time, keep_alive"))
         // Keys of [cloud] do not belong in an uplink.
         expectRefusal(
             withCloud(uplink(#"secret = "gateway-secret-0123456789""#)), key: "uplinks[0].secret", reason: "unknown key")

@@ -84,6 +84,24 @@ import Testing
         }
     }
 
+    /// `keep_alive` is how long the uplink's pool keeps a connection with no request: set to a
+    /// second, the sync-now's connection closes soon after; the default (a minute) would keep
+    /// it past this test's bound.
+    @Test("an uplink closes an idle connection once keep_alive has passed, and opens a new one for the next request")
+    func anIdleConnectionLivesKeepAliveLong() async throws {
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines + [#"keep_alive = "1s""#]) { system in
+            let first = try await system.base.sync("gw-a", table: "orders")
+            #expect(first.status == 200, "\(first.body)")
+            let opened = system.relay.counts.connections
+            #expect(opened >= 1)
+            let closed = await eventually(within: .seconds(20)) { system.relay.openConnections == 0 }
+            #expect(closed, "open: \(system.relay.openConnections)")
+            let second = try await system.base.sync("gw-a", table: "orders")
+            #expect(second.status == 200, "\(second.body)")
+            #expect(system.relay.counts.connections > opened)
+        }
+    }
+
     @Test func aLongPollsWaitIsNotTakenForTheLinksRoundTrip() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, notify: true) { system in
             // Polls the cloud holds for a second each, with no news: three of them begun.

@@ -3,6 +3,7 @@ import DallyConfig
 import DallyCore
 import DallyScheduler
 import Logging
+import NIOCore
 import NIOSSL
 import Synchronization
 
@@ -46,7 +47,8 @@ final class Uplink: Sendable {
         self.config = config
         rules = UplinkRules(name: config.name, networkClass: config.networkClass, cost: cost, eager: config.eager)
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
+        configuration.connectionPool = .init(
+            idleTimeout: TimeAmount(config.timings.keepAlive), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
         // A refused connection fails its request at once. Left on, AsyncHTTPClient retries the
         // connection itself with a backoff that grows by 1.25× per failure up to a minute and
         // holds requests until it fires: after a long outage the gateway found the cloud back
