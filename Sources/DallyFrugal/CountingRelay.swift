@@ -203,8 +203,13 @@ public final class CountingRelay: Sendable {
             upstream = upstream.channelOption(.maxMessagesPerRead, value: 1)
                 .channelOption(.recvAllocator, value: Self.smallReads(shape))
         }
-        let connected = upstream
-            .connect(host: host, port: port)
+        // The client's bytes wait in its socket until the upstream is connected: a set-up
+        // delay holds them as a handshake on the real link would.
+        let setUp = throttle?.shape.setUp ?? .zero
+        let connected =
+            setUp > .zero
+            ? loop.flatScheduleTask(in: TimeAmount(setUp)) { upstream.connect(host: host, port: port) }.futureResult
+            : upstream.connect(host: host, port: port)
         connected.assumeIsolated().whenFailure { _ in clientSide.detach() }
         // A cut that lands while the upstream is connecting finds only the client's channel;
         // the upstream must not outlive it, or the server side would wait for bytes forever.

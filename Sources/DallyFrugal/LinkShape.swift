@@ -12,10 +12,15 @@ public struct LinkShape: Sendable, Equatable {
     public var bytesPerSecond: Int
     /// Added to every delivery, split evenly between the two directions.
     public var roundTrip: Duration
+    /// How long a new connection waits before its first byte moves: a real link's TCP handshake
+    /// is a round trip (and TLS adds its own), which a relay on loopback would otherwise give
+    /// for free. Zero by default.
+    public var setUp: Duration
 
-    public init(bytesPerSecond: Int, roundTrip: Duration = .zero) {
+    public init(bytesPerSecond: Int, roundTrip: Duration = .zero, setUp: Duration = .zero) {
         self.bytesPerSecond = max(1, bytesPerSecond)
         self.roundTrip = roundTrip
+        self.setUp = setUp
     }
 
     /// The delay each byte gets on its way, one direction.

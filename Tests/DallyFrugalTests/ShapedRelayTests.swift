@@ -47,6 +47,30 @@ struct ShapedRelayTests {
         listener.close()
     }
 
+    /// A connection's set-up delay holds its first bytes as a handshake would: the upstream
+    /// sees nothing before it has passed.
+    @Test func aNewConnectionsFirstBytesWaitItsSetUp() async throws {
+        let listener = try TestListener()
+        let relay = CountingRelay(
+            name: "slow", now: { 0 }, shape: LinkShape(bytesPerSecond: 1_000_000, setUp: .milliseconds(400)))
+        let port = try await relay.start(upstreamHost: "127.0.0.1", upstreamPort: listener.port)
+        let server = PeerThread {
+            let socket = try listener.accept()
+            defer { socket.close() }
+            return try socket.receive(exactly: 10)
+        }
+        let started = ContinuousClock.now
+        let client = try TestSocket.connect(port: port)
+        try client.send(patterned(10, seed: 4))
+        #expect(try await server.value == patterned(10, seed: 4))
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(400), "\(elapsed)")
+        #expect(elapsed < .seconds(30), "\(elapsed)")
+        client.close()
+        try await relay.stop()
+        listener.close()
+    }
+
     @Test func aCutDropsEveryConnectionAndTheRelayKeepsListening() async throws {
         let listener = try TestListener()
         let relay = CountingRelay(name: "slow", now: { 0 }, shape: LinkShape(bytesPerSecond: 2_000))

@@ -15,6 +15,8 @@ struct BenchSlowLink: AsyncParsableCommand {
 
     @Option(help: "Link rates in bytes per second, comma-separated.") var rates = "2000,16000,128000"
     @Option(help: "Round trip added by the link, in ms.") var roundTripMs = 600
+    @Option(help: "How long a new connection waits before its first byte moves, in ms (a handshake's round trip).")
+    var setupMs = 0
     @Option(help: "Object sizes in MiB, comma-separated (0.5 allowed).") var objectsMib = "0.5,3,20"
     @Option(help: "Rows in the wide-row backlog (0: none).") var rows = 20_000
     @Option(help: "Bytes of notes per row (hex text).") var noteBytes = 200
@@ -25,10 +27,10 @@ struct BenchSlowLink: AsyncParsableCommand {
     func run() async throws {
         let rates = rates.split(separator: ",").compactMap { Int($0) }
         let sizes = objectsMib.split(separator: ",").compactMap { Double($0) }.map { Int($0 * 1_048_576) }
-        print("slow links: round trip \(roundTripMs) ms, bandwidth shared by all connections and both directions (build with -c release for figures)\n")
+        print("slow links: round trip \(roundTripMs) ms, connection set-up \(setupMs) ms, bandwidth shared by all connections and both directions (build with -c release for figures)\n")
         var table = [["link B/s", "case", "seconds", "× ideal", "at cloud s", "× ideal", "bytes up", "× clean", "failures", "wasted", "resumed", "measured B/s", "requests"]]
         for rate in rates {
-            let shape = LinkShape(bytesPerSecond: rate, roundTrip: .milliseconds(roundTripMs))
+            let shape = LinkShape(bytesPerSecond: rate, roundTrip: .milliseconds(roundTripMs), setUp: .milliseconds(setupMs))
             for size in sizes {
                 let ideal = Double(size) / Double(rate)
                 guard ideal <= maxIdealSeconds else {
