@@ -94,7 +94,17 @@ final class ObjectUploader: Sendable {
     /// chunk goes beside the ask (``EarlyAsk/firstChunk``): the ask's round trip would
     /// otherwise leave the link idle (a 0.5 MiB object at 128,000 B/s with a 600 ms round trip
     /// took 5.33 s, 1.30× its bytes' time, against 4.73 s, 1.155×; docs/BENCHMARKS.md).
-    func askAhead(on uplink: Uplink, tables: Set<String>, rowTables: Set<String>?) async -> EarlyAsk? {
+    ///
+    /// `chunkStarted` is called once the first chunk's upload has begun, or once it is known
+    /// that none goes: the wake sends its rows after it, so that the chunk, whose bytes fill
+    /// the link, takes the connection the pool holds open and the small requests the new ones
+    /// (on a link whose handshake costs a round trip, a chunk behind one left the link idle
+    /// that long).
+    func askAhead(
+        on uplink: Uplink, tables: Set<String>, rowTables: Set<String>?, chunkStarted: @Sendable () -> Void = {}
+    ) async -> EarlyAsk? {
+        var started = false
+        defer { if !started { chunkStarted() } }
         guard let first = try? await store.objectUploads(tables: tables, limit: 1).first, let manifest = first.manifest else {
             return nil
         }
@@ -104,9 +114,18 @@ final class ObjectUploader: Sendable {
         var chunk: EarlyAsk.ChunkAhead?
         let begun = await sendsBesideTheAsk(first, rowTables: rowTables, on: uplink)
         if begun {
+            let prepared = try? await prepare(chunk: firstHash, of: manifest)
             chunk = EarlyAsk.ChunkAhead(
-                hash: firstHash, sending: Task { try await self.put(chunk: firstHash, from: 0, of: manifest, on: uplink) })
+                hash: firstHash,
+                sending: Task {
+                    guard let prepared else { return try await self.put(chunk: firstHash, from: 0, of: manifest, on: uplink) }
+                    return try await self.put(prepared, from: 0, on: uplink)
+                })
+            // Lets the upload reach the pool before the ask and the rows ask it for connections.
+            await Task.yield()
         }
+        started = true
+        chunkStarted()
         guard let (missing, partial) = try? await missingChunks(asking, on: uplink) else {
             chunk?.sending.cancel()
             return nil
@@ -353,10 +372,21 @@ final class ObjectUploader: Sendable {
     private func put(chunk hash: ContentHash, from offset: Int, of manifest: ObjectManifest, on uplink: Uplink)
         async throws -> Int
     {
+        try await put(try await prepare(chunk: hash, of: manifest), from: offset, on: uplink)
+    }
+
+    /// One chunk read from the chunk store and coded as it goes on the wire.
+    private func prepare(chunk hash: ContentHash, of manifest: ObjectManifest) async throws -> ChunkUpload {
         guard let bytes = try await chunks.get(hash) else {
             throw ObjectTransferError.chunkLost(hash, object: manifest.hash)
         }
-        let traffic = try await ChunkUpload(hash: hash, bytes: bytes).send(from: offset, over: uplink.client)
+        return ChunkUpload(hash: hash, bytes: bytes)
+    }
+
+    /// Sends `upload` from byte `offset` of its body on the wire; the chunk's size.
+    private func put(_ upload: ChunkUpload, from offset: Int, on uplink: Uplink) async throws -> Int {
+        let hash = upload.hash
+        let traffic = try await upload.send(from: offset, over: uplink.client)
         if offset > 0 {
             uplink.client.watch.model.resumed(offset)
             logger.info(
@@ -365,10 +395,10 @@ final class ObjectUploader: Sendable {
         record(traffic, on: uplink) { counters in
             counters.bytesNotResent += Int64(offset)
             counters.chunksSent += 1
-            counters.chunkBytesSent += Int64(bytes.count)
+            counters.chunkBytesSent += Int64(upload.rawBytes)
             counters.chunkBytesOnWire += Int64(traffic.sentCompressed)
         }
-        return bytes.count
+        return upload.rawBytes
     }
 
     private func record(

@@ -171,9 +171,19 @@ final class SyncCycle: Sendable {
         // Rows first (small, and most urgent), then objects; rows of atomic tables that waited
         // for those objects go in a second round of batches. The first object's ask goes
         // beside the rows: on a long link its round trip then costs nothing.
+        let (chunkStarted, started) = AsyncStream<Void>.makeStream()
         let ahead = objects.uploads.isEmpty
-            ? nil : Task { await uploader.askAhead(on: uplink, tables: objects.uploads, rowTables: scope.uploads) }
+            ? nil
+            : Task {
+                await uploader.askAhead(
+                    on: uplink, tables: objects.uploads, rowTables: scope.uploads, chunkStarted: { started.finish() })
+            }
         defer { ahead?.cancel() }
+        // On a long link the rows go once the first chunk's upload has begun: it takes the
+        // connection the pool holds open, and their small requests the new ones.
+        if ahead != nil, uplink.client.watch.model.roundTripIsLong {
+            for await _ in chunkStarted {}
+        }
         var more: Bool
         do {
             more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
