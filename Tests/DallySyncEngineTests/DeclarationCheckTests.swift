@@ -52,7 +52,7 @@ struct DeclarationCheckTests {
         let check = Self.check()
         let held = try await check.checkIfDue(node: nil, ask: Self.ask(Self.lacking, asked: asked))
         #expect(held.uploads == ["items"] && held.pulls.isEmpty)
-        #expect(check.heldUploads == ["items"])
+        #expect(check.heldForDecisions.uploads == ["items"])
 
         let agreeing = DeclarationCheck(schemas: [Self.items(["name", "size"])], now: { 0 }, logger: Logger(label: "test"))
         #expect(try await agreeing.checkIfDue(node: nil, ask: Self.ask(Self.agreeing, asked: asked)) == .init())
@@ -70,14 +70,14 @@ struct DeclarationCheckTests {
         let check = Self.check()
         #expect(try await check.checkIfDue(node: nil, ask: Self.ask(Self.lacking, asked: asked)).uploads == ["items"])
         check.askAgain()
-        #expect(check.heldUploads.isEmpty)
+        #expect(check.heldForDecisions.uploads.isEmpty)
         let held = try await check.checkIfDue(node: nil, ask: Self.ask(Self.lacking, asked: asked))
         #expect(held.uploads == ["items"])
         #expect(asked.total == 2)
         // A sync-now right after the wake's check: the decision loop sees the table released,
         // the holds the wake was handed stay what the answer said.
         check.askAgain()
-        #expect(check.heldUploads.isEmpty)
+        #expect(check.heldForDecisions.uploads.isEmpty)
         #expect(held.uploads == ["items"])
     }
 

@@ -197,7 +197,8 @@ final class DecisionLoop<C: Clock>: Sendable where C.Duration == Duration {
         // What the cloud would refuse of a table whose declaration differs from its own
         // (``DeclarationCheck``) calls for nothing: held changes wait, held pulls are never
         // due, and a sync-now of them is answered at once.
-        let (heldPulls, heldUploads) = (declarations.heldPulls, declarations.heldUploads)
+        let held = declarations.heldForDecisions
+        let (heldPulls, heldUploads) = (held.pulls, held.uploads)
         for table in heldPulls { situation.pulledAt[table] = now }
         requests.drop(uploads: heldUploads, pulls: heldPulls)
         for uplink in uplinks {

@@ -114,13 +114,15 @@ final class ObjectUploader: Sendable {
         var chunk: EarlyAsk.ChunkAhead?
         let begun = await sendsBesideTheAsk(first, rowTables: rowTables, on: uplink)
         if begun {
-            let prepared = try? await prepare(chunk: firstHash, of: manifest)
+            // Read once; a chunk lost from the store fails the upload, as it would have.
+            let prepared: Result<ChunkUpload, any Error>
+            do {
+                prepared = .success(try await prepare(chunk: firstHash, of: manifest))
+            } catch {
+                prepared = .failure(error)
+            }
             chunk = EarlyAsk.ChunkAhead(
-                hash: firstHash,
-                sending: Task {
-                    guard let prepared else { return try await self.put(chunk: firstHash, from: 0, of: manifest, on: uplink) }
-                    return try await self.put(prepared, from: 0, on: uplink)
-                })
+                hash: firstHash, sending: Task { try await self.put(prepared.get(), from: 0, on: uplink) })
             // Lets the upload reach the pool before the ask and the rows ask it for connections.
             await Task.yield()
         }

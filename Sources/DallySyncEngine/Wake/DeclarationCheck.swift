@@ -6,9 +6,9 @@ import Synchronization
 /// Compares the gateway's tables with the cloud's declarations (``TableDeclarations``), telling
 /// the cloud its own in the same request (`POST /v1/tables`, for the cloud's `/stats`), and
 /// holds back what the cloud would refuse (``DeclarationDifference``): the changes of a table
-/// whose columns it lacks or types otherwise wait in the outbox (``heldUploads``) instead of
+/// whose columns it lacks or types otherwise wait in the outbox (``Held/uploads``) instead of
 /// crossing the link to be refused, and a table whose types differ, or whose scope the cloud
-/// serves no pages for, is not pulled (``heldPulls``) instead of values being dropped here or
+/// serves no pages for, is not pulled (``Held/pulls``) instead of values being dropped here or
 /// every request failing.
 ///
 /// The cloud is asked before the first wake or notify poll after start, after a page brought
@@ -65,14 +65,10 @@ final class DeclarationCheck: Sendable {
         self.logger = logger
     }
 
-    /// The tables not pulled until their declarations agree, as the decision loop sees them:
-    /// none while the cloud is to be asked again, so that a sync-now of a held table is not
-    /// dropped before the wake that asks. A wake or poll uses what its own check returns.
-    var heldPulls: Set<String> { state.withLock { $0.asked ? [] : Self.held(by: $0.differences).pulls } }
-
-    /// The tables whose changes wait until their declarations agree, as the decision loop sees
-    /// them (``heldPulls``).
-    var heldUploads: Set<String> { state.withLock { $0.asked ? [] : Self.held(by: $0.differences).uploads } }
+    /// What is held until the declarations agree, as the decision loop sees it: nothing while
+    /// the cloud is to be asked again, so that a sync-now of a held table is not dropped before
+    /// the wake that asks. A wake or poll uses what its own check returns.
+    var heldForDecisions: Held { state.withLock { $0.asked ? Held() : Self.held(by: $0.differences) } }
 
     private static func held(by differences: [String: DeclarationDifference]) -> Held {
         Held(
@@ -106,7 +102,7 @@ final class DeclarationCheck: Sendable {
     /// Asks the cloud for its declarations when due (or waits for the check under way), and
     /// holds or releases tables by them; what the answer holds back.
     ///
-    /// The answer's holds, not ``heldUploads``: a sync-now between this check and the caller's
+    /// The answer's holds, not ``heldForDecisions``: a sync-now between this check and the caller's
     /// use of them (``askAgain()``) must not release, for this wake, the tables it just found
     /// held. (A wake once sent a held table's row so, to a cloud node lacking its column.)
     func checkIfDue(on uplink: Uplink) async throws -> Held {
