@@ -21,20 +21,23 @@ enum EagerWriterClient {
         case timedOut
     }
 
-    static func send(port: Int, method: String, path: String, token: String, bodyBytes: Int, timeout: Int = 10) async
-        -> Outcome
-    {
+    /// Sends a head announcing `bodyBytes`, then `sentBytes` of them (all when nil: a client
+    /// that sends fewer and waits is one whose body stalls), then reads the answer.
+    static func send(
+        port: Int, method: String, path: String, token: String, bodyBytes: Int, sentBytes: Int? = nil, timeout: Int = 10
+    ) async -> Outcome {
         await withCheckedContinuation { continuation in
             Thread {
                 continuation.resume(
                     returning: blockingSend(
-                        port: port, method: method, path: path, token: token, bodyBytes: bodyBytes, timeout: timeout))
+                        port: port, method: method, path: path, token: token, bodyBytes: bodyBytes,
+                        sentBytes: sentBytes ?? bodyBytes, timeout: timeout))
             }.start()
         }
     }
 
     private static func blockingSend(
-        port: Int, method: String, path: String, token: String, bodyBytes: Int, timeout: Int
+        port: Int, method: String, path: String, token: String, bodyBytes: Int, sentBytes: Int, timeout: Int
     ) -> Outcome {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return .reset }
@@ -55,7 +58,7 @@ enum EagerWriterClient {
         let head =
             "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(bodyBytes)\r\nConnection: close\r\n\r\n"
-        let request = Array(head.utf8) + [UInt8](repeating: UInt8(ascii: " "), count: bodyBytes)
+        let request = Array(head.utf8) + [UInt8](repeating: UInt8(ascii: " "), count: sentBytes)
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

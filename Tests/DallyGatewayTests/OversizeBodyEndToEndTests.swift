@@ -22,6 +22,25 @@ struct OversizeBodyEndToEndTests {
         }
     }
 
+    /// A `Content-Length` over the limit is answered before the body: a client that announces
+    /// one and waits (here, sends nothing) gets its 413, not the 60 s `body_timeout`.
+    @Test(arguments: ["/v1/tables/orders/rows/o1", "/v1/tables/orders/batch"])
+    func anAnnouncedLengthOverTheLimitIsAnsweredBeforeTheBody(path: String) async throws {
+        try await LiveGateway.run(try LiveGateway.config()) { gateway in
+            let outcome = await EagerWriterClient.send(
+                port: gateway.port, method: path.hasSuffix("batch") ? "POST" : "PUT", path: path,
+                token: LiveGateway.clientToken, bodyBytes: 99_999_999_999, sentBytes: 0)
+            guard case .answered(let status, let body) = outcome else {
+                Issue.record("expected an answer before the body, got \(outcome)")
+                return
+            }
+            #expect(status == 413)
+            #expect(body.contains("body_too_large"))
+            let reply = try await gateway.send(.GET, "/v1/tables/orders/rows")
+            #expect(reply.status == 200)
+        }
+    }
+
     @Test(arguments: [
         ("PUT", "/v1/tables/orders/rows/o1", "wrong-token-0123456789", 401),
         ("PUT", "/v2/nothing", LiveGateway.clientToken, 404),

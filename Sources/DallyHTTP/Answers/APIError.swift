@@ -99,12 +99,21 @@ public struct ErrorMiddleware: RouterMiddleware {
             unread = body
         }
         var response: Response
+        // A body refused by its announced length, or announced longer than is ever drained,
+        // is not waited for: its answer goes at once, even to a client that sends nothing
+        // until it has one.
+        var refusedUnread = Self.announcedLength(request).map { $0 > maxDrainBytes } ?? false
         do {
             response = try await next(request, context)
         } catch {
             response = try Self.answer(error, request: request, context: context, routes: routes)
+            if let refusal = error as? DallyError, refusal.code == .bodyTooLarge || refusal.code == .objectTooLarge,
+                Self.announcedLength(request) != nil
+            {
+                refusedUnread = true
+            }
         }
-        switch await unread?.drain(upTo: maxDrainBytes) {
+        switch refusedUnread ? .tooLong : await unread?.drain(upTo: maxDrainBytes) {
         case .tooLong?:
             // Answered all the same, the connection closed after it: the answer goes out first,
             // and the body is read on behind it, so that a client which writes before it reads
@@ -140,6 +149,11 @@ public struct ErrorMiddleware: RouterMiddleware {
             try await written.write(writer)
             if case .tooLong = await body.drain(upTo: lingerBytes) { channel.close(promise: nil) }
         }
+    }
+
+    /// The body's length as the head announces it, nil without a `Content-Length`.
+    static func announcedLength(_ request: Request) -> Int? {
+        request.headers[.contentLength].flatMap(Int.init)
     }
 
     /// Whether the head announces a body: a `Content-Length` above 0, or a transfer coding.

@@ -71,15 +71,26 @@ public enum BodyCoding {
 
     /// The whole request body, at most `maxBytes` (`limits.max_body_bytes`).
     ///
+    /// A `Content-Length` over the limit is refused before a byte of the body is read, as
+    /// nginx's `client_max_body_size` does: the client is answered at once, whether it sends
+    /// the body, waits for `100 Continue`, or never sends it.
+    ///
     /// - Throws: `body_too_large`, naming the limit in words and bytes.
     public static func collect(_ request: Request, maxBytes: Int) async throws -> ByteBuffer {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
+            throw tooLarge(maxBytes)
+        }
         do {
             return try await request.body.collect(upTo: maxBytes)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw DallyError(
-                .bodyTooLarge,
-                "the request body is larger than the \(ByteCount.words(maxBytes)) (\(maxBytes) bytes) this server accepts (limits.max_body_bytes)")
+            throw tooLarge(maxBytes)
         }
+    }
+
+    private static func tooLarge(_ maxBytes: Int) -> DallyError {
+        DallyError(
+            .bodyTooLarge,
+            "the request body is larger than the \(ByteCount.words(maxBytes)) (\(maxBytes) bytes) this server accepts (limits.max_body_bytes)")
     }
 
     /// Parses a JSON body.
