@@ -7,10 +7,11 @@ slices), ONE_WAY seconds added to every byte after it crosses, and an optional c
 connection is aborted once CUT bytes went up. Bytes are counted as they cross the bottleneck,
 so what a cut drops while it is in the delay line counts as sent. Counts go to COUNTS (JSON,
 rewritten every 50 ms); with TRACE=1 each request and status line is printed with the time it
-crossed, and every 100 ms the bytes each connection moved up.
+crossed, and every 100 ms the bytes each connection moved up; with HEADS=1 as well, each
+request's and answer's whole head and its size (where the bytes of a small exchange go).
 
 Environment: LISTEN (port), UPSTREAM (port on 127.0.0.1), RATE (128000), ONE_WAY (0.3),
-CUT (0: never), SLICE (1460), COUNTS, TRACE.
+CUT (0: never), SLICE (1460), COUNTS, TRACE, HEADS.
 """
 import asyncio
 import json
@@ -26,6 +27,7 @@ CUT = int(os.environ.get("CUT", "0"))
 SLICE = int(os.environ.get("SLICE", "1460"))
 COUNTS = os.environ.get("COUNTS", "counts.json")
 TRACE = os.environ.get("TRACE") == "1"
+HEADS = os.environ.get("HEADS") == "1"
 T0 = time.time()
 
 link = {"up": 0, "down": 0, "connections": 0, "cut": False, "free_at": 0.0}
@@ -105,6 +107,10 @@ class Connection:
                 line = data[i:data.find(b"\r\n", i)].decode(errors="replace")
                 print(f"{time.time() - T0:8.3f} c{self.number} {'up' if up else 'dn'} {line[:90]} "
                       f"(up {link['up']} dn {link['down']})", flush=True)
+                if HEADS:
+                    end = data.find(b"\r\n\r\n", i)
+                    head = data[i:end if end >= 0 else len(data)]
+                    print(f"         head {len(head) + 4} bytes:", head.decode(errors="replace").replace("\r\n", " | "), flush=True)
 
 
 async def accept(client_reader, client_writer):

@@ -11,6 +11,7 @@
 #   RATE=16000 MIB=3 tools/bench/slowlink.sh
 #   ROWS=20000 CUT_FRACTION=0.4 tools/bench/slowlink.sh       # a backlog of wide rows instead
 #   TRACE=1 KEEP_TMP=1 tools/bench/slowlink.sh                # the relay's request timeline, kept
+#   HEADS=1 TRACE=1 KEEP_TMP=1 tools/bench/slowlink.sh        # and every head with its size
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${DALLY_BIN:-.build/release/dally}
@@ -82,7 +83,7 @@ cleanup() {
 }
 trap cleanup EXIT
 "$BIN" cloud --config "$D/cloud.toml" > "$D/cloud.log" 2>&1 & PIDS+=($!)
-LISTEN=$RELAY_PORT UPSTREAM=$CLOUD_PORT RATE=$RATE ONE_WAY=$ONE_WAY CUT=$CUT COUNTS="$D/counts.json" TRACE=${TRACE:-0} \
+LISTEN=$RELAY_PORT UPSTREAM=$CLOUD_PORT RATE=$RATE ONE_WAY=$ONE_WAY CUT=$CUT COUNTS="$D/counts.json" TRACE=${TRACE:-0} HEADS=${HEADS:-0} \
   python3 tools/bench/shaped_relay.py > "$D/relay.log" 2>&1 & PIDS+=($!)
 G=http://127.0.0.1:$GW_PORT
 CLIENT="Authorization: Bearer slowlink-client-token"; ADMIN="Authorization: Bearer slowlink-admin-token"
