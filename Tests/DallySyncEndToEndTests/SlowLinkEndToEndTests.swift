@@ -425,6 +425,32 @@ import Testing
         }
     }
 
+    /// A sync-now that comes while a wake's batches cross the link asks for a pull after it:
+    /// the wake's closing pull serves it, instead of a second wake whose pull is one more
+    /// round trip before the sync-now is answered.
+    @Test func aSyncNowWhileAWakeDrainsIsServedByItsClosingPull() async throws {
+        let shape = LinkShape(bytesPerSecond: 128_000, roundTrip: .milliseconds(200))
+        // 600 rows of ~400 bytes pass `flush_bytes`: they wake the uplink on their own.
+        let lines = Self.lines + [#"target_request_time = "1s""#, "flush_bytes = 65536"]
+        try await SlowLinkSystem.run(shape: shape, cloudLines: lines) { system in
+            _ = try await system.base.sync("gw-a", table: "orders")
+            let cyclesBefore = try await system.syncCounter("cycles")
+            let pullsBefore = try await system.syncCounter("pulls")
+            let upBefore = system.relay.counts.bytesUp
+            try await system.writeOrders(600)
+            // The sync-now once the size wake's rows are on the link (~150 KB: over a second).
+            for _ in 0..<500 where system.relay.counts.bytesUp < upBefore + 40_000 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let reply = try await system.base.sync("gw-a", table: "orders")
+            #expect(reply.status == 200 && reply.body.contains(#""status":"synced""#), "\(reply.body)")
+            #expect(try await system.syncCounter("rows_accepted") == 600)
+            let cycles = try await system.syncCounter("cycles") - cyclesBefore
+            let pulls = try await system.syncCounter("pulls") - pullsBefore
+            #expect(cycles == 1 && pulls == 1, "\(cycles) wakes, \(pulls) closing pulls for a drain and a sync-now in it")
+        }
+    }
+
     @Test func aWideRowBacklogDrainsOverALinkTooSlowForOneBatchInTheOldDeadline() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines + [#"target_request_time = "2s""#])
         { system in

@@ -110,8 +110,9 @@ final class SyncCycle: Sendable {
                 uploads: Set(scope.uploads.compactMap(ObjectStream.table(of:))),
                 downloads: Set(scope.pulls.compactMap(ObjectStream.table(of:))))
             let fillingBefore = try await store.fillingTables()
-            let (report, walkPaused) = try await exchange(
-                on: uplink, scope: rows, objects: objects, duePulls: duePulls, filling: fillingBefore, rowsCall: rowsCall)
+            let (report, walkPaused, pulledLate) = try await exchange(
+                on: uplink, scope: rows, objects: objects, duePulls: duePulls, filling: fillingBefore,
+                askedPulls: asked.pulls, rowsCall: rowsCall)
             // A fill ends with its pull's last page, whichever request brought it.
             let filled = fillingBefore.isEmpty ? [] : fillingBefore.subtracting(try await store.fillingTables())
             if !filled.isEmpty {
@@ -119,11 +120,13 @@ final class SyncCycle: Sendable {
                     "added columns filled from the cloud; the tables' changes go again",
                     metadata: ["tables": "\(filled.sorted().joined(separator: ","))"])
             }
-            // Only what was asked before the cycle began is served by it; a paused walk served
-            // its rows only (objects and pulls come at the next wake).
+            // Only what was asked before the cycle began is served by it, and the pulls asked
+            // while it went that its closing pull took; a paused walk served its rows only
+            // (objects and pulls come at the next wake).
             requests.served(
                 uploads: asked.uploads.intersection(walkPaused ? rowUploads : scope.uploads.subtracting(heldUploads)),
-                pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls.subtracting(heldPulls)), report: report)
+                pulls: walkPaused ? [] : asked.pulls.intersection(scope.pulls.subtracting(heldPulls)).union(pulledLate),
+                report: report)
             uplink.recordCycleCompleted()
             let now = self.now()
             counters.withLock { counters in
@@ -150,12 +153,14 @@ final class SyncCycle: Sendable {
 
     /// Rows, then objects (with a pull no batch carried beside them), then pulls the answers
     /// asked for; whether an object walk was paused for rows due on
-    /// another uplink (the exchange then ends there). `filling`: the tables whose added
-    /// columns are being filled as the wake began (``ColumnFill``), pulled before anything.
+    /// another uplink (the exchange then ends there), and the pulls asked since the wake began
+    /// (`askedPulls` were asked before) that its closing pull served. `filling`: the tables
+    /// whose added columns are being filled as the wake began (``ColumnFill``), pulled before
+    /// anything.
     private func exchange(
         on uplink: Uplink, scope: BatchScope, objects: ObjectScope, duePulls: Set<String>, filling: Set<String>,
-        rowsCall: @escaping () async throws -> String?
-    ) async throws -> (report: SyncReport, walkPaused: Bool) {
+        askedPulls: Set<String>, rowsCall: @escaping () async throws -> String?
+    ) async throws -> (report: SyncReport, walkPaused: Bool, pulledLate: Set<String>) {
         var report = SyncReport()
         try await probeSchemaRefusals()
         // Due tables this wake must still bring up to date: a batch's answer does that for the
@@ -237,17 +242,27 @@ final class SyncCycle: Sendable {
             }
             switch walked {
             case .paused:
-                return (report, true)
+                return (report, true, [])
             case .finished(let finished) where finished > 0:
                 _ = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
             case .finished:
                 break
             }
         }
-        if more || !unpulled.isEmpty { report.add(try await pull(scope.pulls ?? [], on: uplink)) }
+        // The dictionaries go beside the closing pull and downloads: each is a round trip of
+        // its own on a long link, and neither waits for the other.
+        async let tended: Void = dictionaries.tend(on: uplink, uploads: scope.uploads)
+        // A pull asked while the wake went (a sync-now that came as its batches flew, a table
+        // the cloud said moved) rides in its closing pull instead of a wake of its own after
+        // it: one round trip fewer before a sync-now is answered. Asked now, the pull that
+        // follows is one the request came before. Not on an uplink an operator (or a probe)
+        // took away meanwhile: such a request is answered as the decision loop finds it.
+        let late = uplink.isUsable(at: now())
+            ? requests.urgent.pulls.subtracting(askedPulls).intersection(scope.pulls ?? []) : []
+        if more || !unpulled.isEmpty || !late.isEmpty { report.add(try await pull(scope.pulls ?? [], on: uplink)) }
         if !objects.downloads.isEmpty { try await fetcher.downloadObjects(on: uplink, tables: objects.downloads) }
-        try await dictionaries.tend(on: uplink, uploads: scope.uploads)
-        return (report, false)
+        try await tended
+        return (report, false, late)
     }
 
     /// Lets one change per table the cloud refused for lacking its table or a column go again,
