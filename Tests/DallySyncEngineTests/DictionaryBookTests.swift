@@ -44,6 +44,22 @@ struct DictionaryBookTests {
         return { next.take() }
     }
 
+    /// A wake may train from two tasks at once (beside its last batch on a long link, and as
+    /// its last answer is applied): one dictionary comes of it, not one each.
+    @Test func callsAtTheSameTimeTrainATableOnce() async throws {
+        let book = DictionaryBook(settings: Self.settings(), kept: [], nextID: Self.counter())
+        for n in 0..<40 {
+            let body = Self.section(n)
+            book.record(table: "telemetry", section: body[...])
+        }
+        let trained = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { book.train().count } }
+            return await group.reduce(0, +)
+        }
+        #expect(trained == 1)
+        #expect(book.uploads(for: nil).count == 1)
+    }
+
     @Test func trainsOnceThereAreEnoughSamplesAndUsesOnlyWhatTheCloudAcknowledged() throws {
         let book = DictionaryBook(settings: Self.settings(), kept: [], nextID: Self.counter())
         var n = 0

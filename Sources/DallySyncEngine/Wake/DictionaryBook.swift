@@ -59,6 +59,8 @@ final class DictionaryBook: Sendable {
         var windowCompressed = 0
         /// The window's ratio degraded: train anew from the samples since.
         var stale = false
+        /// A training of this table is under way (outside the lock): another call leaves it be.
+        var training = false
     }
 
     private struct State {
@@ -153,17 +155,20 @@ final class DictionaryBook: Sendable {
 
     /// Trains a dictionary for each table that has none (and enough samples) or whose ratio
     /// degraded; returns what the cloud should get. A table with a dictionary awaiting its
-    /// acknowledgement is not trained again.
+    /// acknowledgement, or being trained by a call at the same time, is not trained again.
     func train() -> [Upload] {
         let settings = self.settings
         let due: [(String, [[UInt8]])] = state.withLock { state in
-            state.shelves.compactMap { table, shelf in
-                guard shelf.pending == nil, shelf.current == nil || shelf.stale,
+            var due: [(String, [[UInt8]])] = []
+            for (table, shelf) in state.shelves {
+                guard !shelf.training, shelf.pending == nil, shelf.current == nil || shelf.stale,
                     shelf.sampleBytes >= settings.minimumSamples,
                     shelf.failedAt.map({ shelf.sampleBytes >= 2 * $0 }) ?? true
-                else { return nil }
-                return (table, shelf.samples)
+                else { continue }
+                state.shelves[table]?.training = true
+                due.append((table, shelf.samples))
             }
+            return due
         }
         var trained: [Upload] = []
         for (table, samples) in due {
@@ -171,6 +176,7 @@ final class DictionaryBook: Sendable {
                 samples: samples, capacity: settings.capacity, id: nextID(), level: settings.level)
             state.withLock { state in
                 guard var shelf = state.shelves[table] else { return }
+                shelf.training = false
                 if let dictionary {
                     shelf.pending = dictionary
                     shelf.failedAt = nil

@@ -50,8 +50,13 @@ extension SyncCycle {
     /// (``LinkModel/crossesQuickly(rows:)``): the gateway's reader builds the batch after next
     /// while its writer settles an answer, and the cloud, given it as soon as that answer
     /// came, does not wait for a build.
+    ///
+    /// - Parameter tending: set to the dictionaries' tend begun beside the last batch on a long
+    ///   link (``DictionaryExchange/tend(on:uploads:)``), for the wake's end to await; left as
+    ///   it is when none began.
     func sendBatches(
-        on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>
+        on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>,
+        tending tendingBeside: inout Task<Void, any Error>?
     ) async throws -> Bool {
         var more = false
         var rowLimit = link.maxBatchRows
@@ -61,6 +66,9 @@ extension SyncCycle {
         let gateway = link.gatewayID
         var flying: [Flying] = []
         var ready: Ready?
+        // Whether the wake's last batch is built (one not full, or none was left).
+        var lastBuilt = false
+        var tending: Task<Void, any Error>?
         // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
         // they are resent, or asked about, at the next wake.
         defer { flying.forEach { $0.sending.cancel() } }
@@ -112,8 +120,12 @@ extension SyncCycle {
                 guard let batch = try await store.nextBatch(
                     gateway: gateway, maxRows: maxRows,
                     scope: flying.isEmpty && answered == nil ? scope : scope.withoutPulls, excluding: Set(building))
-                else { break }
+                else {
+                    lastBuilt = true
+                    break
+                }
                 let full = batch.rows >= maxRows
+                if !full { lastBuilt = true }
                 guard onWire else {
                     let client = uplink.client
                     let body = batch.body
@@ -124,6 +136,16 @@ extension SyncCycle {
                 }
                 send(batch, full: full)
             }
+            tendBeside()
+        }
+        // On a long link, the dictionaries due from this wake's samples train and go up while
+        // its last batch crosses, instead of a round trip after its answer that the wake's end
+        // (and a sync-now waiting on it) would wait for; the wake's closing tend then has
+        // nothing left to send. On a short link they wait for the end, off the drain's CPU.
+        func tendBeside() {
+            guard lastBuilt, tending == nil, tendingBeside == nil, !flying.isEmpty, book != nil, model.roundTripIsLong
+            else { return }
+            tending = Task { try await self.dictionaries.tend(on: uplink, uploads: scope.uploads) }
         }
         func drain() async throws {
             while true {
@@ -207,7 +229,10 @@ extension SyncCycle {
         }
         do {
             try await drain()
+            if let tending { tendingBeside = tending }
         } catch {
+            tending?.cancel()
+            _ = try? await tending?.value
             // Never sent: forgotten, so that the next wake does not take it for a batch whose
             // answer was lost (and ask the cloud about it).
             if let ready { try? await store.abandonBatch(batchID: ready.batch.batchID) }

@@ -190,8 +190,12 @@ final class SyncCycle: Sendable {
             for await _ in chunkStarted {}
         }
         var more: Bool
+        // The dictionaries' tend a batch round began beside its last batch (long links only).
+        var tendingBeside: Task<Void, any Error>?
+        defer { tendingBeside?.cancel() }
         do {
-            more = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+            more = try await sendBatches(
+                on: uplink, scope: scope, report: &report, unpulled: &unpulled, tending: &tendingBeside)
         } catch {
             // No walk takes over a first chunk sent beside the ask: it is cut.
             ahead?.cancel()
@@ -209,7 +213,9 @@ final class SyncCycle: Sendable {
                 lastRowCheck = self.now()
                 guard let called = try await rowsCall() else { return }
                 guard called == uplink.name else { throw WalkPause(for: called) }
-                if try await self.sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled) {
+                if try await self.sendBatches(
+                    on: uplink, scope: scope, report: &report, unpulled: &unpulled, tending: &tendingBeside)
+                {
                     more = true
                 }
             }
@@ -244,14 +250,20 @@ final class SyncCycle: Sendable {
             case .paused:
                 return (report, true, [])
             case .finished(let finished) where finished > 0:
-                _ = try await sendBatches(on: uplink, scope: scope, report: &report, unpulled: &unpulled)
+                _ = try await sendBatches(
+                    on: uplink, scope: scope, report: &report, unpulled: &unpulled, tending: &tendingBeside)
             case .finished:
                 break
             }
         }
-        // The dictionaries go beside the closing pull and downloads: each is a round trip of
-        // its own on a long link, and neither waits for the other.
-        async let tended: Void = dictionaries.tend(on: uplink, uploads: scope.uploads)
+        // The dictionaries go beside the closing pull and downloads (the tend begun beside the
+        // last batch, if any, first): each is a round trip of its own on a long link, and
+        // neither waits for the other.
+        let beside = tendingBeside
+        async let tended: Void = { [dictionaries] in
+            try await beside?.value
+            try await dictionaries.tend(on: uplink, uploads: scope.uploads)
+        }()
         // A pull asked while the wake went (a sync-now that came as its batches flew, a table
         // the cloud said moved) rides in its closing pull instead of a wake of its own after
         // it: one round trip fewer before a sync-now is answered. Asked now, the pull that
