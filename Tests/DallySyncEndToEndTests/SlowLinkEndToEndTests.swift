@@ -430,21 +430,26 @@ import Testing
     /// round trip before the sync-now is answered.
     @Test func aSyncNowWhileAWakeDrainsIsServedByItsClosingPull() async throws {
         let shape = LinkShape(bytesPerSecond: 128_000, roundTrip: .milliseconds(200))
-        // 600 rows of ~400 bytes pass `flush_bytes`: they wake the uplink on their own.
+        // 1,200 rows of ~400 bytes pass `flush_bytes`: they wake the uplink on their own, and
+        // their ~300 KB keep it busy for over two seconds.
         let lines = Self.lines + [#"target_request_time = "1s""#, "flush_bytes = 65536"]
         try await SlowLinkSystem.run(shape: shape, cloudLines: lines) { system in
             _ = try await system.base.sync("gw-a", table: "orders")
             let cyclesBefore = try await system.syncCounter("cycles")
             let pullsBefore = try await system.syncCounter("pulls")
             let upBefore = system.relay.counts.bytesUp
-            try await system.writeOrders(600)
-            // The sync-now once the size wake's rows are on the link (~150 KB: over a second).
-            for _ in 0..<500 where system.relay.counts.bytesUp < upBefore + 40_000 {
+            try await system.writeOrders(1_200)
+            // The sync-now once the size wake's rows are on the link.
+            for _ in 0..<6_000 where system.relay.counts.bytesUp < upBefore + 40_000 {
                 try await Task.sleep(for: .milliseconds(10))
+            }
+            guard system.relay.counts.bytesUp >= upBefore + 40_000 else {
+                Issue.record("the size wake never sent its rows: \(system.relay.counts.bytesUp - upBefore) bytes up")
+                return
             }
             let reply = try await system.base.sync("gw-a", table: "orders")
             #expect(reply.status == 200 && reply.body.contains(#""status":"synced""#), "\(reply.body)")
-            #expect(try await system.syncCounter("rows_accepted") == 600)
+            #expect(try await system.syncCounter("rows_accepted") == 1_200)
             let cycles = try await system.syncCounter("cycles") - cyclesBefore
             let pulls = try await system.syncCounter("pulls") - pullsBefore
             #expect(cycles == 1 && pulls == 1, "\(cycles) wakes, \(pulls) closing pulls for a drain and a sync-now in it")
