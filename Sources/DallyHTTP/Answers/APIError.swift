@@ -102,13 +102,14 @@ public struct ErrorMiddleware: RouterMiddleware {
         // A body refused by its announced length, or announced longer than is ever drained,
         // is not waited for: its answer goes at once, even to a client that sends nothing
         // until it has one.
-        var refusedUnread = Self.announcedLength(request).map { $0 > maxDrainBytes } ?? false
+        let announced = BodyCoding.announcedLength(request)
+        var refusedUnread = announced.map { $0 > maxDrainBytes } ?? false
         do {
             response = try await next(request, context)
         } catch {
             response = try Self.answer(error, request: request, context: context, routes: routes)
             if let refusal = error as? DallyError, refusal.code == .bodyTooLarge || refusal.code == .objectTooLarge,
-                Self.announcedLength(request) != nil
+                announced != nil
             {
                 refusedUnread = true
             }
@@ -149,11 +150,6 @@ public struct ErrorMiddleware: RouterMiddleware {
             try await written.write(writer)
             if case .tooLong = await body.drain(upTo: lingerBytes) { channel.close(promise: nil) }
         }
-    }
-
-    /// The body's length as the head announces it, nil without a `Content-Length`.
-    static func announcedLength(_ request: Request) -> Int? {
-        request.headers[.contentLength].flatMap(Int.init)
     }
 
     /// Whether the head announces a body: a `Content-Length` above 0, or a transfer coding.

@@ -77,7 +77,7 @@ public enum BodyCoding {
     ///
     /// - Throws: `body_too_large`, naming the limit in words and bytes.
     public static func collect(_ request: Request, maxBytes: Int) async throws -> ByteBuffer {
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
+        if let announced = announcedLength(request), announced > maxBytes {
             throw tooLarge(maxBytes)
         }
         do {
@@ -85,6 +85,11 @@ public enum BodyCoding {
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw tooLarge(maxBytes)
         }
+    }
+
+    /// The body's length as the request's head announces it; nil without a `Content-Length`.
+    static func announcedLength(_ request: Request) -> Int? {
+        request.headers[.contentLength].flatMap(Int.init)
     }
 
     private static func tooLarge(_ maxBytes: Int) -> DallyError {

@@ -56,7 +56,7 @@ extension SyncCycle {
     ///   it is when none began.
     func sendBatches(
         on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>,
-        tending tendingBeside: inout Task<Void, any Error>?
+        tending: inout Task<Void, any Error>?
     ) async throws -> Bool {
         var more = false
         var rowLimit = link.maxBatchRows
@@ -68,7 +68,6 @@ extension SyncCycle {
         var ready: Ready?
         // Whether the wake's last batch is built (one not full, or none was left).
         var lastBuilt = false
-        var tending: Task<Void, any Error>?
         // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
         // they are resent, or asked about, at the next wake.
         defer { flying.forEach { $0.sending.cancel() } }
@@ -143,8 +142,7 @@ extension SyncCycle {
         // (and a sync-now waiting on it) would wait for; the wake's closing tend then has
         // nothing left to send. On a short link they wait for the end, off the drain's CPU.
         func tendBeside() {
-            guard lastBuilt, tending == nil, tendingBeside == nil, !flying.isEmpty, book != nil, model.roundTripIsLong
-            else { return }
+            guard lastBuilt, tending == nil, !flying.isEmpty, book != nil, model.roundTripIsLong else { return }
             tending = Task { try await self.dictionaries.tend(on: uplink, uploads: scope.uploads) }
         }
         func drain() async throws {
@@ -229,7 +227,6 @@ extension SyncCycle {
         }
         do {
             try await drain()
-            if let tending { tendingBeside = tending }
         } catch {
             tending?.cancel()
             _ = try? await tending?.value
