@@ -158,6 +158,8 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
         status.batchesSent = cycle.batchesSent
         status.batchesResent = cycle.batchesResent
         status.pulls = cycle.pulls
+        status.pullsRiding = cycle.pullsRiding
+        status.pullsBeside = cycle.pullsBeside
         status.rowsSent = Int64(cycle.rows.sent)
         status.rowsAccepted = Int64(cycle.rows.accepted)
         status.conflicts = Int64(cycle.rows.conflicts)

@@ -8,6 +8,11 @@ public struct SyncStatus: Sendable {
     public var batchesSent: Int64 = 0
     public var batchesResent: Int64 = 0
     public var pulls: Int64 = 0
+    /// Batches that carried a pull asked while their wake went (a sync-now that came as its
+    /// batches flew): no pull of its own followed.
+    public var pullsRiding: Int64 = 0
+    /// Pulls that went beside a wake's last batches on a long link instead of after them.
+    public var pullsBeside: Int64 = 0
     public var rowsSent: Int64 = 0
     public var rowsAccepted: Int64 = 0
     public var conflicts: Int64 = 0
@@ -60,6 +65,7 @@ extension SyncStatus {
     public var counters: [(String, Int64)] {
         [
             ("cycles", cycles), ("batches_sent", batchesSent), ("batches_resent", batchesResent), ("pulls", pulls),
+            ("pulls_riding", pullsRiding), ("pulls_beside", pullsBeside),
             ("rows_sent", rowsSent), ("rows_accepted", rowsAccepted), ("conflicts", conflicts),
             ("rows_rejected", rejected), ("rows_received", rowsReceived), ("bytes_sent_raw", bytesSentRaw),
             ("bytes_sent_compressed", bytesSentCompressed), ("bytes_received", bytesReceived),

@@ -425,20 +425,19 @@ import Testing
         }
     }
 
-    /// A sync-now that comes while a wake's batches cross the link asks for a pull after it:
-    /// the wake's closing pull serves it, instead of a second wake whose pull is one more
-    /// round trip before the sync-now is answered.
-    @Test func aSyncNowWhileAWakeDrainsIsServedByItsClosingPull() async throws {
+    /// A sync-now that comes while a wake's batches cross a long link asks for a pull after it:
+    /// a batch of the wake built after it carries it, or a pull beside the wake's last batches
+    /// serves it, instead of a pull a round trip after the last answer (or a second wake).
+    @Test func aSyncNowWhileAWakeDrainsIsServedWithinIt() async throws {
         let shape = LinkShape(bytesPerSecond: 128_000, roundTrip: .milliseconds(200))
-        // 1,200 rows of ~400 bytes pass `flush_bytes`: they wake the uplink on their own, and
-        // their ~300 KB keep it busy for over two seconds.
+        // 2,000 rows of ~400 bytes pass `flush_bytes`: they wake the uplink on their own, and
+        // their ~500 KB keep it busy for about four seconds, in batches of a second each.
         let lines = Self.lines + [#"target_request_time = "1s""#, "flush_bytes = 65536"]
         try await SlowLinkSystem.run(shape: shape, cloudLines: lines) { system in
             _ = try await system.base.sync("gw-a", table: "orders")
-            let cyclesBefore = try await system.syncCounter("cycles")
-            let pullsBefore = try await system.syncCounter("pulls")
+            let before = try await system.pullCounters()
             let upBefore = system.relay.counts.bytesUp
-            try await system.writeOrders(1_200)
+            try await system.writeOrders(2_000)
             // The sync-now once the size wake's rows are on the link.
             for _ in 0..<6_000 where system.relay.counts.bytesUp < upBefore + 40_000 {
                 try await Task.sleep(for: .milliseconds(10))
@@ -449,10 +448,39 @@ import Testing
             }
             let reply = try await system.base.sync("gw-a", table: "orders")
             #expect(reply.status == 200 && reply.body.contains(#""status":"synced""#), "\(reply.body)")
-            #expect(try await system.syncCounter("rows_accepted") == 1_200)
-            let cycles = try await system.syncCounter("cycles") - cyclesBefore
-            let pulls = try await system.syncCounter("pulls") - pullsBefore
-            #expect(cycles == 1 && pulls == 1, "\(cycles) wakes, \(pulls) closing pulls for a drain and a sync-now in it")
+            #expect(try await system.syncCounter("rows_accepted") == 2_000)
+            let counts = try await system.pullCounters() - before
+            #expect(counts.cycles == 1, "\(counts): a second wake for the sync-now")
+            // Four batches or more: the fourth, built once the first's answer (which brought
+            // pages) was applied, carries the pull; fewer, and it goes beside the last.
+            #expect(counts.riding + counts.beside >= 1 && counts.pulls == counts.beside, "\(counts)")
+        }
+    }
+
+    /// After a cut, the resumed wake resends batches built without the pulls a sync-now asked
+    /// for (only a wake's first batch, or one built once its answer was applied, carries
+    /// them): the pull goes beside them, not a round trip after their answers.
+    @Test func aSyncNowThroughACutIsServedBesideTheResentBatches() async throws {
+        let shape = LinkShape(bytesPerSecond: 128_000, roundTrip: .milliseconds(200))
+        let lines = Self.lines + [#"target_request_time = "1s""#, "max_batch_rows = 400"]
+        try await SlowLinkSystem.run(shape: shape, cloudLines: lines) { system in
+            _ = try await system.base.sync("gw-a", table: "orders")
+            // Written while the uplink is held down: one backlog, and one wake for it.
+            try await system.base.setUplink("gw-a", "sat", "unavailable")
+            try await system.writeOrders(1_600)
+            let before = try await system.pullCounters()
+            let upBefore = system.relay.counts.bytesUp
+            try await system.base.setUplink("gw-a", "sat", "auto")
+            async let synced = system.base.sync("gw-a", table: "orders")
+            // Late in the drain: every batch is built, the first answered.
+            try await system.cut(onceBytesUpReach: upBefore + 250_000)
+            let reply = try await synced
+            #expect(reply.status == 200 && reply.body.contains(#""status":"synced""#), "\(reply.status) \(reply.body)")
+            let counts = try await system.pullCounters() - before
+            #expect(try await system.syncCounter("rows_accepted") == 1_600)
+            #expect(try await system.syncCounter("batches_resent") >= 1, "\(counts)")
+            // The resumed wake's pull beside its resent batches, and none after them.
+            #expect(counts.beside == 1 && counts.pulls == 1, "\(counts)")
         }
     }
 

@@ -153,6 +153,29 @@ final class SlowLinkSystem: Sendable {
         await relay.cut()
     }
 
+    /// The sync engine's wakes and pulls, to compare before and after a step.
+    struct PullCounters: Equatable, CustomStringConvertible {
+        var cycles: Int64
+        var pulls: Int64
+        var riding: Int64
+        var beside: Int64
+
+        static func - (lhs: PullCounters, rhs: PullCounters) -> PullCounters {
+            PullCounters(
+                cycles: lhs.cycles - rhs.cycles, pulls: lhs.pulls - rhs.pulls, riding: lhs.riding - rhs.riding,
+                beside: lhs.beside - rhs.beside)
+        }
+
+        var description: String { "\(cycles) wakes, \(pulls) pulls (\(beside) beside), \(riding) batches carrying pulls" }
+    }
+
+    func pullCounters() async throws -> PullCounters {
+        let sync = try await stats()["sync"]
+        func count(_ name: String) -> Int64 { sync?[name]?.int ?? -1 }
+        return PullCounters(
+            cycles: count("cycles"), pulls: count("pulls"), riding: count("pulls_riding"), beside: count("pulls_beside"))
+    }
+
     func stats() async throws -> JSONValue {
         try await base.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
     }

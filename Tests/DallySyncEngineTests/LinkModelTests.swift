@@ -108,6 +108,24 @@ struct LinkModelTests {
         #expect(satellite.crossesQuickly(rows: 5))
     }
 
+    @Test func aBatchBesideAnotherBeginsARoundTripLaterOnALongLink() {
+        // Nothing measured, or a short round trip: at once.
+        #expect(LinkModel().spacing(afterBatchOf: 5_000) == .zero)
+        let lan = LinkModel()
+        lan.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(2), totalAfter: .milliseconds(2)))
+        #expect(lan.spacing(afterBatchOf: 5_000) == .zero)
+        let satellite = LinkModel()
+        satellite.record(TransferSample(bytesUp: 300, bytesDown: 200, headAfter: .milliseconds(600), totalAfter: .milliseconds(600)))
+        // The round trip alone while the throughput is not measured.
+        #expect(satellite.spacing(afterBatchOf: 5_000) == .milliseconds(600))
+        // 128,000 bytes answered 1.6 s after they began: 128,000 B/s; rows of 110 bytes.
+        satellite.record(TransferSample(bytesUp: 128_000, bytesDown: 100, headAfter: .milliseconds(1_600), totalAfter: .milliseconds(1_600)))
+        satellite.noteBatch(rows: 5_000, bytesOnWire: 550_000)
+        // 5,000 rows are 4.3 s on the link: a round trip; 100 rows are across in 86 ms.
+        #expect(satellite.spacing(afterBatchOf: 5_000) == .milliseconds(600))
+        #expect(satellite.spacing(afterBatchOf: 100) == .milliseconds(86))
+    }
+
     @Test func batchesAndFramesAreSizedToTheTargetTime() {
         let model = LinkModel()
         // Nothing measured: the configured limit, and the whole chunk as one frame.

@@ -23,6 +23,8 @@ final class SyncRequests: Sendable {
         var pulls: Set<String> = []
         var waiters: [Waiter] = []
         var asked = 0
+        /// Moves at every request and every pull the notify loop marks (``generation``).
+        var generation = 0
         /// Waiters numbered below this were asked before the decision loop last looked.
         var seen = 0
         /// Uplinks a sync-now asked to try at once, whatever their retry backoff.
@@ -48,6 +50,7 @@ final class SyncRequests: Sendable {
                 state.retries.formUnion(retrying)
                 state.waiters.append(Waiter(table: table, number: state.asked, continuation: continuation))
                 state.asked += 1
+                state.generation += 1
                 return false
             }
             if stopped { continuation.resume(returning: .queued("the gateway is stopping")) } else { asked() }
@@ -72,7 +75,17 @@ final class SyncRequests: Sendable {
 
     /// Marks tables the cloud said changed for a pull.
     func pull(_ tables: some Sequence<String>) {
-        state.withLock { $0.pulls.formUnion(tables) }
+        state.withLock { state in
+            state.pulls.formUnion(tables)
+            state.generation += 1
+        }
+    }
+
+    /// The pulls asked for now, and a count that moves whenever something is asked (a
+    /// sync-now, a pull the notify loop marks): a pull whose cursors were read when the count
+    /// read the same came after every request made so far (``LatePulls``).
+    var pullsAsked: (pulls: Set<String>, generation: Int) {
+        state.withLock { ($0.pulls, $0.generation) }
     }
 
     /// What is asked for now.

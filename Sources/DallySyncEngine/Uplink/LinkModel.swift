@@ -154,6 +154,33 @@ final class LinkModel: Sendable {
         return rowBytes * Double(rows) / rate < Self.quickTransferSeconds
     }
 
+    /// How long after a batch of `rows` rows begins the next one on the wire beside it should
+    /// begin: zero unless the round trip is long (``roundTripIsLong``), else a round trip, or
+    /// the batch's time on the measured link when that is shorter.
+    ///
+    /// Two bodies that start together share the link and end together; both answers are then
+    /// a round trip away and the link idles for it before the next two go. Begun a round trip
+    /// later, the second still has a round trip of bytes to send when the first is across, so
+    /// the first's answer (and the batch after it) comes as the link frees: on a 128,000 B/s
+    /// link with a 600 ms round trip, ~0.6 s a pair (docs/BENCHMARKS.md, "Batches a round
+    /// trip apart"). The total bytes, and so the last answer, are not delayed: the link is
+    /// busy either way until both are across.
+    ///
+    /// ```swift
+    /// // measured: 600 ms round trip, 128,000 B/s up, 110 compressed bytes a row
+    /// model.spacing(afterBatchOf: 5_000)   // 0.6 s: the batch is 4.3 s on the link
+    /// model.spacing(afterBatchOf: 100)     // 0.086 s: across before a round trip
+    /// ```
+    func spacing(afterBatchOf rows: Int) -> Duration {
+        let (roundTripMs, rowBytes, rate) = state.withLock {
+            ($0.estimate.roundTripMs, $0.rowBytes, $0.estimate.bytesPerSecondUp)
+        }
+        guard let roundTripMs, Self.isLong(roundTripMs: roundTripMs) else { return .zero }
+        var seconds = roundTripMs / 1000
+        if let rowBytes, let rate, rate > 0 { seconds = min(seconds, rowBytes * Double(rows) / rate) }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
     /// ``transfersAtOnce(bodyBytes:)`` for batches of `rows` rows at the measured row size.
     /// Before any batch was measured, its size does not matter while the throughput is not
     /// known either (the round trip alone decides); once the throughput is, one at a time.

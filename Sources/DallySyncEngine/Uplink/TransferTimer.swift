@@ -11,6 +11,19 @@ struct TransferTimer: Sendable {
         self.elapsed = elapsed
     }
 
+    /// Sleeps until `elapsed` reads `deadline` (at once when it has passed); false when the
+    /// task was cancelled meanwhile.
+    func pause(until deadline: Duration) async -> Bool {
+        let left = deadline - elapsed()
+        guard left > .zero else { return !Task.isCancelled }
+        do {
+            try await sleep(left)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// A timer on `clock`, its origin now.
     init<C: Clock>(clock: C) where C.Duration == Duration {
         let origin = clock.now

@@ -11,6 +11,11 @@ extension SyncCycle {
         let batch: OutgoingBatch
         /// It took all the rows it was allowed: more wait, so the next may go at once.
         let full: Bool
+        /// When its request begins, on the uplink's transfer timer.
+        let begins: Duration
+        /// The requests' count when it read the cursors of the pulls it carries
+        /// (``LatePulls``); nil when it carries none read in this wake.
+        let pullsReadAt: Int?
         let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
     }
 
@@ -51,12 +56,19 @@ extension SyncCycle {
     /// while its writer settles an answer, and the cloud, given it as soon as that answer
     /// came, does not wait for a build.
     ///
-    /// - Parameter tending: set to the dictionaries' tend begun beside the last batch on a long
-    ///   link (``DictionaryExchange/tend(on:uploads:)``), for the wake's end to await; left as
-    ///   it is when none began.
+    /// On a long link, a batch built once every answer that brings pages down is applied
+    /// carries the pulls still due (`unpulled`, and those asked since the wake began, `late`):
+    /// its answer serves them instead of a closing pull a round trip after the last answer.
+    ///
+    /// - Parameters:
+    ///   - unpulled: due tables no batch has brought up to date yet.
+    ///   - late: pulls asked since the wake began; those batches serve are recorded.
+    ///   - tending: set to the dictionaries' tend begun beside the last batch on a long link
+    ///     (``DictionaryExchange/tend(on:uploads:)``), for the wake's end to await; left as it
+    ///     is when none began.
     func sendBatches(
         on uplink: Uplink, scope: BatchScope, report: inout SyncReport, unpulled: inout Set<String>,
-        tending: inout Task<Void, any Error>?
+        late: inout LatePulls, tending: inout Task<Void, any Error>?
     ) async throws -> Bool {
         var more = false
         var rowLimit = link.maxBatchRows
@@ -68,24 +80,40 @@ extension SyncCycle {
         var ready: Ready?
         // Whether the wake's last batch is built (one not full, or none was left).
         var lastBuilt = false
+        // A pull of the tables still due, beside the last batches when none of them brings
+        // pages; the requests' count read before it read its cursors.
+        var pullingBeside: (task: Task<SyncReport, any Error>, tables: Set<String>, readAt: Int)?
         // A cycle that ends early (an error, a stop) leaves the batches on the wire in flight:
         // they are resent, or asked about, at the next wake.
-        defer { flying.forEach { $0.sending.cancel() } }
+        defer {
+            flying.forEach { $0.sending.cancel() }
+            pullingBeside?.task.cancel()
+        }
         let book = dictionaries.book
+        let timer = uplink.client.watch.timer
         func send(
-            _ batch: OutgoingBatch, full: Bool,
+            _ batch: OutgoingBatch, full: Bool, pullsReadAt: Int? = nil,
             compressed: Compressing? = nil
         ) {
+            // Beside a batch on the wire, a round trip after it began on a long link, so that
+            // the two do not end together and idle the link while both wait for their answers.
+            let now = timer.elapsed()
+            let begins = flying.last.map { max(now, $0.begins + model.spacing(afterBatchOf: $0.batch.rows)) } ?? now
             // With the answer's and the settle's, a drain's timeline from the log alone
             // (`log_level = "debug"`, `log_format = "json"`: millisecond times).
             logger.debug(
                 "sending a batch",
                 metadata: [
                     "batch": "\(batch.batchID)", "rows": "\(batch.rows)", "on_wire": "\(flying.count + 1)",
-                    "uplink": "\(uplink.name)",
+                    "uplink": "\(uplink.name)", "after_ms": "\((begins - now).milliseconds)",
                 ])
-            flying.append(
-                Flying(batch: batch, full: full, sending: Task { await self.attempt(batch, on: uplink, compressed: compressed) }))
+            let sending = Task {
+                guard await timer.pause(until: begins) else {
+                    return Result<(BatchAnswer, CloudClient.Traffic), CloudError>.failure(.unreachable("the wake ended"))
+                }
+                return await self.attempt(batch, on: uplink, compressed: compressed)
+            }
+            flying.append(Flying(batch: batch, full: full, begins: begins, pullsReadAt: pullsReadAt, sending: sending))
         }
         // Fills the window: a first batch, then more while the last one built was full, and
         // one ready beside a lone batch on an unmeasured link. `answered` came back and is not
@@ -116,9 +144,9 @@ extension SyncCycle {
                     if ready != nil || !ahead { break }
                 }
                 let building = flying.map(\.batch.batchID) + [answered?.batch.batchID, ready?.batch.batchID].compactMap { $0 }
+                let (pulls, readAt, asked) = onWire ? pulls(answered: answered) : (scope.withoutPulls, nil, [])
                 guard let batch = try await store.nextBatch(
-                    gateway: gateway, maxRows: maxRows,
-                    scope: flying.isEmpty && answered == nil ? scope : scope.withoutPulls, excluding: Set(building))
+                    gateway: gateway, maxRows: maxRows, scope: pulls, excluding: Set(building))
                 else {
                     lastBuilt = true
                     break
@@ -133,9 +161,50 @@ extension SyncCycle {
                         compressing: Task { Result { () throws(CloudError) in try client.compress(batch: body, dictionaries: book) } })
                     break
                 }
-                send(batch, full: full)
+                // A batch sent before carries the cursors it read then, and may be answered
+                // from the answer the cloud stored: it serves no pull asked since.
+                let carries = !batch.resent && !batch.pulls.isEmpty
+                if carries, !asked.isDisjoint(with: batch.pulls) { counters.withLock { $0.pullsRiding += 1 } }
+                send(batch, full: full, pullsReadAt: carries ? readAt : nil)
             }
             tendBeside()
+            pullBeside(answered: answered)
+        }
+        // What a batch built now may bring down, and the requests' count read before its
+        // cursors: the whole scope for the first on the wire; on a long link the pulls still
+        // due once no batch whose answer brings pages is unapplied (its cursors would be read
+        // before those pages moved them, and the same pages come down twice); else none.
+        // `asked`: the pulls asked since the wake began that it may serve.
+        func pulls(answered: Flying?) -> (scope: BatchScope, readAt: Int?, asked: Set<String>) {
+            guard pullingBeside == nil else { return (scope.withoutPulls, nil, []) }
+            let (waiting, _, readAt) = late.waiting(in: requests)
+            if flying.isEmpty, answered == nil { return (scope, readAt, waiting) }
+            guard let due = stillDue(answered: answered) else { return (scope.withoutPulls, nil, []) }
+            return (BatchScope(uploads: scope.uploads, pulls: due.tables, pullsRiding: scope.pullsRiding), due.readAt, waiting)
+        }
+        // On a long link, the pulls due (not carried yet, or asked since the wake began) once
+        // no batch whose answer brings pages is unapplied; nil when none, or on a short link.
+        func stillDue(answered: Flying?) -> (tables: Set<String>, readAt: Int)? {
+            let unapplied = flying + [answered].compactMap { $0 }
+            guard model.roundTripIsLong, unapplied.allSatisfy({ $0.batch.pulls.isEmpty }) else { return nil }
+            let (waiting, _, readAt) = late.waiting(in: requests)
+            let due = waiting.union(unpulled)
+            return due.isEmpty ? nil : (due, readAt)
+        }
+        // The last batches are on the wire and none carries the pulls still due (resends
+        // after a cut, built without them, or a request that came after the last was built):
+        // on a long link they go beside, instead of a round trip after the last answer.
+        func pullBeside(answered: Flying?) {
+            guard lastBuilt, pullingBeside == nil, !flying.isEmpty, let due = stillDue(answered: answered) else { return }
+            pullingBeside = (Task { try await self.pull(due.tables, on: uplink) }, due.tables, due.readAt)
+            counters.withLock { $0.pullsBeside += 1 }
+        }
+        func awaitPullBeside() async throws {
+            guard let beside = pullingBeside else { return }
+            report.add(try await beside.task.value)
+            pullingBeside = nil
+            unpulled.subtract(beside.tables)
+            late.carried(beside.tables, readAt: beside.readAt)
         }
         // On a long link, the dictionaries due from this wake's samples train and go up while
         // its last batch crosses, instead of a round trip after its answer that the wake's end
@@ -213,9 +282,13 @@ extension SyncCycle {
                 }
                 logger.debug("a batch's answer applied", metadata: ["batch": "\(batch.batchID)", "uplink": "\(uplink.name)"])
                 report.add(applied)
-                if pulled { unpulled.subtract(batch.pulls) }
-                // Only a batch that asked for pages can say more wait (a pipelined one asks none).
-                if !batch.pulls.isEmpty { more = applied.more }
+                if pulled {
+                    unpulled.subtract(batch.pulls)
+                    if let readAt = sent.pullsReadAt { late.carried(batch.pulls, readAt: readAt) }
+                }
+                // Only a batch that asked for pages can say more wait (most pipelined ones ask
+                // none); a later one that carried other tables does not take that back.
+                if !batch.pulls.isEmpty { more = more || applied.more }
                 counters.withLock { counters in
                     counters.lastUplink[batch.batchID] = nil
                     counters.batchesSent += 1
@@ -227,9 +300,12 @@ extension SyncCycle {
         }
         do {
             try await drain()
+            try await awaitPullBeside()
         } catch {
             tending?.cancel()
             _ = try? await tending?.value
+            pullingBeside?.task.cancel()
+            _ = try? await pullingBeside?.task.value
             // Never sent: forgotten, so that the next wake does not take it for a batch whose
             // answer was lost (and ask the cloud about it).
             if let ready { try? await store.abandonBatch(batchID: ready.batch.batchID) }

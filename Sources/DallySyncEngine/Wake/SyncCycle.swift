@@ -34,6 +34,10 @@ final class SyncCycle: Sendable {
         var batchesSent: Int64 = 0
         var batchesResent: Int64 = 0
         var pulls: Int64 = 0
+        /// Batches that carried a pull asked while their wake went (no pull of its own followed).
+        var pullsRiding: Int64 = 0
+        /// Pulls that went beside a wake's last batches instead of after them.
+        var pullsBeside: Int64 = 0
         var rows = SyncReport()
         var failures: Int64 = 0
         var consecutiveFailures = 0
@@ -49,7 +53,7 @@ final class SyncCycle: Sendable {
     let store: ReplicaStore
     let link: CloudLink
     private let scheduler: Scheduler
-    private let requests: SyncRequests
+    let requests: SyncRequests
     private let uploader: ObjectUploader
     let fetcher: ObjectFetcher
     let dictionaries: DictionaryExchange
@@ -154,7 +158,7 @@ final class SyncCycle: Sendable {
     /// Rows, then objects (with a pull no batch carried beside them), then pulls the answers
     /// asked for; whether an object walk was paused for rows due on
     /// another uplink (the exchange then ends there), and the pulls asked since the wake began
-    /// (`askedPulls` were asked before) that its closing pull served. `filling`: the tables
+    /// (`askedPulls` were asked before) that its batches or its closing pull served. `filling`: the tables
     /// whose added columns are being filled as the wake began (``ColumnFill``), pulled before
     /// anything.
     private func exchange(
@@ -190,12 +194,15 @@ final class SyncCycle: Sendable {
             for await _ in chunkStarted {}
         }
         var more: Bool
+        // Pulls asked while the wake goes: a later batch may carry them (long links only), or
+        // the closing pull does.
+        var late = LatePulls(askedBefore: askedPulls, allowed: scope.pulls ?? [])
         // The dictionaries' tend a batch round began beside its last batch (long links only).
         var tendingBeside: Task<Void, any Error>?
         defer { tendingBeside?.cancel() }
         do {
             more = try await sendBatches(
-                on: uplink, scope: scope, report: &report, unpulled: &unpulled, tending: &tendingBeside)
+                on: uplink, scope: scope, report: &report, unpulled: &unpulled, late: &late, tending: &tendingBeside)
         } catch {
             // No walk takes over a first chunk sent beside the ask: it is cut.
             ahead?.cancel()
@@ -214,7 +221,7 @@ final class SyncCycle: Sendable {
                 guard let called = try await rowsCall() else { return }
                 guard called == uplink.name else { throw WalkPause(for: called) }
                 if try await self.sendBatches(
-                    on: uplink, scope: scope, report: &report, unpulled: &unpulled, tending: &tendingBeside)
+                    on: uplink, scope: scope, report: &report, unpulled: &unpulled, late: &late, tending: &tendingBeside)
                 {
                     more = true
                 }
@@ -251,7 +258,7 @@ final class SyncCycle: Sendable {
                 return (report, true, [])
             case .finished(let finished) where finished > 0:
                 _ = try await sendBatches(
-                    on: uplink, scope: scope, report: &report, unpulled: &unpulled, tending: &tendingBeside)
+                    on: uplink, scope: scope, report: &report, unpulled: &unpulled, late: &late, tending: &tendingBeside)
             case .finished:
                 break
             }
@@ -265,16 +272,17 @@ final class SyncCycle: Sendable {
             try await dictionaries.tend(on: uplink, uploads: scope.uploads)
         }()
         // A pull asked while the wake went (a sync-now that came as its batches flew, a table
-        // the cloud said moved) rides in its closing pull instead of a wake of its own after
-        // it: one round trip fewer before a sync-now is answered. Asked now, the pull that
-        // follows is one the request came before. Not on an uplink an operator (or a probe)
-        // took away meanwhile: such a request is answered as the decision loop finds it.
-        let late = uplink.isUsable(at: now())
-            ? requests.urgent.pulls.subtracting(askedPulls).intersection(scope.pulls ?? []) : []
-        if more || !unpulled.isEmpty || !late.isEmpty { report.add(try await pull(scope.pulls ?? [], on: uplink)) }
+        // the cloud said moved) and that no later batch carried rides in its closing pull
+        // instead of a wake of its own after it: one round trip fewer before a sync-now is
+        // answered. Asked now, the pull that follows is one the request came before. Not on an
+        // uplink an operator (or a probe) took away meanwhile: such a request is answered as
+        // the decision loop finds it.
+        let (waiting, carried, _) = uplink.isUsable(at: now()) ? late.waiting(in: requests) : ([], [], 0)
+        let closing = more || !unpulled.isEmpty || !waiting.isEmpty
+        if closing { report.add(try await pull(scope.pulls ?? [], on: uplink)) }
         if !objects.downloads.isEmpty { try await fetcher.downloadObjects(on: uplink, tables: objects.downloads) }
         try await tended
-        return (report, false, late)
+        return (report, false, closing ? waiting.union(carried) : carried)
     }
 
     /// Lets one change per table the cloud refused for lacking its table or a column go again,
@@ -297,7 +305,7 @@ final class SyncCycle: Sendable {
     }
 
     /// Pulls `tables` with empty batches until the cloud says nothing more waits.
-    private func pull(_ tables: Set<String>, on uplink: Uplink) async throws -> SyncReport {
+    func pull(_ tables: Set<String>, on uplink: Uplink) async throws -> SyncReport {
         let pulls = tables.sorted()
         var report = SyncReport()
         var more = true
