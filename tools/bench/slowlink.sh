@@ -19,7 +19,25 @@ RATE=${RATE:-128000}; ONE_WAY=${ONE_WAY:-0.3}; MIB=${MIB:-0.5}; ROWS=${ROWS:-0}
 CUT_FRACTION=${CUT_FRACTION:-0}; SEED=${SEED:-1}; LOG=${LOG_LEVEL:-warning}
 [ -x "$BIN" ] || { echo "no $BIN: bash tools/deps.sh && swift build -c release --product dally" >&2; exit 2; }
 D=$(mktemp -d /tmp/dally-slowlink.XXXX)
-CLOUD_PORT=$((20000 + RANDOM % 20000)); RELAY_PORT=$((CLOUD_PORT + 1)); GW_PORT=$((CLOUD_PORT + 2))
+# Three ports free now, below the kernel's ephemeral range (32768 up), where an outgoing
+# connection may hold any port: a random one there failed one run in a few to bind.
+read -r CLOUD_PORT RELAY_PORT GW_PORT < <(python3 - <<'P'
+import random, socket
+while True:
+    base, held = random.randrange(10000, 30000), []
+    try:
+        for port in range(base, base + 3):
+            held.append(socket.socket())
+            held[-1].bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        for s in held:
+            s.close()
+    print(base, base + 1, base + 2)
+    break
+P
+)
 TABLES='
 [[tables]]
 name = "files"
