@@ -16,11 +16,12 @@ extension SyncCycle {
         /// The requests' count when it read the cursors of the pulls it carries
         /// (``LatePulls``); nil when it carries none read in this wake.
         let pullsReadAt: Int?
+        /// It carries only the pulls still due after an earlier batch's (``stillDue``), not
+        /// all the wake's: its answer cannot say that nothing more waits for the others.
+        let pullsStillDue: Bool
         let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
     }
 
-    /// A batch body being compressed ahead of its turn (``CloudClient/compress(batch:dictionaries:)``).
-    private typealias Compressing = Task<Result<CloudClient.CompressedBatch, CloudError>, Never>
 
     /// A batch built and recorded while the window was full, to go the moment an answer
     /// makes room: compressed while it waits, so that it goes on the wire at once.
@@ -41,8 +42,9 @@ extension SyncCycle {
     /// link the cloud applies one batch while the gateway's reader builds the next and its
     /// writer settles the last, and on a long link the next batch's bytes flow while the one
     /// before waits for its answer instead of the link standing idle a round trip per batch. A
-    /// batch built while another flies carries no pulls (its cursors would be read before the
-    /// answer moved them); what it leaves unpulled is pulled at the end of the cycle.
+    /// batch built while another flies carries no pulls while an answer that brings pages is
+    /// unapplied (its cursors would be read before those pages moved them); what is left
+    /// unpulled is pulled at the end of the cycle, or on a long link sooner (below).
     ///
     /// Before the link is measured one batch goes at a time: the wake opens with a small one,
     /// just large enough to measure the link (``LinkModel/openingBatchRows(_:)``), and the next
@@ -92,7 +94,7 @@ extension SyncCycle {
         let book = dictionaries.book
         let timer = uplink.client.watch.timer
         func send(
-            _ batch: OutgoingBatch, full: Bool, pullsReadAt: Int? = nil,
+            _ batch: OutgoingBatch, full: Bool, pullsReadAt: Int? = nil, pullsStillDue: Bool = false,
             compressed: Compressing? = nil
         ) {
             // Beside a batch on the wire, a round trip after it began on a long link, so that
@@ -113,7 +115,10 @@ extension SyncCycle {
                 }
                 return await self.attempt(batch, on: uplink, compressed: compressed)
             }
-            flying.append(Flying(batch: batch, full: full, begins: begins, pullsReadAt: pullsReadAt, sending: sending))
+            flying.append(
+                Flying(
+                    batch: batch, full: full, begins: begins, pullsReadAt: pullsReadAt, pullsStillDue: pullsStillDue,
+                    sending: sending))
         }
         // Fills the window: a first batch, then more while the last one built was full, and
         // one ready beside a lone batch on an unmeasured link. `answered` came back and is not
@@ -144,7 +149,8 @@ extension SyncCycle {
                     if ready != nil || !ahead { break }
                 }
                 let building = flying.map(\.batch.batchID) + [answered?.batch.batchID, ready?.batch.batchID].compactMap { $0 }
-                let (pulls, readAt, asked) = onWire ? pulls(answered: answered) : (scope.withoutPulls, nil, [])
+                let (pulls, readAt, asked, stillDue) =
+                    onWire ? pulls(answered: answered) : (scope.withoutPulls, nil, [], false)
                 guard let batch = try await store.nextBatch(
                     gateway: gateway, maxRows: maxRows, scope: pulls, excluding: Set(building))
                 else {
@@ -165,7 +171,7 @@ extension SyncCycle {
                 // from the answer the cloud stored: it serves no pull asked since.
                 let carries = !batch.resent && !batch.pulls.isEmpty
                 if carries, !asked.isDisjoint(with: batch.pulls) { counters.withLock { $0.pullsRiding += 1 } }
-                send(batch, full: full, pullsReadAt: carries ? readAt : nil)
+                send(batch, full: full, pullsReadAt: carries ? readAt : nil, pullsStillDue: stillDue)
             }
             tendBeside()
             pullBeside(answered: answered)
@@ -174,13 +180,15 @@ extension SyncCycle {
         // cursors: the whole scope for the first on the wire; on a long link the pulls still
         // due once no batch whose answer brings pages is unapplied (its cursors would be read
         // before those pages moved them, and the same pages come down twice); else none.
-        // `asked`: the pulls asked since the wake began that it may serve.
-        func pulls(answered: Flying?) -> (scope: BatchScope, readAt: Int?, asked: Set<String>) {
-            guard pullingBeside == nil else { return (scope.withoutPulls, nil, []) }
+        // `asked`: the pulls asked since the wake began that it may serve; `stillDue`: whether
+        // it carries only those still due.
+        func pulls(answered: Flying?) -> (scope: BatchScope, readAt: Int?, asked: Set<String>, stillDue: Bool) {
+            guard pullingBeside == nil else { return (scope.withoutPulls, nil, [], false) }
             let (waiting, _, readAt) = late.waiting(in: requests)
-            if flying.isEmpty, answered == nil { return (scope, readAt, waiting) }
-            guard let due = stillDue(answered: answered) else { return (scope.withoutPulls, nil, []) }
-            return (BatchScope(uploads: scope.uploads, pulls: due.tables, pullsRiding: scope.pullsRiding), due.readAt, waiting)
+            if flying.isEmpty, answered == nil { return (scope, readAt, waiting, false) }
+            guard let due = stillDue(answered: answered) else { return (scope.withoutPulls, nil, [], false) }
+            let narrowed = BatchScope(uploads: scope.uploads, pulls: due.tables, pullsRiding: scope.pullsRiding)
+            return (narrowed, due.readAt, waiting, true)
         }
         // On a long link, the pulls due (not carried yet, or asked since the wake began) once
         // no batch whose answer brings pages is unapplied; nil when none, or on a short link.
@@ -287,8 +295,9 @@ extension SyncCycle {
                     if let readAt = sent.pullsReadAt { late.carried(batch.pulls, readAt: readAt) }
                 }
                 // Only a batch that asked for pages can say more wait (most pipelined ones ask
-                // none); a later one that carried other tables does not take that back.
-                if !batch.pulls.isEmpty { more = more || applied.more }
+                // none); one that carried only the pulls still due does not take back what an
+                // earlier one said of the others.
+                if !batch.pulls.isEmpty { more = sent.pullsStillDue ? more || applied.more : applied.more }
                 counters.withLock { counters in
                     counters.lastUplink[batch.batchID] = nil
                     counters.batchesSent += 1
@@ -355,69 +364,6 @@ extension SyncCycle {
                     "table": "\(group.table)", "code": "\(group.first.code)", "changes": "\(group.count)",
                     "field": "\(group.first.field ?? "")", "message": "\(group.first.message)",
                 ])
-        }
-    }
-
-    /// Sends `batch` (its body compressed already by `compressed`, if given), counting the
-    /// attempt; how it ended.
-    private func attempt(
-        _ batch: OutgoingBatch, on uplink: Uplink, compressed: Compressing?
-    ) async -> Result<(BatchAnswer, CloudClient.Traffic), CloudError> {
-        noteAttempt(batch, on: uplink)
-        do throws(CloudError) {
-            let body: CloudClient.CompressedBatch
-            if let compressed {
-                body = try await compressed.value.get()
-            } else {
-                body = try uplink.client.compress(batch: batch.body, dictionaries: dictionaries.book)
-            }
-            return .success(try await send(batch, body: body, on: uplink))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// Posts `batch`; a batch sent before, whose body is worth a round trip, is first asked
-    /// about (`GET /v1/batches/{id}`, beside the question where a framed body's copy ends):
-    /// when the cloud applied it already, its stored results are the answer and the body is
-    /// not sent again.
-    private func send(_ batch: OutgoingBatch, body: CloudClient.CompressedBatch, on uplink: Uplink) async throws(CloudError)
-        -> (BatchAnswer, CloudClient.Traffic)
-    {
-        guard batch.resent, batch.body.count >= CloudClient.askBeforeResending else {
-            return try await uplink.client.post(batch: body, outline: batch.outline, resuming: batch.resent)
-        }
-        let logger = self.logger
-        let now = self.now
-        let appliedBefore: @Sendable () async throws(CloudError) -> (BatchAnswer, CloudClient.Traffic)? = {
-            () async throws(CloudError) -> (BatchAnswer, CloudClient.Traffic)? in
-            let (stored, asked) = try await uplink.client.storedAnswer(to: batch)
-            guard let stored else {
-                uplink.recordAnswer(asked, now: now())
-                return nil
-            }
-            logger.info(
-                "the cloud had applied a batch whose answer was lost; not sending it again",
-                metadata: ["batch": "\(batch.batchID)", "bytes": "\(batch.body.count)", "uplink": "\(uplink.name)"])
-            return (stored, asked)
-        }
-        return try await uplink.client.post(batch: body, outline: batch.outline, resuming: true, appliedBefore: appliedBefore)
-    }
-
-    /// Counts a resend as a retry on the same uplink, or as a re-route from another.
-    private func noteAttempt(_ batch: OutgoingBatch, on uplink: Uplink) {
-        let previous = counters.withLock { counters in
-            defer { counters.lastUplink[batch.batchID] = uplink.name }
-            return counters.lastUplink[batch.batchID]
-        }
-        guard batch.resent else { return }
-        if let previous, previous != uplink.name {
-            uplink.count { $0.rerouted += 1 }
-            logger.info(
-                "resending a batch in flight over another uplink",
-                metadata: ["batch": "\(batch.batchID)", "from": "\(previous)", "to": "\(uplink.name)"])
-        } else {
-            uplink.count { $0.retries += 1 }
         }
     }
 }
