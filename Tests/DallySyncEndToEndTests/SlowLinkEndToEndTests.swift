@@ -472,8 +472,10 @@ import Testing
             let upBefore = system.relay.counts.bytesUp
             try await system.base.setUplink("gw-a", "sat", "auto")
             async let synced = system.base.sync("gw-a", table: "orders")
-            // Late in the drain: every batch is built, the first answered.
-            try await system.cut(onceBytesUpReach: upBefore + 250_000)
+            // Late in the drain (~425 KB in four batches): every batch is built, and the first
+            // answered (~190 KB and a round trip in), so that the cut is retried at once and
+            // the sync-now answered by that retry; the last two still on the wire.
+            try await system.cut(onceBytesUpReach: upBefore + 300_000)
             let reply = try await synced
             #expect(reply.status == 200 && reply.body.contains(#""status":"synced""#), "\(reply.status) \(reply.body)")
             let counts = try await system.pullCounters() - before
