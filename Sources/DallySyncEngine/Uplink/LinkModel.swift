@@ -150,8 +150,15 @@ final class LinkModel: Sendable {
     /// not held in flight, nor its size fixed, while an earlier one still crosses.
     func crossesQuickly(rows: Int) -> Bool {
         let (rowBytes, rate) = state.withLock { ($0.rowBytes, $0.estimate.bytesPerSecondUp) }
-        guard let rowBytes, let rate, rate > 0 else { return false }
-        return rowBytes * Double(rows) / rate < Self.quickTransferSeconds
+        guard let seconds = Self.secondsOnLink(rows: rows, rowBytes: rowBytes, rate: rate) else { return false }
+        return seconds < Self.quickTransferSeconds
+    }
+
+    /// A batch of `rows` rows' seconds on a link of `rate` bytes per second up; nil while
+    /// either the row size or the rate is not measured.
+    private static func secondsOnLink(rows: Int, rowBytes: Double?, rate: Double?) -> Double? {
+        guard let rowBytes, let rate, rate > 0 else { return nil }
+        return rowBytes * Double(rows) / rate
     }
 
     /// How long after a batch of `rows` rows begins the next one on the wire beside it should
@@ -176,8 +183,8 @@ final class LinkModel: Sendable {
             ($0.estimate.roundTripMs, $0.rowBytes, $0.estimate.bytesPerSecondUp)
         }
         guard let roundTripMs, Self.isLong(roundTripMs: roundTripMs) else { return .zero }
-        var seconds = roundTripMs / 1000
-        if let rowBytes, let rate, rate > 0 { seconds = min(seconds, rowBytes * Double(rows) / rate) }
+        let onLink = Self.secondsOnLink(rows: rows, rowBytes: rowBytes, rate: rate)
+        let seconds = min(roundTripMs / 1000, onLink ?? .infinity)
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 

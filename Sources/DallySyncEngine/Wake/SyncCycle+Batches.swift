@@ -184,20 +184,23 @@ extension SyncCycle {
         // it carries only those still due.
         func pulls(answered: Flying?) -> (scope: BatchScope, readAt: Int?, asked: Set<String>, stillDue: Bool) {
             guard pullingBeside == nil else { return (scope.withoutPulls, nil, [], false) }
-            let (waiting, _, readAt) = late.waiting(in: requests)
-            if flying.isEmpty, answered == nil { return (scope, readAt, waiting, false) }
+            if flying.isEmpty, answered == nil {
+                let (waiting, _, readAt) = late.waiting(in: requests)
+                return (scope, readAt, waiting, false)
+            }
             guard let due = stillDue(answered: answered) else { return (scope.withoutPulls, nil, [], false) }
             let narrowed = BatchScope(uploads: scope.uploads, pulls: due.tables, pullsRiding: scope.pullsRiding)
-            return (narrowed, due.readAt, waiting, true)
+            return (narrowed, due.readAt, due.asked, true)
         }
-        // On a long link, the pulls due (not carried yet, or asked since the wake began) once
-        // no batch whose answer brings pages is unapplied; nil when none, or on a short link.
-        func stillDue(answered: Flying?) -> (tables: Set<String>, readAt: Int)? {
+        // On a long link, the pulls due (not carried yet, or asked since the wake began, those
+        // `asked`) once no batch whose answer brings pages is unapplied; nil when none, or on a
+        // short link.
+        func stillDue(answered: Flying?) -> (tables: Set<String>, readAt: Int, asked: Set<String>)? {
             let unapplied = flying + [answered].compactMap { $0 }
             guard model.roundTripIsLong, unapplied.allSatisfy({ $0.batch.pulls.isEmpty }) else { return nil }
             let (waiting, _, readAt) = late.waiting(in: requests)
             let due = waiting.union(unpulled)
-            return due.isEmpty ? nil : (due, readAt)
+            return due.isEmpty ? nil : (due, readAt, waiting)
         }
         // The last batches are on the wire and none carries the pulls still due (resends
         // after a cut, built without them, or a request that came after the last was built):
