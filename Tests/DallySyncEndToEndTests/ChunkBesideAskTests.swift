@@ -35,6 +35,42 @@ import Testing
         }
     }
 
+    /// An object of one chunk that crosses quickly: its manifest goes beside the ask and the
+    /// chunk, to wait at the cloud for the chunk, instead of once the ask is answered (a 20 KB
+    /// object at 128,000 B/s with a 600 ms round trip: 1.27 s to 0.83 s; docs/BENCHMARKS.md).
+    /// The ask's answer is held on its way back: the cloud records the object meanwhile, which
+    /// a manifest sent after that answer could not have let it do.
+    @Test func anObjectOfOneChunkHasItsManifestBesideItsAsk() async throws {
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, throughProxy: true) { system in
+            // Whatever happens, the held answer goes back before the system stops.
+            defer { system.proxy.releaseAskAnswers() }
+            let object = TestObject(size: 40_000, seed: 33)
+            _ = try await system.base.sync("gw-a", table: "photos")
+            system.relay.reset()
+            try await system.putPhoto("p1", object)
+            system.proxy.holdAskAnswers()
+            let syncing = Task {
+                try await system.syncUntil("photos", attempts: 3) { try await system.syncCounter("objects_uploaded") == 1 }
+            }
+            let path = "/v1/objects/\(object.digest.hash.hex)"
+            let recorded = await eventually(within: .seconds(30)) {
+                (try? await system.base.cloudRequest(.GET, path).status) == 200
+            }
+            #expect(recorded, "the cloud did not record the object while the ask's answer was held")
+            #expect(system.proxy.heldAskAnswers == 1)
+            system.proxy.releaseAskAnswers()
+            try await syncing.value
+
+            #expect(try await system.syncCounter("object_manifests_ahead") == 1)
+            #expect(try await system.syncCounter("object_manifests_resent") == 0)
+            // Nothing went twice: the object and a few requests' worth of HTTP.
+            let up = system.relay.counts.bytesUp
+            #expect(up >= object.size && up < object.size + 4_096, "\(up) bytes up for \(object.size)")
+            let uplink = try await system.uplink()
+            #expect(uplink["failures"]?.int == 0 && uplink["wasted_bytes"]?.int == 0, "\(uplink)")
+        }
+    }
+
     @Test func aFirstChunkSentBesideTheAskIsCutWhenTheCloudHasIt() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines) { system in
             let object = TestObject(size: 600_000, seed: 32)

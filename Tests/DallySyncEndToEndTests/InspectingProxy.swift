@@ -64,6 +64,10 @@ final class InspectingProxy: Sendable {
         /// the link drops them).
         var holdBatches = false
         var heldBatches: [CheckedContinuation<Bool, Never>] = []
+        /// Whether the answers to missing-chunks asks wait here, the cloud having answered,
+        /// until released, and those waiting.
+        var holdAsks = false
+        var heldAsks: [CheckedContinuation<Void, Never>] = []
     }
 
     let http: HTTPClient
@@ -146,6 +150,23 @@ final class InspectingProxy: Sendable {
 
     /// Chunk uploads held right now.
     var heldChunkUploads: Int { state.withLock { $0.heldChunkPuts.count } }
+
+    /// Holds the answers to missing-chunks asks here, once the cloud has answered them (an
+    /// answer slow to come back), until ``releaseAskAnswers()``.
+    func holdAskAnswers() { state.withLock { $0.holdAsks = true } }
+
+    /// Asks whose answers are held right now.
+    var heldAskAnswers: Int { state.withLock { $0.heldAsks.count } }
+
+    /// Lets held ask answers, and all later ones, go back.
+    func releaseAskAnswers() {
+        let held = state.withLock { state in
+            state.holdAsks = false
+            defer { state.heldAsks = [] }
+            return state.heldAsks
+        }
+        for continuation in held { continuation.resume() }
+    }
 
     /// The chunk uploads that crossed to the cloud, by chunk hash, in order.
     var chunkUploads: [String] {
@@ -331,6 +352,15 @@ final class InspectingProxy: Sendable {
         }
         let answerBody = try await answer.body.collect(upTo: 64 << 20)
         responseBytes += answerBody.readableBytes
+        if path == "/v1/chunks/missing" {
+            await withCheckedContinuation { continuation in
+                let held = state.withLock { state in
+                    if state.holdAsks { state.heldAsks.append(continuation) }
+                    return state.holdAsks
+                }
+                if !held { continuation.resume() }
+            }
+        }
         if path == "/v1/batches", answer.status == .ok, wholeBody {
             let decoded = try BatchAnswer.decode(
                 JSONParser.parse(try Self.decoded(answerBody, coding: answer.headers.first(name: "Content-Encoding"))),

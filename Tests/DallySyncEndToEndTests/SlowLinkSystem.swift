@@ -15,6 +15,9 @@ import NIOCore
 final class SlowLinkSystem: Sendable {
     let base = SyncSystem(config: SyncSystem.config(tables: SlowLinkSystem.tables), cloudExtra: "")
     let relay: CountingRelay
+    /// Between the relay and the cloud when the system is run `throughProxy`: what crossed,
+    /// and answers it can hold.
+    let proxy: InspectingProxy
     /// `[cloud]` lines of the gateway: its request timeout and progress rules.
     let cloudLines: [String]
 
@@ -39,6 +42,7 @@ final class SlowLinkSystem: Sendable {
                 return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
             }, shape: shape)
         self.cloudLines = cloudLines
+        proxy = InspectingProxy(upstream: "", http: base.http)
     }
 
     /// - Parameters:
@@ -48,9 +52,11 @@ final class SlowLinkSystem: Sendable {
     ///   - probeInterval: the `sat` uplink's `probe_interval` (off: no probes, and so no down
     ///     probes either; on, the cheapest class probes every 100 ms while the cloud is silent).
     ///   - cloudBodyTimeout: the cloud's `[server] body_timeout`, when not its default.
+    ///   - throughProxy: whether the relay reaches the cloud through ``proxy`` (at loopback speed).
     static func run(
         shape: LinkShape, cloudLines: [String], notify: Bool = false, retry: (min: String, max: String) = ("100ms", "500ms"),
-        probeInterval: String = "off", cloudBodyTimeout: Duration? = nil, _ body: (SlowLinkSystem) async throws -> Void
+        probeInterval: String = "off", cloudBodyTimeout: Duration? = nil, throughProxy: Bool = false,
+        _ body: (SlowLinkSystem) async throws -> Void
     ) async throws {
         let system = SlowLinkSystem(shape: shape, cloudLines: cloudLines)
         do {
@@ -62,8 +68,12 @@ final class SlowLinkSystem: Sendable {
             } else {
                 try await system.base.startCloud()
             }
-            let cloudPort = system.base.cloudServer.port
-            let port = try await system.relay.start(upstreamHost: "127.0.0.1", upstreamPort: cloudPort)
+            var upstreamPort = system.base.cloudServer.port
+            if throughProxy {
+                try await system.proxy.start(upstream: system.base.live.cloudURL)
+                upstreamPort = system.proxy.server.port
+            }
+            let port = try await system.relay.start(upstreamHost: "127.0.0.1", upstreamPort: upstreamPort)
             let config = try system.base.config.gateway(
                 "gw-a", dataDirectory: system.base.live.directory("gw-a"),
                 link: .init(
@@ -76,10 +86,12 @@ final class SlowLinkSystem: Sendable {
             try await body(system)
         } catch {
             try? await system.relay.stop()
+            if throughProxy { try? await system.proxy.server.stop() }
             try? await system.base.shutdown()
             throw error
         }
         try await system.relay.stop()
+        if throughProxy { try await system.proxy.server.stop() }
         try await system.base.shutdown()
     }
 
@@ -183,6 +195,14 @@ final class SlowLinkSystem: Sendable {
     /// The `sat` uplink's entry in `/stats`.
     func uplink() async throws -> JSONValue {
         try await stats()["uplinks"]?.array?.first { $0["name"]?.string == "sat" } ?? .null
+    }
+
+    /// One of the cloud's object counters (`/stats` `objects`), -1 when it has none so named.
+    func cloudObjectCounter(_ name: String) async throws -> Int64 {
+        let reply = try await base.cloudRequest(
+            .GET, "/stats", as: nil, headers: [("Authorization", "Bearer \(SyncSystem.cloudAdmin)")])
+        guard reply.status == 200 else { throw TestFailure("cloud /stats: \(reply.status) \(reply.body)") }
+        return reply.json["objects"]?[name]?.int ?? -1
     }
 
     func syncCounter(_ name: String, on gateway: String = "gw-a") async throws -> Int64 {

@@ -48,15 +48,17 @@ extension CloudClient {
     }
 
     /// Sends bytes `offset…` of a chunk's body of `length` bytes as one frame of a resumable
-    /// upload (`PUT /v1/chunks/{hash}` with `Dally-Upload-Length`).
+    /// upload (`PUT /v1/chunks/{hash}` with `Dally-Upload-Length`); `queued` as in
+    /// ``sendRaw(_:body:timeout:quiet:maxAnswer:smallAnswer:tap:queued:)``.
     func put(
-        frame: ArraySlice<UInt8>, of hash: ContentHash, at offset: Int, length: Int, compressed: Bool
+        frame: ArraySlice<UInt8>, of hash: ContentHash, at offset: Int, length: Int, compressed: Bool,
+        queued: (@Sendable () -> Void)? = nil
     ) async throws(CloudError) -> (FrameAnswer, Traffic) {
         var request = HTTPClientRequest(url: baseURL + "/v1/chunks/\(hash.hex)")
         request.method = .PUT
         return try await send(
             frame: frame, as: request, at: offset, length: length, encoding: compressed ? "zstd" : nil,
-            maxAnswer: 64 * 1024, smallAnswer: true)
+            maxAnswer: 64 * 1024, smallAnswer: true, queued: queued)
     }
 
     /// Sends a manifest (`PUT /v1/objects/{hash}`) once all of its chunks are up, or, with

@@ -17,21 +17,23 @@ extension CloudClient {
 
     /// Sends `frame`, bytes `offset…` of a body of `length` bytes coded as `encoding` (nil: as
     /// it is), as `request` with the upload headers added; an empty frame only asks where the
-    /// cloud's copy ends. `smallAnswer` as in ``sendRaw(_:body:timeout:quiet:maxAnswer:smallAnswer:tap:)``.
+    /// cloud's copy ends. `smallAnswer` and `queued` as in
+    /// ``sendRaw(_:body:timeout:quiet:maxAnswer:smallAnswer:tap:queued:)``.
     ///
     /// Only headers the cloud reads go: a frame's `Content-Type` would name what a body without
     /// one is taken to be anyway (`application/octet-stream`, RFC 9110 §8.3), and an offset of
     /// 0 is the default: 64 bytes a frame, a quarter of a second on a 2 kbit/s link.
     func send(
         frame: ArraySlice<UInt8>, as request: HTTPClientRequest, at offset: Int, length: Int, encoding: String?,
-        maxAnswer: Int, smallAnswer: Bool = false
+        maxAnswer: Int, smallAnswer: Bool = false, queued: (@Sendable () -> Void)? = nil
     ) async throws(CloudError) -> (FrameAnswer, Traffic) {
         var request = request
         request.headers.add(name: "Dally-Upload-Length", value: "\(length)")
         if offset > 0 { request.headers.add(name: "Dally-Upload-Offset", value: "\(offset)") }
         if let encoding { request.headers.add(name: "Dally-Upload-Encoding", value: encoding) }
         let (response, bytes, received) = try await send(
-            request, body: Array(frame), timeout: link.requestTimeout, maxAnswer: maxAnswer, smallAnswer: smallAnswer)
+            request, body: Array(frame), timeout: link.requestTimeout, maxAnswer: maxAnswer, smallAnswer: smallAnswer,
+            queued: queued)
         let traffic = Traffic(sentCompressed: frame.count, received: received)
         if response.status.code == 409, let document = try? JSONParser.parse(bytes),
             document["error"]?["code"] == .string(DallyError.Code.uploadOffset.rawValue),

@@ -291,27 +291,29 @@ struct CloudClient: Sendable {
     /// Sends `request` with the gateway's credentials and `body`, and reads the whole answer,
     /// decoded; the bytes it took on the wire. The ``TransferWatch`` cuts it when it stops
     /// moving; `timeout` (`request_timeout`) is only the fixed part of its bound, and `quiet`
-    /// how long the answer may rightly take once the body is sent. `smallAnswer`: see
-    /// ``sendRaw(_:body:timeout:quiet:maxAnswer:smallAnswer:tap:)``.
+    /// how long the answer may rightly take once the body is sent. `smallAnswer`, `queued`: see
+    /// ``sendRaw(_:body:timeout:quiet:maxAnswer:smallAnswer:tap:queued:)``.
     func send(
         _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
-        maxAnswer: Int, smallAnswer: Bool = false
+        maxAnswer: Int, smallAnswer: Bool = false, queued: (@Sendable () -> Void)? = nil
     ) async throws(CloudError) -> (HTTPClientResponse, [UInt8], Int) {
         let (response, answer) = try await sendRaw(
-            request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswer, smallAnswer: smallAnswer)
+            request, body: body, timeout: timeout, quiet: quiet, maxAnswer: maxAnswer, smallAnswer: smallAnswer,
+            queued: queued)
         let bytes = try Self.decoded(answer, response: response, maxAnswer: maxAnswer)
         return (response, bytes, answer.readableBytes)
     }
 
-    /// ``send(_:body:timeout:quiet:maxAnswer:smallAnswer:)`` without decoding the answer: its
-    /// body as it was on the wire; `tap` sees it arrive.
+    /// ``send(_:body:timeout:quiet:maxAnswer:smallAnswer:queued:)`` without decoding the answer:
+    /// its body as it was on the wire; `tap` sees it arrive, and `queued` is called as the
+    /// request takes its place in the queue for a connection (``TransferWatch``).
     ///
     /// With `smallAnswer` (a chunk's or a manifest's: tens of bytes) the request does not offer
     /// to take a compressed answer: on a metered link the offer's 32 bytes cost more than
     /// compressing such an answer could save.
     func sendRaw(
         _ request: HTTPClientRequest, body: [UInt8]? = nil, timeout: Duration, quiet: Duration = .zero,
-        maxAnswer: Int, smallAnswer: Bool = false, tap: AnswerTap? = nil
+        maxAnswer: Int, smallAnswer: Bool = false, tap: AnswerTap? = nil, queued: (@Sendable () -> Void)? = nil
     ) async throws(CloudError) -> (HTTPClientResponse, ByteBuffer) {
         var request = request
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
@@ -320,7 +322,8 @@ struct CloudClient: Sendable {
         let answer: ByteBuffer
         do {
             (response, answer) = try await watch.exchange(
-                request, body: body, on: http, allowance: timeout, quiet: quiet, maxAnswer: maxAnswer, tap: tap
+                request, body: body, on: http, allowance: timeout, quiet: quiet, maxAnswer: maxAnswer, tap: tap,
+                queued: queued
             ).parts
         } catch {
             nodeFailed(request.url)

@@ -20,13 +20,17 @@ struct ChunkUpload: Sendable {
         (body, compressed) = ChunkCompression.payload(for: bytes)
     }
 
-    /// Sends the body from `offset` (where the cloud's partial copy ends) to its end.
-    func send(from offset: Int, over client: CloudClient) async throws(CloudError) -> CloudClient.Traffic {
+    /// Sends the body from `offset` (where the cloud's partial copy ends) to its end; `queued`
+    /// is called as each frame takes its place in the queue for a connection.
+    func send(
+        from offset: Int, over client: CloudClient, queued: (@Sendable () -> Void)? = nil
+    ) async throws(CloudError) -> CloudClient.Traffic {
         var traffic = CloudClient.Traffic(sentRaw: rawBytes)
         let (_, sent) = try await client.sendFrames(length: body.count, from: offset, name: "chunk \(hash)") {
             (start, size) async throws(CloudError) in
             try await client.put(
-                frame: body[start..<(start + size)], of: hash, at: start, length: body.count, compressed: compressed)
+                frame: body[start..<(start + size)], of: hash, at: start, length: body.count, compressed: compressed,
+                queued: queued)
         }
         traffic.add(sent)
         return traffic

@@ -9,6 +9,10 @@ import DallyObjects
 /// often that upload's own first bytes); when the cloud has it whole the upload is cut, having
 /// cost the bytes handed to the connection until the answer came.
 ///
+/// When that chunk is the whole object, its manifest goes beside them too (``manifest``),
+/// asking the cloud to wait for the chunk: the object is recorded as the chunk lands, not a
+/// round trip after the ask's answer.
+///
 /// The walk takes it in place of its own first ask when it is about the same object and the
 /// same chunks. An answer a little old is as good as a fresh one: a chunk that arrived since is
 /// sent again and answered `stored: false`, one collected since is named by the manifest's
@@ -30,6 +34,9 @@ struct EarlyAsk: Sendable {
     /// The object's first chunk, sent beside the ask and still going; nil when it was not sent,
     /// or was cut when the answer came.
     let firstChunk: ChunkAhead?
+    /// The object's manifest, sent beside the ask (with a `wait`) when its first chunk is its
+    /// only one and crosses quickly (``LinkModel/transfersAtOnce(bodyBytes:)``); nil otherwise.
+    let manifest: Task<CloudClient.Traffic, any Error>?
     /// Whether the object's walk was begun with the ask (``ReplicaStore/beginObjectUpload(_:)``),
     /// as it is when its first chunk goes beside it: a cut before the walk proper then counts
     /// as an attempt, and the next walk asks where the cloud's copy ends.

@@ -32,6 +32,8 @@ public struct ObjectTransferCounters: Sendable, Equatable {
     /// and those the cloud answered before the chunks were in, sent again after them.
     public var manifestsEarly: Int64 = 0
     public var manifestsResent: Int64 = 0
+    /// Of the manifests sent early, those sent beside the ask, with an object of one chunk.
+    public var manifestsAhead: Int64 = 0
     /// Objects fetched from the cloud (by download policy, on demand, or with an atomic row),
     /// and the chunks and bytes that took.
     public var fetched: Int64 = 0
@@ -62,6 +64,7 @@ public struct ObjectTransferCounters: Sendable, Equatable {
         chunksAheadCut = uploads.chunksAheadCut
         manifestsEarly = uploads.manifestsEarly
         manifestsResent = uploads.manifestsResent
+        manifestsAhead = uploads.manifestsAhead
         fetched = fetches.fetched
         chunksFetched = fetches.chunksFetched
         bytesFetched = fetches.bytesFetched
@@ -79,6 +82,7 @@ public struct ObjectTransferCounters: Sendable, Equatable {
             ("object_uploads_withdrawn", withdrawn), ("object_walks_paused", walksPaused),
             ("object_asks_ahead", asksAhead), ("object_chunks_ahead", chunksAhead),
             ("object_chunks_ahead_cut", chunksAheadCut), ("object_manifests_early", manifestsEarly), ("object_manifests_resent", manifestsResent),
+            ("object_manifests_ahead", manifestsAhead),
             ("objects_fetched", fetched), ("object_chunks_fetched", chunksFetched),
             ("object_bytes_fetched", bytesFetched), ("object_bytes_not_refetched", bytesNotRefetched),
             ("object_on_demand_fetches", onDemandFetches),

@@ -65,13 +65,19 @@ final class ObjectUploader: Sendable {
         var ahead = ahead
         // A first chunk sent beside the ask that its walk did not take over (the walk of
         // another object, or none) is cut once that walk ends; one taken over has ended with it.
+        // So is a manifest sent beside it.
         let chunkAhead = ahead?.firstChunk
-        defer { chunkAhead?.sending.cancel() }
+        let manifestAhead = ahead?.manifest
+        defer {
+            chunkAhead?.sending.cancel()
+            manifestAhead?.cancel()
+        }
         do {
             for pending in try await store.objectUploads(tables: tables) {
                 // The early ask is of the walk's first object, once: after it, it is stale.
                 defer {
                     chunkAhead?.sending.cancel()
+                    manifestAhead?.cancel()
                     ahead = nil
                 }
                 if try await upload(pending, on: uplink, ahead: ahead, betweenChunks: betweenChunks) { finished += 1 }
@@ -93,7 +99,10 @@ final class ObjectUploader: Sendable {
     /// On a long link, and when the rows of `rowTables` that wait are few, the object's first
     /// chunk goes beside the ask (``EarlyAsk/firstChunk``): the ask's round trip would
     /// otherwise leave the link idle (a 0.5 MiB object at 128,000 B/s with a 600 ms round trip
-    /// took 5.33 s, 1.30× its bytes' time, against 4.73 s, 1.155×; docs/BENCHMARKS.md).
+    /// took 5.33 s, 1.30× its bytes' time, against 4.73 s, 1.155×; docs/BENCHMARKS.md). When
+    /// that chunk is the whole object and crosses quickly, the manifest goes with them, to wait
+    /// at the cloud for the chunk: otherwise it would leave once the ask is answered, and the
+    /// object be recorded a round trip after its chunk landed.
     ///
     /// `chunkStarted` is called once the first chunk's upload has begun, or once it is known
     /// that none goes: the wake sends its rows after it, so that the chunk, whose bytes fill
@@ -112,6 +121,7 @@ final class ObjectUploader: Sendable {
         let asking = walk.asking(round: 0)
         guard let firstHash = asking.first else { return nil }
         var chunk: EarlyAsk.ChunkAhead?
+        var manifestAhead: Task<CloudClient.Traffic, any Error>?
         let begun = await sendsBesideTheAsk(first, rowTables: rowTables, on: uplink)
         if begun {
             // Read once; a chunk lost from the store fails the upload, as it would have.
@@ -121,15 +131,33 @@ final class ObjectUploader: Sendable {
             } catch {
                 prepared = .failure(error)
             }
+            // The chunk should take the connection the pool holds open, and the ask and the
+            // rows new ones: its bytes fill the link, and a new connection costs it a
+            // handshake's round trip before they move. So the ask waits until the upload is
+            // queued for a connection (or has failed first). Starting the upload and yielding
+            // once did not order them: on two cores the ask won the open connection in about
+            // a third of the runs (a 0.5 MiB object at 128,000 B/s with a 300 ms set-up:
+            // 5.04 s instead of 4.74 s; docs/BENCHMARKS.md).
+            let (queued, queuing) = AsyncStream<Void>.makeStream()
             chunk = EarlyAsk.ChunkAhead(
-                hash: firstHash, sending: Task { try await self.put(prepared.get(), from: 0, on: uplink) })
-            // Lets the upload reach the pool before the ask and the rows ask it for connections.
-            await Task.yield()
+                hash: firstHash,
+                sending: Task {
+                    defer { queuing.finish() }
+                    return try await self.put(prepared.get(), from: 0, on: uplink, queued: { queuing.finish() })
+                })
+            for await _ in queued {}
+            if asking == [firstHash],
+                uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: asking))) > 1
+            {
+                manifestAhead = sendEarly(manifest, on: uplink)
+                counters.withLock { $0.manifestsAhead += 1 }
+            }
         }
         started = true
         chunkStarted()
         guard let (missing, partial) = try? await missingChunks(asking, on: uplink) else {
             chunk?.sending.cancel()
+            manifestAhead?.cancel()
             return nil
         }
         if let sent = chunk {
@@ -141,7 +169,8 @@ final class ObjectUploader: Sendable {
             }
         }
         return EarlyAsk(
-            object: manifest.hash, asking: asking, missing: missing, partial: partial, firstChunk: chunk, begun: begun)
+            object: manifest.hash, asking: asking, missing: missing, partial: partial, firstChunk: chunk,
+            manifest: manifestAhead, begun: begun)
     }
 
     /// Whether the walk takes over `chunk`, sent beside the ask: when it is the first chunk
@@ -262,7 +291,8 @@ final class ObjectUploader: Sendable {
             // manifest order; a cut leaves the partial chunks, each resumed from the byte the
             // cloud kept.
             var wire = ChunksOnTheWire()
-            var early: Task<CloudClient.Traffic, any Error>?
+            // A manifest sent beside the ask waits at the cloud as one sent with the last chunk.
+            var early = round == 0 && ahead?.asking == asking ? ahead?.manifest : nil
             defer {
                 wire.cancelAll()
                 early?.cancel()
@@ -283,7 +313,7 @@ final class ObjectUploader: Sendable {
                 }
                 let window = uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: [hash])))
                 let last = index == missing.count - 1
-                if last, window > 1 {
+                if last, window > 1, early == nil {
                     // The same reasoning for the manifest: sent now, it waits at the cloud for
                     // the chunks on the wire, and the object is recorded as they land instead
                     // of a round trip after their answers.
@@ -385,10 +415,13 @@ final class ObjectUploader: Sendable {
         return ChunkUpload(hash: hash, bytes: bytes)
     }
 
-    /// Sends `upload` from byte `offset` of its body on the wire; the chunk's size.
-    private func put(_ upload: ChunkUpload, from offset: Int, on uplink: Uplink) async throws -> Int {
+    /// Sends `upload` from byte `offset` of its body on the wire; the chunk's size. `queued`
+    /// as in ``ChunkUpload/send(from:over:queued:)``.
+    private func put(
+        _ upload: ChunkUpload, from offset: Int, on uplink: Uplink, queued: (@Sendable () -> Void)? = nil
+    ) async throws -> Int {
         let hash = upload.hash
-        let traffic = try await upload.send(from: offset, over: uplink.client)
+        let traffic = try await upload.send(from: offset, over: uplink.client, queued: queued)
         if offset > 0 {
             uplink.client.watch.model.resumed(offset)
             logger.info(

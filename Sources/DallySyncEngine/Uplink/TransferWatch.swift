@@ -52,16 +52,21 @@ struct TransferWatch: Sendable {
     ///   - allowance: the fixed part of the bound (`request_timeout`).
     ///   - quiet: how long the answer may rightly take once the body is sent (a long-poll).
     ///   - tap: given the answer's head and each piece of its body as they arrive.
+    ///   - queued: called as the request is handed to the HTTP client, where it takes its
+    ///     place in the queue for the uplink's connections (again if it is sent again).
     ///   - http: what sends it; a request that meets a connection closed before it went
     ///     (``StaleConnection``) is sent again on a fresh one, and counts as neither a failure
     ///     nor waste.
     func exchange(
         _ request: HTTPClientRequest, body: [UInt8]?, on http: some RequestSender, allowance: Duration,
-        quiet: Duration, maxAnswer: Int, tap: AnswerTap? = nil
+        quiet: Duration, maxAnswer: Int, tap: AnswerTap? = nil, queued: (@Sendable () -> Void)? = nil
     ) async throws(Failure) -> Answer {
         var stale = 0
         while true {
-            switch await attempt(request, body: body, on: http, allowance: allowance, quiet: quiet, maxAnswer: maxAnswer, tap: tap) {
+            switch await attempt(
+                request, body: body, on: http, allowance: allowance, quiet: quiet, maxAnswer: maxAnswer, tap: tap,
+                queued: queued)
+            {
             case .success(let answer):
                 return answer
             case .failure(.staleConnection) where stale < StaleConnection.retries:
@@ -77,7 +82,7 @@ struct TransferWatch: Sendable {
     /// sender picks.
     private func attempt(
         _ request: HTTPClientRequest, body: [UInt8]?, on http: some RequestSender, allowance: Duration,
-        quiet: Duration, maxAnswer: Int, tap: AnswerTap?
+        quiet: Duration, maxAnswer: Int, tap: AnswerTap?, queued: (@Sendable () -> Void)?
     ) async -> Result<Answer, Failure> {
         let timer = self.timer
         let progress = TransferProgress(bodyBytes: body?.count ?? 0, start: timer.elapsed())
@@ -101,6 +106,7 @@ struct TransferWatch: Sendable {
                 var going = measured
                 defer { if let going { _ = model.uploadEnded(going, at: timer.elapsed()) } }
                 do {
+                    queued?()
                     let response = try await http.send(watched)
                     let head = timer.elapsed()
                     let sharing = going.map { model.uploadEnded($0, at: head) } ?? 1
