@@ -140,12 +140,18 @@ final class InspectingProxy: Sendable {
 
     /// Lets held chunk uploads, and all later ones, through.
     func releaseChunkUploads() {
-        let held = state.withLock { state in
-            state.chunkPutsBeforeHold = nil
-            defer { state.heldChunkPuts = [] }
-            return state.heldChunkPuts
+        for continuation in takeHeld(\.heldChunkPuts, ending: { $0.chunkPutsBeforeHold = nil }) { continuation.resume() }
+    }
+
+    /// Ends a hold (`ending`) and takes what it held, to be resumed outside the lock.
+    private func takeHeld(
+        _ held: WritableKeyPath<State, [CheckedContinuation<Void, Never>]>, ending: (inout State) -> Void
+    ) -> [CheckedContinuation<Void, Never>] {
+        state.withLock { state in
+            ending(&state)
+            defer { state[keyPath: held] = [] }
+            return state[keyPath: held]
         }
-        for continuation in held { continuation.resume() }
     }
 
     /// Chunk uploads held right now.
@@ -160,12 +166,7 @@ final class InspectingProxy: Sendable {
 
     /// Lets held ask answers, and all later ones, go back.
     func releaseAskAnswers() {
-        let held = state.withLock { state in
-            state.holdAsks = false
-            defer { state.heldAsks = [] }
-            return state.heldAsks
-        }
-        for continuation in held { continuation.resume() }
+        for continuation in takeHeld(\.heldAsks, ending: { $0.holdAsks = false }) { continuation.resume() }
     }
 
     /// The chunk uploads that crossed to the cloud, by chunk hash, in order.
