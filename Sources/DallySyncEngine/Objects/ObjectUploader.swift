@@ -135,9 +135,9 @@ final class ObjectUploader: Sendable {
             // rows new ones: its bytes fill the link, and a new connection costs it a
             // handshake's round trip before they move. So the ask waits until the upload is
             // queued for a connection (or has failed first). Starting the upload and yielding
-            // once did not order them: on two cores the ask won the open connection in about
-            // a third of the runs (a 0.5 MiB object at 128,000 B/s with a 300 ms set-up:
-            // 5.04 s instead of 4.74 s; docs/BENCHMARKS.md).
+            // once did not order them: on two cores the ask often won the open connection (2
+            // of 6 runs of a test; a 0.5 MiB object at 128,000 B/s with a 300 ms set-up read
+            // 5.04 s instead of 4.74 s in 5 of 33 runs; docs/BENCHMARKS.md).
             let (queued, queuing) = AsyncStream<Void>.makeStream()
             chunk = EarlyAsk.ChunkAhead(
                 hash: firstHash,
