@@ -42,8 +42,9 @@ struct ChunksOnTheWire {
             })
     }
 
-    /// Takes over an upload started elsewhere (the first chunk sent beside the ask); cancelling
-    /// this walk's uploads cancels it too.
+    /// Takes over an upload started elsewhere (the first chunk sent beside the ask, or one
+    /// started in connection order, ``ConnectionOrder``); cancelling this walk's uploads
+    /// cancels it too.
     mutating func adopt(_ task: Task<Int, any Error>) {
         start { try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() } }
     }

@@ -131,21 +131,12 @@ final class ObjectUploader: Sendable {
             } catch {
                 prepared = .failure(error)
             }
-            // The chunk should take the connection the pool holds open, and the ask and the
-            // rows new ones: its bytes fill the link, and a new connection costs it a
-            // handshake's round trip before they move. So the ask waits until the upload is
-            // queued for a connection (or has failed first). Starting the upload and yielding
-            // once did not order them: on two cores the ask often won the open connection (2
-            // of 6 runs of a test; a 0.5 MiB object at 128,000 B/s with a 300 ms set-up read
-            // 5.04 s instead of 4.74 s in 5 of 33 runs; docs/BENCHMARKS.md).
-            let (queued, queuing) = AsyncStream<Void>.makeStream()
-            chunk = EarlyAsk.ChunkAhead(
-                hash: firstHash,
-                sending: Task {
-                    defer { queuing.finish() }
-                    return try await self.put(prepared.get(), from: 0, on: uplink, queued: { queuing.finish() })
-                })
-            for await _ in queued {}
+            // Queued for a connection before the ask and the rows ask for theirs: it should
+            // take the one the pool holds open (``ConnectionOrder``).
+            let sending = await ConnectionOrder.start { queued in
+                try await self.put(prepared.get(), from: 0, on: uplink, queued: queued)
+            }
+            chunk = EarlyAsk.ChunkAhead(hash: firstHash, sending: sending)
             if asking == [firstHash],
                 uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: asking))) > 1
             {
@@ -309,7 +300,13 @@ final class ObjectUploader: Sendable {
                 if index == 0, let chunk = chunkAhead {
                     wire.adopt(chunk.sending)
                 } else {
-                    wire.start { try await self.put(chunk: hash, from: offset, of: manifest, on: uplink) }
+                    // Queued before the next chunk and the manifest, in manifest order
+                    // (``ConnectionOrder``): after a cut the first, the largest left, went on a
+                    // new connection while the others took the open ones.
+                    wire.adopt(
+                        await ConnectionOrder.start { queued in
+                            try await self.put(chunk: hash, from: offset, of: manifest, on: uplink, queued: queued)
+                        })
                 }
                 let window = uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: [hash])))
                 let last = index == missing.count - 1
@@ -400,11 +397,12 @@ final class ObjectUploader: Sendable {
     }
 
     /// Sends one chunk from the chunk store, from byte `offset` of its body on the wire (what
-    /// the cloud kept of a cut upload); its size.
-    private func put(chunk hash: ContentHash, from offset: Int, of manifest: ObjectManifest, on uplink: Uplink)
-        async throws -> Int
-    {
-        try await put(try await prepare(chunk: hash, of: manifest), from: offset, on: uplink)
+    /// the cloud kept of a cut upload); its size. `queued` as in ``ChunkUpload/send(from:over:queued:)``.
+    private func put(
+        chunk hash: ContentHash, from offset: Int, of manifest: ObjectManifest, on uplink: Uplink,
+        queued: (@Sendable () -> Void)? = nil
+    ) async throws -> Int {
+        try await put(try await prepare(chunk: hash, of: manifest), from: offset, on: uplink, queued: queued)
     }
 
     /// One chunk read from the chunk store and coded as it goes on the wire.
