@@ -56,6 +56,28 @@ struct TransferWatchTests {
         #expect(watch.model.estimate.wastedBytes == 0)
     }
 
+    /// The `queued` notice comes before the request is handed to the sender, once per try
+    /// (``ConnectionOrder`` waits for the first).
+    @Test func theQueuedNoticeComesBeforeEachTryIsHandedToTheSender() async throws {
+        let pool = StalePool(staleFirst: 2)
+        let noticesBeforeEachTry = Mutex<[Int]>([])
+        let notices = Mutex(0)
+        let answer = try await Self.watch().exchange(
+            HTTPClientRequest(url: "http://127.0.0.1:1/v1/chunks/x"), body: [UInt8](repeating: 7, count: 100),
+            on: pool, allowance: .seconds(30), quiet: .zero, maxAnswer: 1_024,
+            queued: {
+                let count = notices.withLock { count in
+                    count += 1
+                    return count
+                }
+                // The sender has been asked one time fewer than the notice came.
+                noticesBeforeEachTry.withLock { $0.append(count - pool.requests) }
+            })
+        #expect(answer.response.status == .ok)
+        #expect(pool.requests == 3)
+        #expect(noticesBeforeEachTry.withLock { $0 } == [1, 1, 1])
+    }
+
     @Test func aPoolOfNothingButClosedConnectionsFailsTheRequestAfterItsRetries() async {
         let watch = Self.watch()
         let pool = StalePool(staleFirst: .max)
