@@ -16,7 +16,7 @@ struct ObjectUploadCounters: Sendable {
     var chunksAhead: Int64 = 0
     var chunksAheadCut: Int64 = 0
     var manifestsEarly: Int64 = 0
-    var manifestsAhead: Int64 = 0
     var manifestsResent: Int64 = 0
+    var manifestsAhead: Int64 = 0
     var traffic = CloudClient.Traffic()
 }

@@ -22,7 +22,6 @@ extension SyncCycle {
         let sending: Task<Result<(BatchAnswer, CloudClient.Traffic), CloudError>, Never>
     }
 
-
     /// A batch built and recorded while the window was full, to go the moment an answer
     /// makes room: compressed while it waits, so that it goes on the wire at once.
     private struct Ready: Sendable {
