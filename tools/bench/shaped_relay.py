@@ -3,15 +3,15 @@
 slow-link behaviour against a link model that is not ours.
 
 One bottleneck of RATE bytes/s shared by every connection and both directions (a FIFO of small
-slices), ONE_WAY seconds added to every byte after it crosses, and an optional cut: every
-connection is aborted once CUT bytes went up. Bytes are counted as they cross the bottleneck,
+slices), ONE_WAY seconds added to every byte after it crosses, and optional cuts: every
+connection is aborted once CUT bytes went up (a comma-separated list: a cut at each). Bytes are counted as they cross the bottleneck,
 so what a cut drops while it is in the delay line counts as sent. Counts go to COUNTS (JSON,
 rewritten every 50 ms); with TRACE=1 each request and status line is printed with the time it
 crossed, and every 100 ms the bytes each connection moved up; with HEADS=1 as well, each
 request's and answer's whole head and its size (where the bytes of a small exchange go).
 
 Environment: LISTEN (port), UPSTREAM (port on 127.0.0.1), RATE (128000), ONE_WAY (0.3),
-CUT (0: never), SLICE (1460), COUNTS, TRACE, HEADS.
+CUT (0: never; or a list, e.g. 100000,200000), SLICE (1460), COUNTS, TRACE, HEADS.
 """
 import asyncio
 import json
@@ -23,14 +23,14 @@ LISTEN = int(os.environ["LISTEN"])
 UPSTREAM = int(os.environ["UPSTREAM"])
 RATE = float(os.environ.get("RATE", "128000"))
 ONE_WAY = float(os.environ.get("ONE_WAY", "0.3"))
-CUT = int(os.environ.get("CUT", "0"))
+CUTS = sorted(int(c) for c in os.environ.get("CUT", "0").split(",") if int(c) > 0)
 SLICE = int(os.environ.get("SLICE", "1460"))
 COUNTS = os.environ.get("COUNTS", "counts.json")
 TRACE = os.environ.get("TRACE") == "1"
 HEADS = os.environ.get("HEADS") == "1"
 T0 = time.time()
 
-link = {"up": 0, "down": 0, "connections": 0, "cut": False, "free_at": 0.0}
+link = {"up": 0, "down": 0, "connections": 0, "free_at": 0.0}
 open_connections = set()
 
 
@@ -84,8 +84,8 @@ class Connection:
                 loop.call_later(ONE_WAY, self.deliver, target, data)
                 if TRACE:
                     self.trace(data, up)
-                if up and CUT and not link["cut"] and link["up"] >= CUT:
-                    link["cut"] = True
+                if up and CUTS and link["up"] >= CUTS[0]:
+                    CUTS.pop(0)
                     print(f"{time.time() - T0:8.3f} cut at {link['up']} bytes up", flush=True)
                     for connection in list(open_connections):
                         connection.abort()

@@ -8,6 +8,7 @@
 #   bash tools/deps.sh && swift build -c release --product dally   # zstd, zlib, SQLite first
 #   tools/bench/slowlink.sh                                   # 0.5 MiB at 128,000 B/s, 600 ms
 #   CUT_FRACTION=0.5 SEED=4 tools/bench/slowlink.sh           # cut once half the bytes went up
+#   CUT_FRACTION=0.2,0.4,0.6,0.8 RATE=16000 tools/bench/slowlink.sh   # cut four times
 #   RATE=16000 MIB=3 tools/bench/slowlink.sh
 #   ROWS=20000 CUT_FRACTION=0.4 tools/bench/slowlink.sh       # a backlog of wide rows instead
 #   TRACE=1 KEEP_TMP=1 tools/bench/slowlink.sh                # the relay's request timeline, kept
@@ -91,8 +92,8 @@ $TABLES
 T
 if [ "$ROWS" != 0 ]; then WANT=$ROWS; KEY=rows_accepted; TABLE=orders; else WANT=1; KEY=objects_uploaded; TABLE=files; fi
 SIZE=$(python3 -c "print(int($MIB * 1048576))")
-# Rows: the cut falls at the fraction of the backlog's bytes up (about 118 bytes a row, compressed).
-CUT=$(python3 -c "print(int(($ROWS * 118 if $ROWS else $SIZE) * $CUT_FRACTION))")
+# Rows: each cut falls at its fraction of the backlog's bytes up (about 118 bytes a row, compressed).
+CUT=$(python3 -c "print(','.join(str(int(($ROWS * 118 if $ROWS else $SIZE) * float(f))) for f in '$CUT_FRACTION'.split(',')))")
 PIDS=()
 cleanup() {
   kill "${PIDS[@]}" 2>/dev/null || true
