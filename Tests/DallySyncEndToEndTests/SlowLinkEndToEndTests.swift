@@ -220,8 +220,8 @@ import Testing
 
     /// A connection cut after the cloud answered in the same wake is retried at once, not after
     /// `retry_min`, and the sync-now under way is answered when the retry is done; a second
-    /// cut before a wake completes waits out the backoff as before.
-    @Test func aCutAfterTheCloudAnsweredIsRetriedAtOnceOnce() async throws {
+    /// cut sooner after that retry than `retry_min` (60 s here) waits out the backoff.
+    @Test func aCutAfterTheCloudAnsweredIsRetriedAtOnceAndOneSoonAfterWaitsTheBackoff() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, retry: ("60s", "60s")) { system in
             _ = try await system.base.sync("gw-a", table: "photos")
             let object = TestObject(size: 480_000, seed: 10)
@@ -243,6 +243,26 @@ import Testing
             #expect(queued.json["status"]?.string == "queued", "\(queued.body)")
             #expect(try await system.syncCounter("objects_uploaded") == 1)
             #expect(try await system.uplink()["failures"]?.int == 3)
+        }
+    }
+
+    /// A link that flaps cuts one transfer again and again: each cut that comes after the link
+    /// held at least `retry_min` (1 s here) since the last retry at once is retried at once
+    /// too, and the one sync-now is answered once the object is up. The cuts are 120 KB apart,
+    /// nearly four seconds of this link.
+    @Test func aLinkThatFlapsDuringOneTransferIsRetriedAtOnceAtEachCut() async throws {
+        try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, retry: ("1s", "60s")) { system in
+            _ = try await system.base.sync("gw-a", table: "photos")
+            let object = TestObject(size: 480_000, seed: 12)
+            try await system.putPhoto("p6", object)
+            system.relay.reset()
+            let syncing = Task { try await system.base.sync("gw-a", table: "photos") }
+            try await system.cut(onceBytesUpReach: object.size / 2)
+            try await system.cut(onceBytesUpReach: object.size * 3 / 4)
+            let answer = try await syncing.value
+            #expect(answer.json["status"]?.string == "synced", "\(answer.body)")
+            #expect(try await system.syncCounter("objects_uploaded") == 1)
+            #expect(try await system.uplink()["failures"]?.int == 2)
         }
     }
 

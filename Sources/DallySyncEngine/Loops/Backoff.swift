@@ -10,7 +10,11 @@ struct Backoff: Sendable {
     /// - Parameter unit: a random number in `0..<1`.
     func delay(afterFailures failures: Int, unit: Double) -> Duration {
         guard failures > 0 else { return .zero }
-        let cap = min(maximum, minimum * Double(1 << min(failures - 1, 30)))
-        return max(minimum, cap * unit)
+        return max(minimum, ceiling(afterFailures: failures) * unit)
+    }
+
+    /// The longest wait after the n-th consecutive failure: `min(maximum, minimum × 2ⁿ⁻¹)`.
+    func ceiling(afterFailures failures: Int) -> Duration {
+        min(maximum, minimum * Double(1 << min(max(failures, 1) - 1, 30)))
     }
 }

@@ -24,9 +24,9 @@ final class Uplink: Sendable {
         /// Whether the last exchange or probe got no answer at all: the probe then looks
         /// again every `down_probe_interval`.
         var cloudSilent = false
-        /// Whether a failure since the last completed cycle was retried at once
+        /// The cuts retried at once since the last completed cycle
         /// (``recordFailure(now:backoff:cutAfterAnswers:)``).
-        var retriedAtOnce = false
+        var cutRetries = CutRetries()
         /// When (ms since 1970) a failure's retry was let go at once: that retry asks the cloud
         /// itself, so the down probe leaves it be (``leavesProbeToRetry(now:)``).
         var retryAtOnceAt: Int64?
@@ -158,16 +158,15 @@ final class Uplink: Sendable {
     /// - Parameter cutAfterAnswers: the connection dropped after the cloud had answered in the
     ///   same exchange: the link carried traffic a moment ago, and a resumed transfer loses
     ///   nothing it sent, so the retry goes at once instead of after `retry_min` (half a second
-    ///   by default, as much as the cut cost on a 128,000 B/s link). Once only until a cycle
-    ///   completes (``recordCycleCompleted()``): a link that cuts every attempt is paced by the
-    ///   backoff as before.
+    ///   by default, as much as the cut cost on a 128,000 B/s link), as long as the link held
+    ///   since the last retry at once as long as the backoff would have waited
+    ///   (``CutRetries``): a link that cuts every attempt is paced by the backoff as before.
     func recordFailure(now: Int64, backoff: Backoff, cutAfterAnswers: Bool) -> (failures: Int, delay: Duration) {
         state.withLock { state in
             state.counters.requests += 1
             state.counters.failures += 1
             let failures = state.availability.failures + 1
-            let atOnce = cutAfterAnswers && !state.retriedAtOnce
-            if atOnce { state.retriedAtOnce = true }
+            let atOnce = cutAfterAnswers && state.cutRetries.retryAtOnce(now: now, backoff: backoff)
             state.retryAtOnceAt = atOnce ? now : nil
             let delay = atOnce ? .zero : backoff.delay(afterFailures: failures, unit: Double.random(in: 0..<1))
             state.availability.recordFailure(at: now, delay: delay.milliseconds)
@@ -175,10 +174,10 @@ final class Uplink: Sendable {
         }
     }
 
-    /// Notes a cycle that completed: the next cut may be retried at once again.
+    /// Notes a cycle that completed: the next cut goes at once again.
     func recordCycleCompleted() {
         state.withLock { state in
-            state.retriedAtOnce = false
+            state.cutRetries.reset()
             state.retryAtOnceAt = nil
         }
     }
