@@ -220,7 +220,8 @@ import Testing
 
     /// A connection cut after the cloud answered in the same wake is retried at once, not after
     /// `retry_min`, and the sync-now under way is answered when the retry is done; a second
-    /// cut sooner after that retry than `retry_min` (60 s here) waits out the backoff.
+    /// cut a few kilobytes into that retry (sooner than `retry_min`, 60 s here, and before any
+    /// chunk of it went whole) waits out the backoff.
     @Test func aCutAfterTheCloudAnsweredIsRetriedAtOnceAndOneSoonAfterWaitsTheBackoff() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, retry: ("60s", "60s")) { system in
             _ = try await system.base.sync("gw-a", table: "photos")
@@ -238,7 +239,7 @@ import Testing
             system.relay.reset()
             let again = Task { try await system.base.sync("gw-a", table: "photos") }
             try await system.cut(onceBytesUpReach: second.size / 2)
-            try await system.cut(onceBytesUpReach: second.size * 3 / 4)
+            try await system.cut(onceBytesUpReach: second.size / 2 + 4_000)
             let queued = try await again.value
             #expect(queued.json["status"]?.string == "queued", "\(queued.body)")
             #expect(try await system.syncCounter("objects_uploaded") == 1)
@@ -247,9 +248,9 @@ import Testing
     }
 
     /// A link that flaps cuts one transfer again and again: each cut that comes after the link
-    /// held at least `retry_min` (1 s here) since the last retry at once is retried at once
-    /// too, and the one sync-now is answered once the object is up. The cuts are 120 KB apart,
-    /// nearly four seconds of this link.
+    /// held at least `retry_min` (1 s here) since the last retry at once, or carried a chunk
+    /// whole, is retried at once too, and the one sync-now is answered once the object is up.
+    /// The cuts are 120 KB apart, nearly four seconds of this link.
     @Test func aLinkThatFlapsDuringOneTransferIsRetriedAtOnceAtEachCut() async throws {
         try await SlowLinkSystem.run(shape: Self.shape, cloudLines: Self.lines, retry: ("1s", "60s")) { system in
             _ = try await system.base.sync("gw-a", table: "photos")

@@ -43,6 +43,16 @@ struct CutRetriesTests {
         #expect(cuts.streak == 1)
     }
 
+    @Test func aBodyLargeEnoughToMeasureTheLinkAnsweredLetsTheNextCutGoAtOnce() {
+        var cuts = CutRetries()
+        #expect(atOnce([10_000, 10_500], into: &cuts) == [true, true])
+        cuts.noteAnswer(bodyBytes: LinkModel.measuringBody - 1)  // an ask: mostly round trip
+        #expect(atOnce([10_600], into: &cuts) == [false])
+        cuts.noteAnswer(bodyBytes: LinkModel.measuringBody)  // a chunk frame or a batch
+        #expect(atOnce([10_700], into: &cuts) == [true])
+        #expect(cuts.streak == 1)
+    }
+
     @Test func theBackoffsCeilingDoublesFromRetryMinUpToRetryMax() {
         #expect(backoff.ceiling(afterFailures: 1) == .milliseconds(500))
         #expect(backoff.ceiling(afterFailures: 2) == .seconds(1))

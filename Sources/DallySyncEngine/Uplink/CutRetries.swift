@@ -9,7 +9,10 @@
 /// if the link held, since the one before it, at least the longest wait the backoff would
 /// have taken after as many failures (`retry_min` after one, twice that after two, … up to
 /// `retry_max`): the time the link carried that retry counts as its wait. A link that cuts
-/// every attempt soon after it begins is paced as the backoff would pace it.
+/// every attempt soon after it begins is paced as the backoff would pace it. A request whose
+/// body was large enough to measure the link, answered since, shows it carrying transfers
+/// whole again: the next cut goes at once, as after a completed wake (a chunk at 2,000 B/s
+/// takes minutes; a transfer of hours would otherwise wait out ever longer backoffs).
 ///
 /// ```swift
 /// var cuts = CutRetries()
@@ -17,7 +20,7 @@
 /// cuts.retryAtOnce(now: 1_000, backoff: backoff)   // true: the first cut
 /// cuts.retryAtOnce(now: 1_300, backoff: backoff)   // false: held 300 ms, under 500
 /// ```
-struct CutRetries: Sendable, Equatable {
+struct CutRetries: Sendable {
     /// Retries let go at once since the last completed wake.
     private(set) var streak = 0
     /// When (ms since 1970) the last of them went.
@@ -33,4 +36,10 @@ struct CutRetries: Sendable, Equatable {
 
     /// A wake completed: the link is past its cuts, and the next one goes at once again.
     mutating func reset() { self = CutRetries() }
+
+    /// A request that carried `bodyBytes` up was answered: a body of at least
+    /// ``LinkModel/measuringBody`` went whole, so the link is past its cuts too.
+    mutating func noteAnswer(bodyBytes: Int) {
+        if bodyBytes >= LinkModel.measuringBody { reset() }
+    }
 }

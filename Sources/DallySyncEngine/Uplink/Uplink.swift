@@ -136,6 +136,7 @@ final class Uplink: Sendable {
             state.lastAnswerAt = now
             state.cloudSilent = false
             state.retryAtOnceAt = nil
+            state.cutRetries.noteAnswer(bodyBytes: traffic.sentCompressed)
             state.availability.recordSuccess()
             state.counters.requests += 1
             state.counters.bytesUp += Int64(traffic.sentCompressed)
