@@ -7,7 +7,7 @@ import NIOCore
 /// and the pool learns of each close only when its event loop gets to it. A request given one
 /// of those connections meanwhile fails at once with `I/O on closed channel`, before its head
 /// is written (AsyncHTTPClient's `HTTP1Connection.execute0`). Nothing of it crossed the link,
-/// so it is no failure of the link: counted as one, it spent the cut's one retry at once and
+/// so it is no failure of the link: counted as one, it spent the cut's retry at once and
 /// left the uplink in a backoff of up to `retry_max` after a link that was back.
 ///
 /// A request that had handed body bytes to the connection is a real cut, whatever the error
