@@ -31,12 +31,12 @@ final class ObjectUploader: Sendable {
         case paused(for: String)
     }
 
-    private let store: ReplicaStore
+    let store: ReplicaStore
     private let chunks: any ChunkStore
     private let now: @Sendable () -> Int64
     private let logger: Logger
     private let stop: StopFlag
-    private let counters = Mutex(ObjectUploadCounters())
+    let counters = Mutex(ObjectUploadCounters())
 
     init(store: ReplicaStore, chunks: any ChunkStore, now: @escaping @Sendable () -> Int64, logger: Logger, stop: StopFlag) {
         self.store = store
@@ -90,114 +90,6 @@ final class ObjectUploader: Sendable {
             return .paused(for: pause.uplink)
         }
         return .finished(finished)
-    }
-
-    /// Asks which chunks of the first object a walk over `tables` would send lacks, for the
-    /// walk to use (``EarlyAsk``); nil when there is nothing to ask or the ask failed (the walk
-    /// then asks itself).
-    ///
-    /// On a long link, and when the rows of `rowTables` that wait are few, the object's first
-    /// chunk goes beside the ask (``EarlyAsk/firstChunk``): the ask's round trip would
-    /// otherwise leave the link idle (a 0.5 MiB object at 128,000 B/s with a 600 ms round trip
-    /// took 5.33 s, 1.30× its bytes' time, against 4.73 s, 1.155×; docs/BENCHMARKS.md). When
-    /// that chunk is the whole object and crosses quickly, the manifest goes with them, to wait
-    /// at the cloud for the chunk: otherwise it would leave once the ask is answered, and the
-    /// object be recorded a round trip after its chunk landed.
-    ///
-    /// `chunkStarted` is called once the first chunk's upload has begun, or once it is known
-    /// that none goes: the wake sends its rows after it, so that the chunk, whose bytes fill
-    /// the link, takes the connection the pool holds open and the small requests the new ones
-    /// (on a link whose handshake costs a round trip, a chunk behind one left the link idle
-    /// that long).
-    func askAhead(
-        on uplink: Uplink, tables: Set<String>, rowTables: Set<String>?, chunkStarted: @Sendable () -> Void = {}
-    ) async -> EarlyAsk? {
-        var started = false
-        defer { if !started { chunkStarted() } }
-        guard let first = try? await store.objectUploads(tables: tables, limit: 1).first, let manifest = first.manifest else {
-            return nil
-        }
-        var walk = ChunkWalk(manifest: manifest, chunksDone: first.chunksDone)
-        let asking = walk.asking(round: 0)
-        guard let firstHash = asking.first else { return nil }
-        var chunk: EarlyAsk.ChunkAhead?
-        var manifestAhead: Task<CloudClient.Traffic, any Error>?
-        let begun = await sendsBesideTheAsk(first, rowTables: rowTables, on: uplink)
-        if begun {
-            // Read once; a chunk lost from the store fails the upload, as it would have.
-            let prepared: Result<ChunkUpload, any Error>
-            do {
-                prepared = .success(try await prepare(chunk: firstHash, of: manifest))
-            } catch {
-                prepared = .failure(error)
-            }
-            // Queued for a connection before the ask and the rows ask for theirs: it should
-            // take the one the pool holds open (``ConnectionOrder``).
-            let sending = await ConnectionOrder.start { queued in
-                try await self.put(prepared.get(), from: 0, on: uplink, queued: queued)
-            }
-            chunk = EarlyAsk.ChunkAhead(hash: firstHash, sending: sending)
-            if asking == [firstHash],
-                uplink.client.watch.model.transfersAtOnce(bodyBytes: Int(walk.bytes(of: asking))) > 1
-            {
-                manifestAhead = sendEarly(manifest, on: uplink)
-                counters.withLock { $0.manifestsAhead += 1 }
-            }
-        }
-        started = true
-        chunkStarted()
-        guard let (missing, partial) = try? await missingChunks(asking, on: uplink) else {
-            chunk?.sending.cancel()
-            manifestAhead?.cancel()
-            return nil
-        }
-        if let sent = chunk {
-            counters.withLock { $0.chunksAhead += 1 }
-            // The cloud has the chunk: cut at once, not when the walk begins.
-            if !Self.takesOver(sent, missing: walk.inOrder(missing)) {
-                cut(sent)
-                chunk = nil
-            }
-        }
-        return EarlyAsk(
-            object: manifest.hash, asking: asking, missing: missing, partial: partial, firstChunk: chunk,
-            manifest: manifestAhead, begun: begun)
-    }
-
-    /// Whether the walk takes over `chunk`, sent beside the ask: when it is the first chunk
-    /// the cloud lacks (`missing`, in manifest order). A partial copy the answer names for it
-    /// is most often that very upload's first bytes, arrived before the ask was read; cutting
-    /// it would lose what the sockets hold and send the chunk again (a 0.5 MiB object at
-    /// 16,000 B/s went up 2.5 times so, once).
-    private static func takesOver(_ chunk: EarlyAsk.ChunkAhead, missing: [ContentHash]) -> Bool {
-        missing.first == chunk.hash
-    }
-
-    /// Cuts a chunk sent beside the ask that the cloud turned out to have already. What it
-    /// cost: the bytes the link carried before the answer came, and those the sockets' buffers
-    /// held when it was closed (a closed connection still delivers them).
-    private func cut(_ chunk: EarlyAsk.ChunkAhead) {
-        chunk.sending.cancel()
-        counters.withLock { $0.chunksAheadCut += 1 }
-    }
-
-    /// The most bytes of rows waiting for which the first chunk still goes beside the ask:
-    /// rows go first, and a chunk sharing the link with a backlog of them would slow it.
-    static let chunkBesideRowsBytes: Int64 = 16_384
-
-    /// Whether `pending`'s first chunk goes beside its ask, and if so, its walk begun.
-    ///
-    /// Only on a long link (``LinkModel/roundTripIsLong``: on a LAN the ask costs nothing),
-    /// only for a walk never begun (one begun before resumes where the cloud's partial copy
-    /// ends, which only the answer tells), and only with few rows of `rowTables` (nil: all)
-    /// waiting.
-    private func sendsBesideTheAsk(_ pending: PendingObjectUpload, rowTables: Set<String>?, on uplink: Uplink) async -> Bool {
-        guard pending.upload.attempts == 0, pending.chunksDone == 0, uplink.client.watch.model.roundTripIsLong,
-            let summaries = try? await store.outboxSummary()
-        else { return false }
-        let rowBytes = summaries.filter { rowTables?.contains($0.table) ?? true }.reduce(Int64(0)) { $0 + $1.bytes }
-        guard rowBytes <= Self.chunkBesideRowsBytes else { return false }
-        return (try? await store.beginObjectUpload(pending.upload.hash)) == true
     }
 
     /// One queued object; whether the cloud now holds it whole.
@@ -351,7 +243,7 @@ final class ObjectUploader: Sendable {
     /// Sends `manifest` while the object's last chunks are on the wire: the cloud waits for
     /// them up to twice the time a request is sized to take (a chunk's frames each take about
     /// `target_request_time`).
-    private func sendEarly(_ manifest: ObjectManifest, on uplink: Uplink) -> Task<CloudClient.Traffic, any Error> {
+    func sendEarly(_ manifest: ObjectManifest, on uplink: Uplink) -> Task<CloudClient.Traffic, any Error> {
         counters.withLock { $0.manifestsEarly += 1 }
         let wait = uplink.config.timings.targetRequestTime * 2
         return Task { try await uplink.client.put(manifest: manifest, waitingUpTo: wait) }
@@ -388,7 +280,7 @@ final class ObjectUploader: Sendable {
     }
 
     /// The missing chunks, and where the cloud's partial copies of cut ones end.
-    private func missingChunks(_ asking: [ContentHash], on uplink: Uplink) async throws
+    func missingChunks(_ asking: [ContentHash], on uplink: Uplink) async throws
         -> ([ContentHash], [ContentHash: Int])
     {
         let (missing, partial, traffic) = try await uplink.client.missingChunks(asking)
@@ -406,7 +298,7 @@ final class ObjectUploader: Sendable {
     }
 
     /// One chunk read from the chunk store and coded as it goes on the wire.
-    private func prepare(chunk hash: ContentHash, of manifest: ObjectManifest) async throws -> ChunkUpload {
+    func prepare(chunk hash: ContentHash, of manifest: ObjectManifest) async throws -> ChunkUpload {
         guard let bytes = try await chunks.get(hash) else {
             throw ObjectTransferError.chunkLost(hash, object: manifest.hash)
         }
@@ -415,7 +307,7 @@ final class ObjectUploader: Sendable {
 
     /// Sends `upload` from byte `offset` of its body on the wire; the chunk's size. `queued`
     /// as in ``ChunkUpload/send(from:over:queued:)``.
-    private func put(
+    func put(
         _ upload: ChunkUpload, from offset: Int, on uplink: Uplink, queued: (@Sendable () -> Void)? = nil
     ) async throws -> Int {
         let hash = upload.hash
