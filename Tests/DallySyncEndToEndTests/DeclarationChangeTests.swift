@@ -308,9 +308,12 @@ struct DeclarationChangeTests {
             // The batch goes with this sync-now, or with the wake that retried as the cloud came
             // back (then this one finds nothing to send): either way it has left the box when the
             // sync-now answers, under the new id (the cloud refuses a batch naming another
-            // gateway than its credentials). A CI run once answered it 202 without the link said
-            // to be back.
-            #expect(try await system.syncOnceTheLinkIsBack("gw-a", table: "items").status == 200)
+            // gateway than its credentials). Two CI runs answered it 202 with the cloud up (the
+            // reason unrecorded); the likely cause, a connection attempt begun while the cloud
+            // was down failing the wake's request waiting in the pool, is tried again now
+            // (``RefusedConnection``).
+            let synced = try await system.syncOnceTheLinkIsBack("gw-a", table: "items")
+            #expect(synced.status == 200, "\(synced.body)")
             let after = try await system.gateway("gw-a", .GET, "/stats", token: SyncSystem.gatewayAdmin).json
             #expect(after["tables"]?["items"]?["outbox_in_flight"]?.int == 0)
             #expect(after["tables"]?["items"]?["outbox_pending"]?.int == 0)

@@ -1,3 +1,4 @@
+import Foundation
 import AsyncHTTPClient
 import DallyClocks
 import DallyConfig
@@ -12,13 +13,17 @@ import Testing
 /// went. That race cannot be lost on cue against a real server, so the sender stands in.
 @Suite("TransferWatch")
 struct TransferWatchTests {
-    /// Fails its first `staleFirst` requests as a stale pooled connection does, then answers
-    /// `{}`; counts what it was asked.
+    /// Fails its first `staleFirst` requests as a stale pooled connection does (or with
+    /// `failure`), then answers `{}`; counts what it was asked.
     final class StalePool: RequestSender {
         let staleFirst: Int
+        let failure: any Error & Sendable
         private let asked = Mutex(0)
 
-        init(staleFirst: Int) { self.staleFirst = staleFirst }
+        init(staleFirst: Int, failure: any Error & Sendable = ChannelError.ioOnClosedChannel) {
+            self.staleFirst = staleFirst
+            self.failure = failure
+        }
 
         var requests: Int { asked.withLock { $0 } }
 
@@ -27,7 +32,7 @@ struct TransferWatchTests {
                 count += 1
                 return count
             }
-            guard number > staleFirst else { throw ChannelError.ioOnClosedChannel }
+            guard number > staleFirst else { throw failure }
             return HTTPClientResponse(status: .ok, body: .bytes(ByteBuffer(string: "{}")))
         }
     }
@@ -121,6 +126,40 @@ struct TransferWatchTests {
             Issue.record("a request that always fails answered")
         } catch {}
         return made.withLock { $0 }
+    }
+
+    /// A refusal may be another connection attempt's, begun while the cloud was down, which the
+    /// pool passes to every request waiting: tried once more, then it stands.
+    @Test func aRefusedConnectionIsTriedOnceMoreThenTheFailureStands() async throws {
+        let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
+        let watch = Self.watch()
+        let once = StalePool(staleFirst: 1, failure: refused)
+        #expect(try await Self.exchange(watch, on: once).response.status == .ok)
+        #expect(once.requests == 2)
+        #expect(watch.model.estimate.staleConnections == 0)
+
+        let always = StalePool(staleFirst: .max, failure: refused)
+        do {
+            _ = try await Self.exchange(watch, on: always)
+            Issue.record("a cloud that refuses every connection answered")
+        } catch {
+            #expect(error.cloudError.cloudDidNotAnswer)
+            #expect("\(error.cloudError)".contains("connection refused (errno \(ECONNREFUSED))"), "\(error.cloudError)")
+        }
+        #expect(always.requests == 1 + RefusedConnection.retries)
+
+        // Another failure to connect is not retried at once: the backoff paces it.
+        let timedOut = StalePool(staleFirst: .max, failure: HTTPClientError.connectTimeout)
+        await #expect(throws: TransferWatch.Failure.self) { try await Self.exchange(watch, on: timedOut) }
+        #expect(timedOut.requests == 1)
+    }
+
+    @Test func onlyAConnectionRefusedBeforeAnyOfTheBodyWentIsTriedAgain() {
+        let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
+        #expect(RefusedConnection.isRefused(refused, handed: 0))
+        #expect(!RefusedConnection.isRefused(refused, handed: 1))
+        #expect(!RefusedConnection.isRefused(IOError(errnoCode: ECONNRESET, reason: "read"), handed: 0))
+        #expect(!RefusedConnection.isRefused(ChannelError.ioOnClosedChannel, handed: 0))
     }
 
     @Test func onlyAConnectionClosedBeforeAnyOfTheBodyWentIsStale() {

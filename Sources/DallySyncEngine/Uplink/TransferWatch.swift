@@ -34,6 +34,9 @@ struct TransferWatch: Sendable {
         /// The connection was closed before the request went (``StaleConnection``): sent again
         /// on a fresh one, up to ``StaleConnection/retries`` times.
         case staleConnection
+        /// The connection was refused before the request went (``RefusedConnection``): tried
+        /// once more at once, then reported as `transport`.
+        case refused(String)
 
         /// As the sync engine reports it: the cloud could not be reached (retried with backoff).
         var cloudError: CloudError {
@@ -42,6 +45,7 @@ struct TransferWatch: Sendable {
             case .answerTooLarge(let limit): .badAnswer("the answer is larger than \(limit) bytes")
             case .transport(let reason): .unreachable(reason)
             case .staleConnection: .unreachable("every connection tried had closed before the request went")
+            case .refused(let reason): .unreachable(reason)
             }
         }
     }
@@ -56,12 +60,12 @@ struct TransferWatch: Sendable {
     ///     place in the queue for the uplink's connections (again if it is sent again).
     ///   - http: what sends it; a request that meets a connection closed before it went
     ///     (``StaleConnection``) is sent again on a fresh one, and counts as neither a failure
-    ///     nor waste.
+    ///     nor waste; one refused a connection (``RefusedConnection``) is tried once more.
     func exchange(
         _ request: HTTPClientRequest, body: [UInt8]?, on http: some RequestSender, allowance: Duration,
         quiet: Duration, maxAnswer: Int, tap: AnswerTap? = nil, queued: (@Sendable () -> Void)? = nil
     ) async throws(Failure) -> Answer {
-        var stale = 0
+        var (stale, refused) = (0, 0)
         while true {
             switch await attempt(
                 request, body: body, on: http, allowance: allowance, quiet: quiet, maxAnswer: maxAnswer, tap: tap,
@@ -72,6 +76,8 @@ struct TransferWatch: Sendable {
             case .failure(.staleConnection) where stale < StaleConnection.retries:
                 stale += 1
                 model.staleConnection()
+            case .failure(.refused) where refused < RefusedConnection.retries:
+                refused += 1
             case .failure(let failure):
                 throw failure
             }
@@ -125,6 +131,9 @@ struct TransferWatch: Sendable {
                     return .success((Answer(response: response, body: collected), head, sharing))
                 } catch {
                     if StaleConnection.isStale(error, handed: progress.handed) { return .failure(.staleConnection) }
+                    if RefusedConnection.isRefused(error, handed: progress.handed) {
+                        return .failure(.refused(TransportFailure.describe(error)))
+                    }
                     return .failure(.transport(TransportFailure.describe(error)))
                 }
             }

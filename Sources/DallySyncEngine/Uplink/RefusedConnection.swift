@@ -1,0 +1,40 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A request that failed on a refused connection before any of it went: sent once more at
+/// once, since the refusal may not have been its own.
+///
+/// AsyncHTTPClient's pool fails every request waiting for a connection when one connection
+/// attempt fails (with `retryConnectionEstablishment` off, as ``Uplink`` sets it), and a new
+/// request waits for a connection already starting rather than open its own. An attempt begun
+/// while the cloud was down (the notify loop's, a wake's before it) is refused after the cloud
+/// came back, and takes with it the request a sync-now made for the cloud that is back: seen
+/// in a CI run as a sync-now answered `queued` ("connection refused") a moment after the cloud
+/// was up, its batch left in flight for the backoff. The second try opens a connection of its
+/// own; when the cloud is really down it is refused as well, and the failure stands (one more
+/// connection attempt, no byte of a body, per failed request).
+enum RefusedConnection {
+    /// Tries after a refusal, per request.
+    static let retries = 1
+
+    /// Whether `error`, for a request that had handed `handed` body bytes to its connection,
+    /// is a connection refused before the request went.
+    ///
+    /// ```swift
+    /// RefusedConnection.isRefused(IOError(errnoCode: ECONNREFUSED, reason: "connect"), handed: 0)  // true
+    /// ```
+    static func isRefused(_ error: any Error, handed: Int) -> Bool {
+        guard handed == 0 else { return false }
+        switch error {
+        case let error as IOError:
+            return error.errnoCode == ECONNREFUSED
+        case let error as NIOConnectionError:
+            // A host name resolved to several addresses: refused on every one.
+            return !error.connectionErrors.isEmpty
+                && error.connectionErrors.allSatisfy { isRefused($0.error, handed: 0) }
+        default:
+            return false
+        }
+    }
+}
