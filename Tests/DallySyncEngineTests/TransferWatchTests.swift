@@ -95,9 +95,10 @@ struct TransferWatchTests {
         }
     }
 
-    /// A probe or a notify stream (no body) met by closed connections goes again; a real
-    /// failure is not retried, and a pool of nothing but closed connections ends the retries.
-    @Test func aRequestWithoutABodyIsRetriedOnlyWhileItsConnectionWasStale() async throws {
+    /// A probe or a notify stream (no body) met by closed connections goes again, and once more
+    /// when refused; another failure is not retried, and a pool of nothing but closed
+    /// connections ends the retries.
+    @Test func aRequestWithoutABodyIsRetriedOnlyWhileItsConnectionWasStaleOrOnceRefused() async throws {
         final class Tries: Sendable {
             let count = Mutex(0)
             func next() -> Int { count.withLock { $0 += 1; return $0 } }
@@ -113,6 +114,9 @@ struct TransferWatchTests {
 
         #expect(await Self.attempts(failingWith: HTTPClientError.connectTimeout) == 1)
         #expect(await Self.attempts(failingWith: ChannelError.ioOnClosedChannel) == 1 + StaleConnection.retries)
+        #expect(
+            await Self.attempts(failingWith: IOError(errnoCode: ECONNREFUSED, reason: "connect"))
+                == 1 + RefusedConnection.retries)
     }
 
     /// The tries made by a body-less request that always fails with `error`.

@@ -13,7 +13,8 @@ import NIOPosix
 /// in a CI run as a sync-now answered `queued` ("connection refused") a moment after the cloud
 /// was up, its batch left in flight for the backoff. The second try opens a connection of its
 /// own; when the cloud is really down it is refused as well, and the failure stands (one more
-/// connection attempt, no byte of a body, per failed request).
+/// connection attempt, no byte of a body, per failed request). ``TransferWatch`` tries a wake's
+/// requests so, ``StaleConnection/retrying(_:stale:)`` a probe and a notify stream.
 enum RefusedConnection {
     /// Tries after a refusal, per request.
     static let retries = 1

@@ -29,19 +29,24 @@ enum StaleConnection {
     /// runs it again while it fails on a connection closed before it went, ``retries`` times
     /// at most; `stale` is told of each. Without this, such a request after a cut told the
     /// uplink the cloud was silent, and the probe's interval passed before it was asked again.
+    /// A refused connection goes once more too (``RefusedConnection``): the refusal may have
+    /// been another attempt's, begun while the cloud was down, and a notify stream failed so
+    /// waited out its backoff (up to `retry_max`) with the cloud back.
     ///
     /// ```swift
     /// let response = try await StaleConnection.retrying({ try await http.execute(request, timeout: timeout) },
     ///                                                   stale: model.staleConnection)
     /// ```
     static func retrying<T>(_ attempt: () async throws -> T, stale: () -> Void) async throws -> T {
-        var tries = 0
+        var (tries, refused) = (0, 0)
         while true {
             do {
                 return try await attempt()
             } catch where tries < retries && isStale(error, handed: 0) {
                 tries += 1
                 stale()
+            } catch where refused < RefusedConnection.retries && RefusedConnection.isRefused(error, handed: 0) {
+                refused += 1
             }
         }
     }
