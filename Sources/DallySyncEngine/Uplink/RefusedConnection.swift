@@ -9,9 +9,9 @@ import NIOPosix
 /// attempt fails (with `retryConnectionEstablishment` off, as ``Uplink`` sets it), and a new
 /// request waits for a connection already starting rather than open its own. An attempt begun
 /// while the cloud was down (the notify loop's, a wake's before it) is refused after the cloud
-/// came back, and takes with it the request a sync-now made for the cloud that is back: seen
-/// in a CI run as a sync-now answered `queued` ("connection refused") a moment after the cloud
-/// was up, its batch left in flight for the backoff. The second try opens a connection of its
+/// came back, and takes with it the request a sync-now made for the cloud that is back: the
+/// likely cause of a sync-now a CI run saw answered `queued` a moment after the cloud was up,
+/// its batch left in flight for the backoff. The second try opens a connection of its
 /// own; when the cloud is really down it is refused as well, and the failure stands (one more
 /// connection attempt, no byte of a body, per failed request). ``TransferWatch`` tries a wake's
 /// requests so, ``StaleConnection/retrying(_:stale:)`` a probe and a notify stream.

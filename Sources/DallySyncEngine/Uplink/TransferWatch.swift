@@ -35,7 +35,7 @@ struct TransferWatch: Sendable {
         /// on a fresh one, up to ``StaleConnection/retries`` times.
         case staleConnection
         /// The connection was refused before the request went (``RefusedConnection``): tried
-        /// once more at once, then reported as `transport`.
+        /// once more at once; a second refusal is the failure.
         case refused(String)
 
         /// As the sync engine reports it: the cloud could not be reached (retried with backoff).
