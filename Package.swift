@@ -106,13 +106,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // A failed HTTP exchange told in words, for the sync engine's uplinks and the client
-        // library alike.
+        // A failed HTTP exchange told in words, and a refused connection tried once more, for
+        // the sync engine's uplinks and the client library alike.
         .target(
             name: "DallyHTTPClientErrors",
             dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The gateway's sync engine: the decision loop on the scheduler, sync cycles, the object

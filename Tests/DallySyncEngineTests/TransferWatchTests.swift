@@ -1,7 +1,8 @@
-import Foundation
 import AsyncHTTPClient
 import DallyClocks
 import DallyConfig
+import DallyHTTPClientErrors
+import Foundation
 import NIOCore
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
 
 import DallyHTTPClientErrors
@@ -22,6 +23,36 @@ struct TransportFailureTests {
         }
         let text = try #require(failure.map(TransportFailure.describe))
         #expect(text == "connection refused (errno \(ECONNREFUSED))")
+    }
+
+    /// The refusal as the uplink's and the client library's pool gives it (no connection
+    /// retries of its own) is the one ``RefusedConnection`` tries once more, and only once.
+    @Test func aRealRefusalIsTriedOnceMoreThenThrown() async throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { _ = client.shutdown() }
+        let tries = Mutex(0)
+        do {
+            _ = try await RefusedConnection.retrying {
+                tries.withLock { $0 += 1 }
+                return try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:1/v1/probe"), timeout: .seconds(5))
+            }
+            Issue.record("port 1 answered")
+        } catch {
+            #expect(RefusedConnection.isRefused(error), "\(error)")
+            #expect(!RefusedConnection.isRefused(error, handed: 1))
+        }
+        #expect(tries.withLock { $0 } == 1 + RefusedConnection.retries)
+        // Another failure goes once.
+        tries.withLock { $0 = 0 }
+        await #expect(throws: HTTPClientError.self) {
+            try await RefusedConnection.retrying { () async throws -> Int in
+                tries.withLock { $0 += 1 }
+                throw HTTPClientError.connectTimeout
+            }
+        }
+        #expect(tries.withLock { $0 } == 1)
     }
 
     @Test func theClientsOwnErrorsReadAsSentences() {

@@ -50,8 +50,9 @@ public final class HTTPClientTransport: DallyTransport {
         if let tls { configuration.tlsConfiguration = tls }
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = maximumConnections
         configuration.timeout.connect = .nanoseconds(Self.nanoseconds(connectTimeout))
-        // A refused connection is answered at once, not retried until the timeout: the caller
-        // (a ChangeFeed with its backoff, a person at a prompt) decides what to do next.
+        // A refused connection is answered at once (after one more try, ``RefusedConnection``),
+        // not retried until the timeout: the caller (a ChangeFeed with its backoff, a person at
+        // a prompt) decides what to do next.
         configuration.connectionPool.retryConnectionEstablishment = false
         // Objects are sent and received as they are; rows are small. No decompression.
         configuration.decompression = .disabled
@@ -70,8 +71,15 @@ public final class HTTPClientTransport: DallyTransport {
             outgoing.body = .stream(buffers, length: length.map { .known($0) } ?? .unknown)
         }
         let response: HTTPClientResponse
+        let timeout = TimeAmount.nanoseconds(Self.nanoseconds(request.timeout))
         do {
-            response = try await http.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(request.timeout)))
+            // A streamed body may have been read in part: only a body that can go again whole
+            // is tried again after a refusal that may have been another request's.
+            if case .stream = request.body {
+                response = try await http.execute(outgoing, timeout: timeout)
+            } else {
+                response = try await RefusedConnection.retrying { try await http.execute(outgoing, timeout: timeout) }
+            }
         } catch let error as DallyClientError {
             throw error
         } catch is CancellationError {

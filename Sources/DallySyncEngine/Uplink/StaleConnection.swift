@@ -1,3 +1,4 @@
+import DallyHTTPClientErrors
 import NIOCore
 
 /// A request that failed on a pooled connection its peer had already closed, before any of it

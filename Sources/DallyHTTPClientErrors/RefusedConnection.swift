@@ -13,11 +13,13 @@ import NIOPosix
 /// likely cause of a sync-now a CI run saw answered `queued` a moment after the cloud was up,
 /// its batch left in flight for the backoff. The second try opens a connection of its
 /// own; when the cloud is really down it is refused as well, and the failure stands (one more
-/// connection attempt, no byte of a body, per failed request). ``TransferWatch`` tries a wake's
-/// requests so, ``StaleConnection/retrying(_:stale:)`` a probe and a notify stream.
-enum RefusedConnection {
+/// connection attempt, no byte of a body, per failed request). The sync engine's
+/// `TransferWatch` tries a wake's requests so, and `StaleConnection.retrying` a probe and a
+/// notify stream; the client library its requests whose body can be sent again (a change feed's
+/// long-poll begun while a gateway restarted would otherwise fail the write made just after).
+public enum RefusedConnection {
     /// Tries after a refusal, per request.
-    static let retries = 1
+    public static let retries = 1
 
     /// Whether `error`, for a request that had handed `handed` body bytes to its connection,
     /// is a connection refused before the request went.
@@ -25,7 +27,7 @@ enum RefusedConnection {
     /// ```swift
     /// RefusedConnection.isRefused(IOError(errnoCode: ECONNREFUSED, reason: "connect"), handed: 0)  // true
     /// ```
-    static func isRefused(_ error: any Error, handed: Int) -> Bool {
+    public static func isRefused(_ error: any Error, handed: Int = 0) -> Bool {
         guard handed == 0 else { return false }
         switch error {
         case let error as IOError:
@@ -36,6 +38,23 @@ enum RefusedConnection {
                 && error.connectionErrors.allSatisfy { isRefused($0.error, handed: 0) }
         default:
             return false
+        }
+    }
+
+    /// Runs `attempt`, and once more at once when its connection was refused before anything
+    /// of it went; the second refusal is thrown.
+    ///
+    /// ```swift
+    /// let response = try await RefusedConnection.retrying { try await http.execute(request, timeout: .seconds(30)) }
+    /// ```
+    public static func retrying<T>(_ attempt: () async throws -> T) async throws -> T {
+        var refused = 0
+        while true {
+            do {
+                return try await attempt()
+            } catch where refused < retries && isRefused(error) {
+                refused += 1
+            }
         }
     }
 }
