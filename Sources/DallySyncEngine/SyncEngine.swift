@@ -218,6 +218,13 @@ public final class SyncEngine<C: Clock>: Service, SyncControl, ObjectFetching wh
                     || rules.downloadNetworks.contains(uplink.config.networkClass)
             }
         }
+        // Nor does it wait for the next probe of an uplink its probe found down: the cloud may
+        // be back (a test run under load asked a moment before the 100 ms probe found it, and
+        // was told no uplink was available; on a metered class the next probe is minutes away).
+        let down = probes.filter { probe in probe.isDownByProbe && allowed.contains { $0 === probe.uplink } }
+        await withTaskGroup(of: Void.self) { group in
+            for probe in down { group.addTask { await probe.probeNow() } }
+        }
         // A sync-now is also how an operator who made a table's declaration agree with the
         // cloud's gets it back at once: the wake asks the cloud again.
         declarations.askAgain()

@@ -24,7 +24,7 @@ enum EagerWriterClient {
     /// Sends a head announcing `bodyBytes`, then `sentBytes` of them (all when nil: a client
     /// that sends fewer and waits is one whose body stalls), then reads the answer.
     static func send(
-        port: Int, method: String, path: String, token: String, bodyBytes: Int, sentBytes: Int? = nil, timeout: Int = 10
+        port: Int, method: String, path: String, token: String, bodyBytes: Int, sentBytes: Int? = nil, timeout: Int = 60
     ) async -> Outcome {
         await withCheckedContinuation { continuation in
             Thread {

@@ -44,6 +44,40 @@ import Testing
         }
     }
 
+    /// A sync-now does not wait for the next probe of an uplink its probe found down: the
+    /// uplinks its table may use are probed at once, and the changes go when the cloud is back.
+    /// (Before, it was answered "no uplink … is available" until the next probe, a minute away
+    /// here, as on a metered class.)
+    @Test func aSyncNowProbesTheUplinksItsTableMayUseThatTheProbeFoundDown() async throws {
+        try await UplinkSystem.run(probes: ["wifi": ("60s", nil), "lte": ("60s", nil)]) { system in
+            let probes = { @Sendable (proxy: InspectingProxy) in proxy.started.filter { $0 == "/healthz" }.count }
+            try await system.settle("first pull")
+            try await system.base.stopCloud()
+            system.advance(by: .seconds(60))
+            try await system.settle("both probes failed") { stats in
+                ["wifi", "lte"].allSatisfy { system.uplink($0, in: stats)?["available"]?.bool == false }
+            }
+            try await system.put("notes", "n1", #"{"body":"back"}"#)
+
+            // Still down while the cloud is: probed, refused, told so.
+            let refused = try await system.call(.POST, "/v1/tables/notes/sync")
+            #expect(refused.status == 202, "\(refused.body)")
+            #expect(probes(system.wifi) == 2)
+
+            try await system.base.startCloud()
+            // `notes` may use wifi only: wifi is probed, found, and carries the note; lte is not
+            // probed and stays down until its own probe.
+            let synced = try await system.call(.POST, "/v1/tables/notes/sync")
+            #expect(synced.status == 200, "\(synced.body)")
+            #expect(synced.json["accepted"]?.int == 1)
+            #expect(probes(system.wifi) == 3)
+            #expect(probes(system.lte) == 1)
+            let stats = try await system.stats()
+            #expect(system.uplink("wifi", in: stats)?["available"]?.bool == true)
+            #expect(system.uplink("lte", in: stats)?["available"]?.bool == false)
+        }
+    }
+
     /// The notify stream, cut by the outage and waiting out a minute's backoff, comes back the
     /// moment the probe finds the cloud, not at the end of its wait.
     @Test func theNotifyStreamReturnsWhenTheProbeFindsTheCloud() async throws {

@@ -42,15 +42,31 @@ struct ProbeLoop<C: Clock>: Sendable where C.Duration == Duration {
             if !silent, let last = uplink.lastAnswerAt, now - last < interval.milliseconds, uplink.availability.probedUp {
                 continue
             }
-            // Through a proxy the connection is the proxy's, which accepts whether or not the
-            // cloud is there: only the HTTP request can tell.
-            let up = await uplink.client.probe(
-                timeout: min(requestTimeout, interval), knockFirst: silent && uplink.config.proxy == nil)
-            if uplink.recordProbe(up: up, now: self.now()) {
-                availabilityChanged(uplink, up ? "probe answered" : "probe failed")
-            } else if up {
-                poke()
-            }
+            await probe(timeout: min(requestTimeout, interval), silent: silent)
+        }
+    }
+
+    /// Whether the uplink is down by its probe (and followed by it): what ``probeNow()`` is for.
+    var isDownByProbe: Bool {
+        let availability = uplink.availability
+        return uplink.config.probeInterval != nil && availability.override == .auto && !availability.probedUp
+    }
+
+    /// Probes once now, outside the loop's rhythm: a sync-now over an uplink its probe found
+    /// down, since the cloud may be back and the next probe up to `down_probe_interval` away
+    /// (on a metered class, `probe_interval`). The operator asked for traffic: one probe is it.
+    func probeNow() async {
+        await probe(timeout: min(requestTimeout, uplink.config.probeInterval ?? requestTimeout), silent: uplink.cloudSilent)
+    }
+
+    private func probe(timeout: Duration, silent: Bool) async {
+        // Through a proxy the connection is the proxy's, which accepts whether or not the
+        // cloud is there: only the HTTP request can tell.
+        let up = await uplink.client.probe(timeout: timeout, knockFirst: silent && uplink.config.proxy == nil)
+        if uplink.recordProbe(up: up, now: now()) {
+            availabilityChanged(uplink, up ? "probe answered" : "probe failed")
+        } else if up {
+            poke()
         }
     }
 }
