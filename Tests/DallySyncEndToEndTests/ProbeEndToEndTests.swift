@@ -4,24 +4,31 @@ import Testing
 
 /// How a gateway finds its cloud back after an outage: each uplink's probe, on the manual clock.
 @Suite struct ProbeEndToEndTests {
+    /// The probes `proxy` saw begin.
+    static func probes(_ proxy: InspectingProxy) -> Int { proxy.started.filter { $0 == "/healthz" }.count }
+
+    /// Stops the cloud once the gateway's first pull is done, and moves the clock a minute, to
+    /// the probes of both uplinks (every 60 s in these tests), which find it down.
+    static func stopTheCloudUntilBothProbesFail(_ system: UplinkSystem) async throws {
+        try await system.settle("first pull")
+        try await system.base.stopCloud()
+        system.advance(by: .seconds(60))
+        try await system.settle("both probes failed") { stats in
+            ["wifi", "lte"].allSatisfy { system.uplink($0, in: stats)?["available"]?.bool == false }
+        }
+    }
+
     /// While the cloud gives no answer, `wifi` probes every `down_probe_interval` (2 s) and is
     /// back 2 s after the cloud; `lte`, with no shorter interval, keeps its `probe_interval`
     /// (60 s) and pays for no extra probe.
     @Test func aSilentCloudIsProbedAtTheDownIntervalOnlyWhereItIsSet() async throws {
         try await UplinkSystem.run(probes: ["wifi": ("60s", "2s"), "lte": ("60s", nil)]) { system in
-            let probes = { @Sendable (proxy: InspectingProxy) in proxy.started.filter { $0 == "/healthz" }.count }
-            try await system.settle("first pull")
-            try await system.base.stopCloud()
-
-            system.advance(by: .seconds(60))
-            try await system.settle("both probes failed") { stats in
-                ["wifi", "lte"].allSatisfy { system.uplink($0, in: stats)?["available"]?.bool == false }
-            }
-            #expect(probes(system.wifi) == 1)
-            #expect(probes(system.lte) == 1)
+            try await Self.stopTheCloudUntilBothProbesFail(system)
+            #expect(Self.probes(system.wifi) == 1)
+            #expect(Self.probes(system.lte) == 1)
 
             system.advance(by: .seconds(2))
-            #expect(try await eventually(within: .seconds(30)) { probes(system.wifi) == 2 })
+            #expect(try await eventually(within: .seconds(30)) { Self.probes(system.wifi) == 2 })
             // Failed, not merely started at the proxy: a probe still on its way to the cloud
             // when it comes back would find it, and the next would not be needed.
             try await system.settle("the second probe failed") {
@@ -31,16 +38,16 @@ import Testing
             try await system.base.startCloud()
             system.advance(by: .seconds(2))
             try await system.settle("wifi back") { system.uplink("wifi", in: $0)?["available"]?.bool == true }
-            #expect(probes(system.wifi) == 3)
-            #expect(probes(system.lte) == 1)
+            #expect(Self.probes(system.wifi) == 3)
+            #expect(Self.probes(system.lte) == 1)
             let lteDown = try await system.stats()
             #expect(system.uplink("lte", in: lteDown)?["available"]?.bool == false)
 
             // Back up, wifi returns to its minute: the next probes of both come a minute on.
             system.advance(by: .seconds(56))
             try await system.settle("lte back") { system.uplink("lte", in: $0)?["available"]?.bool == true }
-            #expect(probes(system.lte) == 2)
-            #expect(probes(system.wifi) == 3)
+            #expect(Self.probes(system.lte) == 2)
+            #expect(Self.probes(system.wifi) == 3)
         }
     }
 
@@ -50,19 +57,13 @@ import Testing
     /// here, as on a metered class.)
     @Test func aSyncNowProbesTheUplinksItsTableMayUseThatTheProbeFoundDown() async throws {
         try await UplinkSystem.run(probes: ["wifi": ("60s", nil), "lte": ("60s", nil)]) { system in
-            let probes = { @Sendable (proxy: InspectingProxy) in proxy.started.filter { $0 == "/healthz" }.count }
-            try await system.settle("first pull")
-            try await system.base.stopCloud()
-            system.advance(by: .seconds(60))
-            try await system.settle("both probes failed") { stats in
-                ["wifi", "lte"].allSatisfy { system.uplink($0, in: stats)?["available"]?.bool == false }
-            }
+            try await Self.stopTheCloudUntilBothProbesFail(system)
             try await system.put("notes", "n1", #"{"body":"back"}"#)
 
             // Still down while the cloud is: probed, refused, told so.
             let refused = try await system.call(.POST, "/v1/tables/notes/sync")
             #expect(refused.status == 202, "\(refused.body)")
-            #expect(probes(system.wifi) == 2)
+            #expect(Self.probes(system.wifi) == 2)
 
             try await system.base.startCloud()
             // `notes` may use wifi only: wifi is probed, found, and carries the note; lte is not
@@ -70,8 +71,8 @@ import Testing
             let synced = try await system.call(.POST, "/v1/tables/notes/sync")
             #expect(synced.status == 200, "\(synced.body)")
             #expect(synced.json["accepted"]?.int == 1)
-            #expect(probes(system.wifi) == 3)
-            #expect(probes(system.lte) == 1)
+            #expect(Self.probes(system.wifi) == 3)
+            #expect(Self.probes(system.lte) == 1)
             let stats = try await system.stats()
             #expect(system.uplink("wifi", in: stats)?["available"]?.bool == true)
             #expect(system.uplink("lte", in: stats)?["available"]?.bool == false)
